@@ -1,0 +1,49 @@
+package io.kvprefix.cli;
+
+/**
+ * Parsing helpers for command-line values, with error messages that name the option.
+ *
+ * <p>Thread-safety: stateless.
+ */
+final class Args {
+    private Args() {}
+
+    /** Parses a comma-separated list of unsigned 32-bit tokens; an empty or blank string gives none. */
+    static int[] parseTokens(String list, String option) {
+        String s = list.strip();
+        if (s.isEmpty()) {
+            return new int[0];
+        }
+        String[] parts = s.split(",", -1);
+        int[] out = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            String p = parts[i].strip();
+            long v;
+            try {
+                v = Long.parseLong(p);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(option + ": token " + (i + 1) + " ('" + p
+                        + "') is not an integer");
+            }
+            if (v < 0 || v > 0xFFFF_FFFFL) {
+                throw new IllegalArgumentException(option + ": token " + (i + 1) + " (" + p
+                        + ") is outside 0..4294967295");
+            }
+            out[i] = (int) v;
+        }
+        return out;
+    }
+
+    /** Parses an unsigned 64-bit decimal, or a negative one taken as its two's-complement bits. */
+    static long parseU64(String text, String option) {
+        String s = text.strip();
+        try {
+            if (s.startsWith("-")) {
+                return Long.parseLong(s);
+            }
+            return Long.parseUnsignedLong(s);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + ": '" + text + "' is not a 64-bit integer (0..18446744073709551615, or a negative value down to -9223372036854775808)");
+        }
+    }
+}

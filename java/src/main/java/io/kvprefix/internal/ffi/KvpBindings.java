@@ -1,0 +1,139 @@
+package io.kvprefix.internal.ffi;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Every binding to {@code include/kvprefix.h}, written by hand (jextract is not available), each a
+ * {@code static final} {@link MethodHandle} called with {@code invokeExact}.
+ *
+ * <p>Short kernels that read or write Java arrays are bound with {@link Linker.Option#critical(boolean)
+ * critical(true)}: heap segments ({@code MemorySegment.ofArray}) are passed without copying and the
+ * call costs a few nanoseconds. Callers check every precondition (lengths, bounds, block size) in
+ * Java before calling; the C side re-checks cheaply and returns {@code KVP_EINVAL}, which is turned
+ * into an {@link IllegalStateException} here because it means a bug on the Java side.
+ *
+ * <p>{@link #DESCRIPTORS} lists each bound function and its shape; a test compares it with the
+ * header so a function declared there and not bound (or bound with another shape) fails the build.
+ *
+ * <p>Loading this class requires the native library ({@link NativeLibrary#isAvailable()}).
+ *
+ * <p>Thread-safety: stateless; every method may be called from any thread.
+ */
+public final class KvpBindings {
+    private KvpBindings() {}
+
+    public static final int KVP_EINVAL = -1;
+
+    /** Name and shape of every bound function, in header order. */
+    public static final Map<String, FunctionDescriptor> DESCRIPTORS;
+
+    private static final FunctionDescriptor D_VERSION = FunctionDescriptor.of(JAVA_INT);
+    private static final FunctionDescriptor D_XXH3 = FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG);
+    private static final FunctionDescriptor D_HASH_BLOCKS = FunctionDescriptor.of(JAVA_LONG,
+            ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS);
+    private static final FunctionDescriptor D_HASH_BLOCKS_MM = FunctionDescriptor.of(JAVA_LONG,
+            ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS);
+    private static final FunctionDescriptor D_CHAIN = FunctionDescriptor.of(JAVA_LONG,
+            ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS);
+
+    static {
+        Map<String, FunctionDescriptor> d = new LinkedHashMap<>();
+        d.put("kvp_version", D_VERSION);
+        d.put("kvp_xxh3", D_XXH3);
+        d.put("kvp_hash_blocks", D_HASH_BLOCKS);
+        d.put("kvp_hash_blocks_mm", D_HASH_BLOCKS_MM);
+        d.put("kvp_chain", D_CHAIN);
+        DESCRIPTORS = java.util.Collections.unmodifiableMap(d);
+    }
+
+    private static final Linker.Option CRITICAL = Linker.Option.critical(true);
+
+    private static final MethodHandle KVP_VERSION = bind("kvp_version", D_VERSION);
+    private static final MethodHandle KVP_XXH3 = bind("kvp_xxh3", D_XXH3, CRITICAL);
+    private static final MethodHandle KVP_HASH_BLOCKS = bind("kvp_hash_blocks", D_HASH_BLOCKS, CRITICAL);
+    private static final MethodHandle KVP_HASH_BLOCKS_MM = bind("kvp_hash_blocks_mm", D_HASH_BLOCKS_MM, CRITICAL);
+    private static final MethodHandle KVP_CHAIN = bind("kvp_chain", D_CHAIN, CRITICAL);
+
+    private static MethodHandle bind(String name, FunctionDescriptor fd, Linker.Option... options) {
+        if (!DESCRIPTORS.get(name).equals(fd)) {
+            throw new AssertionError("descriptor table out of date for " + name);
+        }
+        return Linker.nativeLinker().downcallHandle(NativeLibrary.lookup().findOrThrow(name), fd, options);
+    }
+
+    private static IllegalStateException failure(String fn, Throwable t) {
+        return new IllegalStateException(fn + " failed", t);
+    }
+
+    private static long checked(String fn, long r) {
+        if (r < 0) {
+            throw new IllegalStateException(fn + " rejected its arguments (KVP_EINVAL): a precondition check is missing on the Java side");
+        }
+        return r;
+    }
+
+    /** {@code kvp_version()}. */
+    public static int version() {
+        try {
+            return (int) KVP_VERSION.invokeExact();
+        } catch (Throwable t) {
+            throw failure("kvp_version", t);
+        }
+    }
+
+    /** {@code kvp_xxh3} over {@code len} bytes of {@code data} (a heap or native segment). */
+    public static long xxh3(MemorySegment data, long len, long seed) {
+        try {
+            return (long) KVP_XXH3.invokeExact(data, len, seed);
+        } catch (Throwable t) {
+            throw failure("kvp_xxh3", t);
+        }
+    }
+
+    /** {@code kvp_hash_blocks}; {@code chainOut} may be {@link MemorySegment#NULL}. */
+    public static long hashBlocks(MemorySegment tokens, long nTokens, int blockSize, long seed, long chainSeed,
+                                  MemorySegment localOut, MemorySegment chainOut) {
+        long r;
+        try {
+            r = (long) KVP_HASH_BLOCKS.invokeExact(tokens, nTokens, blockSize, seed, chainSeed, localOut, chainOut);
+        } catch (Throwable t) {
+            throw failure("kvp_hash_blocks", t);
+        }
+        return checked("kvp_hash_blocks", r);
+    }
+
+    /** {@code kvp_hash_blocks_mm}; {@code chainOut} may be {@link MemorySegment#NULL}. */
+    public static long hashBlocksMm(MemorySegment tokens, long nTokens, int blockSize, long seed,
+                                    MemorySegment mmOffsets, MemorySegment mmHashes, long chainSeed,
+                                    MemorySegment localOut, MemorySegment chainOut) {
+        long r;
+        try {
+            r = (long) KVP_HASH_BLOCKS_MM.invokeExact(tokens, nTokens, blockSize, seed, mmOffsets, mmHashes,
+                    chainSeed, localOut, chainOut);
+        } catch (Throwable t) {
+            throw failure("kvp_hash_blocks_mm", t);
+        }
+        return checked("kvp_hash_blocks_mm", r);
+    }
+
+    /** {@code kvp_chain}. */
+    public static long chain(MemorySegment local, long n, long chainSeed, boolean hasParent, long parent,
+                             MemorySegment chainOut) {
+        long r;
+        try {
+            r = (long) KVP_CHAIN.invokeExact(local, n, chainSeed, hasParent ? 1 : 0, parent, chainOut);
+        } catch (Throwable t) {
+            throw failure("kvp_chain", t);
+        }
+        return checked("kvp_chain", r);
+    }
+}
