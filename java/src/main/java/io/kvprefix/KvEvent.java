@@ -1,0 +1,232 @@
+package io.kvprefix;
+
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.OptionalLong;
+
+/**
+ * A KV-cache event from an engine (CONTRACT section 3): a worker stored blocks, removed blocks,
+ * was cleared, or left.
+ *
+ * <p>Engine hashes {@code E} are opaque 64-bit names the engine gives its blocks; local hashes
+ * {@code L} are kvprefix's content hashes ({@link BlockHasher}). All hashes are unsigned; a Java
+ * {@code long} carries their bits, so a negative value read from a signed source (vLLM) is already
+ * the right 64 bits.
+ *
+ * <p>Constructors check the structure (non-null arrays, matching lengths, a block size of at least
+ * 1) and throw {@link IllegalArgumentException} or {@link NullPointerException} with a clear message.
+ * Arrays are not copied: do not modify them after handing an event over. Semantic checks (duplicate
+ * hashes, unknown parents) happen when the event is applied, and come back as an {@link EventStatus}.
+ *
+ * <p>Thread-safety: the records are immutable as long as their arrays are not modified.
+ */
+public sealed interface KvEvent permits KvEvent.Stored, KvEvent.StoredTokens, KvEvent.Removed,
+        KvEvent.Cleared, KvEvent.RemoveWorker {
+
+    /** The engine id this event belongs to; events of one id must be applied in order. */
+    long workerId();
+
+    /**
+     * The worker stored blocks, in order, as a chain continuing its block {@code parentHash} (or
+     * starting a new sequence at position 0 when there is no parent).
+     *
+     * @param worker the worker
+     * @param parentHash the engine hash of the parent block, or empty
+     * @param blockHashes the engine hash {@code E} of each block
+     * @param localHashes the local hash {@code L} of each block (same length)
+     */
+    record Stored(Worker worker, OptionalLong parentHash, long[] blockHashes, long[] localHashes) implements KvEvent {
+        public Stored {
+            Objects.requireNonNull(worker, "worker");
+            Objects.requireNonNull(parentHash, "parentHash (use OptionalLong.empty() for none)");
+            Objects.requireNonNull(blockHashes, "blockHashes");
+            Objects.requireNonNull(localHashes, "localHashes");
+            if (blockHashes.length != localHashes.length) {
+                throw new IllegalArgumentException("stored: " + blockHashes.length + " engine hashes but "
+                        + localHashes.length + " local hashes");
+            }
+        }
+
+        /** A store starting a new sequence (no parent). */
+        public static Stored root(Worker worker, long[] blockHashes, long[] localHashes) {
+            return new Stored(worker, OptionalLong.empty(), blockHashes, localHashes);
+        }
+
+        /** A store continuing the worker's block {@code parentHash}. */
+        public static Stored after(Worker worker, long parentHash, long[] blockHashes, long[] localHashes) {
+            return new Stored(worker, OptionalLong.of(parentHash), blockHashes, localHashes);
+        }
+
+        @Override
+        public long workerId() {
+            return worker.workerId();
+        }
+
+        /** Number of blocks. */
+        public int size() {
+            return blockHashes.length;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Stored s && worker.equals(s.worker) && parentHash.equals(s.parentHash)
+                    && Arrays.equals(blockHashes, s.blockHashes) && Arrays.equals(localHashes, s.localHashes);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(worker, parentHash, Arrays.hashCode(blockHashes), Arrays.hashCode(localHashes));
+        }
+
+        @Override
+        public String toString() {
+            return "Stored[" + worker + ", parent=" + unsigned(parentHash) + ", E=" + unsigned(blockHashes)
+                    + ", L=" + unsigned(localHashes) + "]";
+        }
+    }
+
+    /**
+     * The token form of a store, as vLLM sends it: the blocks' tokens, the engine's block size and
+     * one engine hash per full block; kvprefix computes the local hashes itself (seed 1337 salted by
+     * the LoRA name and cache namespace, CONTRACT section 2.1). A partial tail is ignored.
+     *
+     * @param worker the worker
+     * @param parentHash the engine hash of the parent block, or empty
+     * @param tokenIds the tokens of the stored blocks (unsigned 32-bit)
+     * @param blockSize tokens per block, at least 1
+     * @param blockHashes one engine hash per full block: {@code tokenIds.length / blockSize} of them
+     * @param loraName LoRA adapter name, or null
+     * @param cacheNamespace cache namespace, or null
+     */
+    record StoredTokens(Worker worker, OptionalLong parentHash, int[] tokenIds, int blockSize, long[] blockHashes,
+                        String loraName, String cacheNamespace) implements KvEvent {
+        public StoredTokens {
+            Objects.requireNonNull(worker, "worker");
+            Objects.requireNonNull(parentHash, "parentHash (use OptionalLong.empty() for none)");
+            Objects.requireNonNull(tokenIds, "tokenIds");
+            Objects.requireNonNull(blockHashes, "blockHashes");
+            if (blockSize < 1) {
+                throw new IllegalArgumentException("stored: block_size must be >= 1, got " + blockSize);
+            }
+            if (blockHashes.length != tokenIds.length / blockSize) {
+                throw new IllegalArgumentException("stored: " + tokenIds.length + " tokens at block size " + blockSize
+                        + " make " + tokenIds.length / blockSize + " full blocks, but " + blockHashes.length
+                        + " engine hashes were given");
+            }
+        }
+
+        @Override
+        public long workerId() {
+            return worker.workerId();
+        }
+
+        /** Number of full blocks. */
+        public int size() {
+            return blockHashes.length;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof StoredTokens s && worker.equals(s.worker) && parentHash.equals(s.parentHash)
+                    && blockSize == s.blockSize && Arrays.equals(tokenIds, s.tokenIds)
+                    && Arrays.equals(blockHashes, s.blockHashes) && Objects.equals(loraName, s.loraName)
+                    && Objects.equals(cacheNamespace, s.cacheNamespace);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(worker, parentHash, blockSize, Arrays.hashCode(tokenIds), Arrays.hashCode(blockHashes),
+                    loraName, cacheNamespace);
+        }
+
+        @Override
+        public String toString() {
+            return "StoredTokens[" + worker + ", parent=" + unsigned(parentHash) + ", tokens=" + tokenIds.length
+                    + ", blockSize=" + blockSize + ", E=" + unsigned(blockHashes)
+                    + (loraName == null ? "" : ", lora=" + loraName)
+                    + (cacheNamespace == null ? "" : ", namespace=" + cacheNamespace) + "]";
+        }
+    }
+
+    /**
+     * The worker no longer holds the blocks it named {@code blockHashes} (processed in order; unknown
+     * names are skipped and make the status {@link EventStatus#BLOCK_NOT_FOUND}). Descendants of a
+     * removed block stay held but cannot match until it is stored again.
+     *
+     * @param worker the worker
+     * @param blockHashes engine hashes
+     */
+    record Removed(Worker worker, long[] blockHashes) implements KvEvent {
+        public Removed {
+            Objects.requireNonNull(worker, "worker");
+            Objects.requireNonNull(blockHashes, "blockHashes");
+        }
+
+        @Override
+        public long workerId() {
+            return worker.workerId();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Removed r && worker.equals(r.worker) && Arrays.equals(blockHashes, r.blockHashes);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * worker.hashCode() + Arrays.hashCode(blockHashes);
+        }
+
+        @Override
+        public String toString() {
+            return "Removed[" + worker + ", E=" + unsigned(blockHashes) + "]";
+        }
+    }
+
+    /**
+     * The worker holds nothing any more (an engine reset). Always {@link EventStatus#OK}.
+     *
+     * @param worker the worker
+     */
+    record Cleared(Worker worker) implements KvEvent {
+        public Cleared {
+            Objects.requireNonNull(worker, "worker");
+        }
+
+        @Override
+        public long workerId() {
+            return worker.workerId();
+        }
+    }
+
+    /**
+     * Every dp rank of {@code workerId} holds nothing and is forgotten. Always {@link EventStatus#OK}.
+     *
+     * @param workerId the engine id (unsigned 64-bit)
+     */
+    record RemoveWorker(long workerId) implements KvEvent {
+        @Override
+        public String toString() {
+            return "RemoveWorker[" + Long.toUnsignedString(workerId) + "]";
+        }
+    }
+
+    private static String unsigned(OptionalLong v) {
+        return v.isPresent() ? Long.toUnsignedString(v.getAsLong()) : "-";
+    }
+
+    private static String unsigned(long[] a) {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < a.length; i++) {
+            if (i > 0) {
+                sb.append(',');
+            }
+            if (i == 16 && a.length > 20) {
+                sb.append("... ").append(a.length - 16).append(" more");
+                break;
+            }
+            sb.append(Long.toUnsignedString(a[i]));
+        }
+        return sb.append(']').toString();
+    }
+}

@@ -1,0 +1,151 @@
+package io.kvprefix;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * The answer to one match: for every worker with a cached prefix of the request, its depth (how
+ * many leading blocks of the request it holds, CONTRACT section 4). Workers with depth 0 are absent.
+ *
+ * <p>A result is meant to be reused: pass the same instance to
+ * {@link PrefixIndex#match(long[], int, int, MatchResult)} call after call and nothing is allocated
+ * once its arrays have grown to the largest answer. Reading it ({@link #size()}, {@link #worker(int)},
+ * {@link #depth(int)}) never allocates. Entries come in no particular order unless
+ * {@link #sortByWorker()} is called. {@link #reset(int)} and {@link #add(Worker, int)} are how index
+ * implementations fill it.
+ *
+ * <p>Thread-safety: not thread-safe; one result belongs to one thread at a time.
+ */
+public final class MatchResult {
+    private Worker[] workers;
+    private int[] depths;
+    private int size;
+    private int queryBlocks;
+
+    /** An empty result with room for 16 workers (it grows as needed). */
+    public MatchResult() {
+        this(16);
+    }
+
+    /** An empty result with room for {@code capacity} workers (it grows as needed). */
+    public MatchResult(int capacity) {
+        workers = new Worker[Math.max(1, capacity)];
+        depths = new int[workers.length];
+    }
+
+    /** Number of workers with depth > 0. */
+    public int size() {
+        return size;
+    }
+
+    /** True if no worker holds even the first block. */
+    public boolean isEmpty() {
+        return size == 0;
+    }
+
+    /** The {@code i}-th worker, {@code 0 <= i < size()}. */
+    public Worker worker(int i) {
+        checkIndex(i);
+        return workers[i];
+    }
+
+    /** The depth of the {@code i}-th worker, in blocks (at least 1). */
+    public int depth(int i) {
+        checkIndex(i);
+        return depths[i];
+    }
+
+    /** Number of blocks the request had. */
+    public int queryBlocks() {
+        return queryBlocks;
+    }
+
+    /** The deepest match over all workers (0 if none). */
+    public int maxDepth() {
+        int m = 0;
+        for (int i = 0; i < size; i++) {
+            m = Math.max(m, depths[i]);
+        }
+        return m;
+    }
+
+    /** The depth of {@code worker}, or 0 if it holds no prefix of the request (a linear scan). */
+    public int depthOf(Worker worker) {
+        for (int i = 0; i < size; i++) {
+            if (workers[i].equals(worker)) {
+                return depths[i];
+            }
+        }
+        return 0;
+    }
+
+    /** Sorts the entries by worker, unsigned {@code (workerId, dpRank)} (the op-stream order). */
+    public void sortByWorker() {
+        // insertion sort: results are small and usually nearly sorted; no allocation
+        for (int i = 1; i < size; i++) {
+            Worker w = workers[i];
+            int d = depths[i];
+            int j = i - 1;
+            while (j >= 0 && workers[j].compareTo(w) > 0) {
+                workers[j + 1] = workers[j];
+                depths[j + 1] = depths[j];
+                j--;
+            }
+            workers[j + 1] = w;
+            depths[j + 1] = d;
+        }
+    }
+
+    /** One worker and its depth. @param worker the worker @param depth its depth in blocks */
+    public record Score(Worker worker, int depth) {}
+
+    /** A snapshot of the entries, sorted by worker (allocates; for convenience, not the hot path). */
+    public List<Score> scores() {
+        List<Score> out = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            out.add(new Score(workers[i], depths[i]));
+        }
+        out.sort((a, b) -> a.worker().compareTo(b.worker()));
+        return Collections.unmodifiableList(out);
+    }
+
+    /** Empties the result for a request of {@code queryBlocks} blocks (for index implementations). */
+    public void reset(int queryBlocks) {
+        Arrays.fill(workers, 0, size, null);
+        this.size = 0;
+        this.queryBlocks = queryBlocks;
+    }
+
+    /** Adds a worker with depth {@code depth >= 1} (for index implementations). */
+    public void add(Worker worker, int depth) {
+        if (size == workers.length) {
+            workers = Arrays.copyOf(workers, size * 2);
+            depths = Arrays.copyOf(depths, size * 2);
+        }
+        workers[size] = worker;
+        depths[size] = depth;
+        size++;
+    }
+
+    private void checkIndex(int i) {
+        if (i < 0 || i >= size) {
+            throw new IndexOutOfBoundsException("index " + i + ", size " + size);
+        }
+    }
+
+    /** {@code [w/r=depth, ...]} sorted by worker. */
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("[");
+        List<Score> s = scores();
+        for (int i = 0; i < s.size(); i++) {
+            if (i > 0) {
+                sb.append(", ");
+            }
+            sb.append(s.get(i).worker()).append('=').append(s.get(i).depth());
+        }
+        return sb.append(']').toString();
+    }
+}

@@ -1,0 +1,110 @@
+package io.kvprefix;
+
+import io.kvprefix.internal.heap.HeapPrefixIndex;
+import java.util.List;
+
+/**
+ * A global index of the KV-cache blocks every worker holds, fed by the engines' events, answering
+ * for a request how many leading blocks each worker has cached (CONTRACT sections 3 and 4).
+ *
+ * <pre>{@code
+ * try (PrefixIndex index = PrefixIndex.create(IndexConfig.defaults())) {
+ *     index.apply(KvEvent.Stored.root(Worker.of(1), engineHashes, localHashes));
+ *     MatchResult r = index.match(tokens);        // hash and match in one call
+ *     for (int i = 0; i < r.size(); i++) System.out.println(r.worker(i) + " " + r.depth(i));
+ * }
+ * }</pre>
+ *
+ * <p><b>Semantics.</b> The depth of a worker is the largest {@code k} such that for every
+ * {@code i < k} the worker holds a block at position {@code i} whose chain hash is the request's
+ * chain hash at {@code i}. This is exact under everything the events allow: chunk-hash collisions,
+ * removed middle blocks (their descendants stay held but cannot match), re-stored blocks, one block
+ * under several engine hashes, engine hash schemes unrelated to kvprefix's.
+ *
+ * <p><b>Thread-safety.</b> {@link #match} may be called from any number of threads at any time,
+ * also while events are applied; a match that overlaps writes returns, per worker, a depth that was
+ * true at some moment during the call or a value between two such depths, and exact answers once
+ * writes stop. {@link #apply} may be called concurrently for events of <em>different worker ids</em>,
+ * never concurrently for events of the same worker id (all its dp ranks; {@link KvEvent.RemoveWorker}
+ * touches every rank of its id); an implementation may document a stricter rule. After
+ * {@link #close()}, every call fails with {@link IllegalStateException} ("index closed"); calls
+ * already running complete or fail the same way, and memory is released after they drain.
+ */
+public interface PrefixIndex extends AutoCloseable {
+
+    /** The default index for this configuration. */
+    static PrefixIndex create(IndexConfig config) {
+        return heap(config);
+    }
+
+    /**
+     * The on-heap index (fastutil maps behind a reader-writer lock): the baseline the off-heap index
+     * is measured against, and a second opinion in tests. One writer at a time.
+     */
+    static PrefixIndex heap(IndexConfig config) {
+        return new HeapPrefixIndex(config);
+    }
+
+    /**
+     * Applies one event, whole or not at all, and returns its status; the status is also counted
+     * ({@link #eventCount}). Never throws for a well-formed event; {@link IllegalStateException} if
+     * the index is closed.
+     */
+    EventStatus apply(KvEvent event);
+
+    /** Matches a request given as local hashes (allocates a result; see the reusable overload). */
+    default MatchResult match(long[] localHashes) {
+        MatchResult r = new MatchResult();
+        match(localHashes, 0, localHashes.length, r);
+        return r;
+    }
+
+    /**
+     * Matches {@code localHashes[offset .. offset+length)} into {@code into} (reset first). Allocates
+     * nothing once {@code into} has grown to its largest answer.
+     */
+    void match(long[] localHashes, int offset, int length, MatchResult into);
+
+    /** Hashes {@code tokens} with {@link #hasher()} and matches them (allocates a result). */
+    default MatchResult match(int[] tokens) {
+        MatchResult r = new MatchResult();
+        match(tokens, 0, tokens.length, hasher(), r);
+        return r;
+    }
+
+    /** Hashes {@code tokens[offset .. offset+length)} with {@link #hasher()} and matches them into {@code into}. */
+    default void match(int[] tokens, int offset, int length, MatchResult into) {
+        match(tokens, offset, length, hasher(), into);
+    }
+
+    /**
+     * Hashes {@code tokens[offset .. offset+length)} with {@code hasher} (its block size, seed and salt,
+     * for example a LoRA request's) and matches them into {@code into}, in one call: the native path
+     * does both in one downcall.
+     *
+     * @throws IllegalArgumentException if {@code hasher}'s chain seed differs from the index's
+     */
+    void match(int[] tokens, int offset, int length, BlockHasher hasher, MatchResult into);
+
+    /** Number of distinct blocks {@code worker} holds (0 if unknown). */
+    long blockCount(Worker worker);
+
+    /** The workers the index knows (seen in a successful store and not removed), sorted. */
+    List<Worker> workers();
+
+    /** How many events were applied with this status. */
+    long eventCount(EventStatus status);
+
+    /** A snapshot of sizes and counters. */
+    IndexStats stats();
+
+    /** The hasher used by the token form of {@link #match}: the configured block size and seeds. */
+    BlockHasher hasher();
+
+    /** The configuration this index was built with. */
+    IndexConfig config();
+
+    /** Releases the index (see the class comment); idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,684 @@
+package io.kvprefix.internal.heap;
+
+import io.kvprefix.BlockHasher;
+import io.kvprefix.EventStatus;
+import io.kvprefix.IndexConfig;
+import io.kvprefix.IndexStats;
+import io.kvprefix.KvEvent;
+import io.kvprefix.MatchResult;
+import io.kvprefix.PrefixIndex;
+import io.kvprefix.Worker;
+import io.kvprefix.internal.hash.PortableHashKernel;
+import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
+import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
+import it.unimi.dsi.fastutil.objects.Object2IntOpenHashMap;
+import it.unimi.dsi.fastutil.objects.ObjectOpenHashSet;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.StampedLock;
+import net.openhft.hashing.LongHashFunction;
+
+/**
+ * The positional prefix index on the Java heap: the baseline the off-heap index is measured
+ * against and a second opinion in differential tests. Same design as the off-heap index, with
+ * objects and fastutil maps instead of MemorySegments:
+ *
+ * <ul>
+ *   <li>a table keyed by {@code (position, local hash)} whose {@link Entry entries} carry the chain
+ *       hash (computed by kvprefix from the parent's chain, never taken from the engine), a link to
+ *       the parent entry, the child entries, and a worker bitset;
+ *   <li>per worker (entries use identity equality): engine hash to entry, entry to the number of names it has (a block may be held
+ *       under several engine hashes), and the held blocks that are currently unreachable;
+ *   <li>jump search over positions with bitset intersection and lazy chain hashing.
+ * </ul>
+ *
+ * <p><b>Reachable bits.</b> A worker's bit on an entry is set only while the worker holds that
+ * block <em>and</em> every ancestor of it. Removing a block with held descendants clears their bits
+ * too (deepest first) and remembers them as held-but-unreachable; storing the missing block again
+ * sets them back (parent first). So every worker's bits are prefix-closed at every moment, a worker
+ * in the set at a jump target holds every position before it, and jump search by set intersection
+ * is exact (CONTRACT section 4) without a linear fallback for workers with holes.
+ *
+ * <p>Entries nobody holds are dropped once they have no children left (children keep their
+ * ancestors so a re-stored block finds its held descendants).
+ *
+ * <p>Thread-safety: a {@link StampedLock} guards everything; {@link #apply} takes it exclusively
+ * (so writes are serialised: one writer at a time, whatever the worker), {@link #match} takes it
+ * shared, so any number of matches run together and never see a half-applied event.
+ */
+public final class HeapPrefixIndex implements PrefixIndex {
+
+    /** Rough per-object sizes for {@link IndexStats#bytesUsed()} and the memory budget. */
+    static final long ENTRY_BYTES = 120;
+    static final long PAIR_BYTES = 64;
+
+    /** One block: a position, its local hash, and the chain hash of the prefix ending in it. */
+    static final class Entry {
+        final int pos;
+        final long local;
+        final long chain;
+        final Entry parent;
+        Entry nextSameKey;          // other entries under the same (pos, local) table key
+        Entry firstChild;           // children: entries at pos + 1 whose parent is this one
+        Entry prevSibling;
+        Entry nextSibling;
+        int childCount;
+        int holders;                // workers holding this block, reachable or not
+        long[] reach = EMPTY_BITS;  // workers holding this block and all its ancestors
+
+        Entry(int pos, long local, long chain, Entry parent) {
+            this.pos = pos;
+            this.local = local;
+            this.chain = chain;
+            this.parent = parent;
+        }
+
+        boolean reaches(int slot) {
+            int w = slot >>> 6;
+            return w < reach.length && (reach[w] & (1L << slot)) != 0;
+        }
+
+        void setReach(int slot) {
+            int w = slot >>> 6;
+            if (w >= reach.length) {
+                reach = Arrays.copyOf(reach, w + 1);
+            }
+            reach[w] |= 1L << slot;
+        }
+
+        void clearReach(int slot) {
+            int w = slot >>> 6;
+            if (w < reach.length) {
+                reach[w] &= ~(1L << slot);
+            }
+        }
+    }
+
+    private static final long[] EMPTY_BITS = new long[0];
+
+    /** Per-worker state. */
+    private static final class WorkerState {
+        final Worker worker;
+        final int slot;
+        final Long2ObjectOpenHashMap<Entry> names = new Long2ObjectOpenHashMap<>();
+        final Object2IntOpenHashMap<Entry> held = new Object2IntOpenHashMap<>();
+        final ObjectOpenHashSet<Entry> unreachable = new ObjectOpenHashSet<>();
+
+        WorkerState(Worker worker, int slot) {
+            this.worker = worker;
+            this.slot = slot;
+            held.defaultReturnValue(0);
+        }
+    }
+
+    private final IndexConfig config;
+    private final BlockHasher hasher;
+    private final LongHashFunction chainFn;
+    private final long chainSeed;
+    private final StampedLock lock = new StampedLock();
+
+    private final Long2ObjectOpenHashMap<Entry> table = new Long2ObjectOpenHashMap<>();
+    private final Map<Worker, WorkerState> workers = new HashMap<>();
+    private final Worker[] slotWorkers;
+    private final BitSet usedSlots = new BitSet();
+    private int bitWords; // words needed for the highest slot in use (>= 1)
+    private long entryCount;
+    private long pairCount;
+    private final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
+    private final Map<String, BlockHasher> eventHashers = new LinkedHashMap<>(16, 0.75f, true);
+    private final long[] writeScratch = new long[2];
+    private volatile boolean closed;
+
+    private final ThreadLocal<ReadScratch> readScratch = ThreadLocal.withInitial(ReadScratch::new);
+
+    /** Per-thread buffers for {@link #match} (no allocation once grown). */
+    private static final class ReadScratch {
+        long[] chain = new long[64];
+        long[] active = new long[1];
+        long[] locals = new long[64];
+        final long[] pair = new long[2];
+    }
+
+    public HeapPrefixIndex(IndexConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.hasher = config.hasher();
+        this.chainSeed = config.chainSeed();
+        this.chainFn = new PortableHashKernel(config.seed(), config.chainSeed()).chainFunction();
+        this.slotWorkers = new Worker[config.maxWorkers()];
+        this.bitWords = 1;
+        for (int i = 0; i < statusCounts.length; i++) {
+            statusCounts[i] = new LongAdder();
+        }
+    }
+
+    private static long key(int pos, long local) {
+        return local + 0x9E3779B97F4A7C15L * (pos + 1L); // fastutil mixes the key again
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("index closed");
+        }
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    @Override
+    public EventStatus apply(KvEvent event) {
+        Objects.requireNonNull(event, "event");
+        long stamp = lock.writeLock();
+        try {
+            checkOpen();
+            EventStatus s = applyLocked(event);
+            statusCounts[s.ordinal()].increment();
+            return s;
+        } finally {
+            lock.unlockWrite(stamp);
+        }
+    }
+
+    private EventStatus applyLocked(KvEvent event) {
+        return switch (event) {
+            case KvEvent.Stored s -> {
+                if (s.blockHashes().length != s.localHashes().length) {
+                    yield EventStatus.INVALID_INPUT;
+                }
+                yield store(s.worker(), s.parentHash().isPresent(), s.parentHash().orElse(0L), s.blockHashes(),
+                        s.localHashes());
+            }
+            case KvEvent.StoredTokens t -> {
+                if (t.blockSize() < 1 || t.blockHashes().length != t.tokenIds().length / t.blockSize()) {
+                    yield EventStatus.INVALID_INPUT;
+                }
+                long[] locals = eventHasher(t.blockSize(), t.loraName(), t.cacheNamespace()).localHashes(t.tokenIds());
+                yield store(t.worker(), t.parentHash().isPresent(), t.parentHash().orElse(0L), t.blockHashes(), locals);
+            }
+            case KvEvent.Removed r -> remove(r.worker(), r.blockHashes());
+            case KvEvent.Cleared c -> {
+                WorkerState ws = workers.get(c.worker());
+                if (ws != null) {
+                    clear(ws);
+                }
+                yield EventStatus.OK;
+            }
+            case KvEvent.RemoveWorker rw -> {
+                List<WorkerState> victims = new ArrayList<>();
+                for (WorkerState ws : workers.values()) {
+                    if (ws.worker.workerId() == rw.workerId()) {
+                        victims.add(ws);
+                    }
+                }
+                for (WorkerState ws : victims) {
+                    clear(ws);
+                    workers.remove(ws.worker);
+                    slotWorkers[ws.slot] = null;
+                    usedSlots.clear(ws.slot);
+                }
+                if (!victims.isEmpty()) {
+                    bitWords = Math.max(1, (usedSlots.length() + 63) >>> 6);
+                }
+                yield EventStatus.OK;
+            }
+        };
+    }
+
+    private BlockHasher eventHasher(int blockSize, String lora, String namespace) {
+        String k = blockSize + "\u0000" + (lora == null ? "" : lora) + "\u0000" + (namespace == null ? "" : namespace);
+        BlockHasher h = eventHashers.get(k);
+        if (h == null) {
+            h = BlockHasher.builder().blockSize(blockSize).seed(config.seed()).chainSeed(chainSeed).loraName(lora)
+                    .cacheNamespace(namespace).implementation(config.implementation()).build();
+            if (eventHashers.size() >= 256) {
+                eventHashers.remove(eventHashers.keySet().iterator().next());
+            }
+            eventHashers.put(k, h);
+        }
+        return h;
+    }
+
+    private EventStatus store(Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals) {
+        int n = blockHashes.length;
+        // Rule 1: a repeated engine hash, or the parent among the blocks.
+        if (n > 1 || hasParent) {
+            LongOpenHashSet seen = new LongOpenHashSet(n * 2);
+            for (long e : blockHashes) {
+                if (!seen.add(e)) {
+                    return EventStatus.INVALID_BLOCK_SEQUENCE;
+                }
+            }
+            if (hasParent && seen.contains(parentHash)) {
+                return EventStatus.INVALID_BLOCK_SEQUENCE;
+            }
+        }
+        WorkerState ws = workers.get(worker);
+        // Rule 2: the parent must be held by this worker.
+        Entry parent = null;
+        if (hasParent) {
+            parent = ws == null ? null : ws.names.get(parentHash);
+            if (parent == null) {
+                return EventStatus.PARENT_BLOCK_NOT_FOUND;
+            }
+        }
+        // Rule 5: capacity (worker slots, memory budget), checked before anything changes.
+        if (ws == null && usedSlots.cardinality() >= slotWorkers.length) {
+            return EventStatus.CAPACITY_EXCEEDED;
+        }
+        if (config.memoryBudgetBytes() != IndexConfig.UNLIMITED
+                && estimatedBytes() + n * (ENTRY_BYTES + PAIR_BYTES) > config.memoryBudgetBytes()) {
+            return EventStatus.CAPACITY_EXCEEDED;
+        }
+        if (ws == null) {
+            int slot = usedSlots.nextClearBit(0);
+            usedSlots.set(slot);
+            bitWords = Math.max(bitWords, (slot >>> 6) + 1);
+            ws = new WorkerState(worker, slot);
+            workers.put(worker, ws);
+            slotWorkers[slot] = worker;
+        }
+        // Rule 3: positions follow the parent; chain hashes are computed here from the parent's chain.
+        Entry prev = parent;
+        int pos = parent == null ? 0 : parent.pos + 1;
+        for (int i = 0; i < n; i++, pos++) {
+            long local = locals[i];
+            long chain = prev == null ? local : PortableHashKernel.chainStep(chainFn, prev.chain, local, writeScratch);
+            Entry e = findOrCreate(pos, local, chain, prev);
+            bindName(ws, blockHashes[i], e);
+            prev = e;
+        }
+        return EventStatus.OK;
+    }
+
+    /** The entry {@code (pos, local, chain)} among those under one table key, or null. */
+    private static Entry inChain(Entry head, int pos, long local, long chain) {
+        for (Entry e = head; e != null; e = e.nextSameKey) {
+            if (e.pos == pos && e.local == local && e.chain == chain) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    private Entry findOrCreate(int pos, long local, long chain, Entry parent) {
+        long k = key(pos, local);
+        Entry head = table.get(k);
+        Entry found = inChain(head, pos, local, chain);
+        if (found != null) {
+            return found;
+        }
+        Entry e = new Entry(pos, local, chain, parent);
+        e.nextSameKey = head;
+        table.put(k, e);
+        if (parent != null) {
+            e.nextSibling = parent.firstChild;
+            if (parent.firstChild != null) {
+                parent.firstChild.prevSibling = e;
+            }
+            parent.firstChild = e;
+            parent.childCount++;
+        }
+        entryCount++;
+        return e;
+    }
+
+    /** Rule 4: the name {@code hash} now means {@code e}; the block it named before loses a name. */
+    private void bindName(WorkerState ws, long hash, Entry e) {
+        Entry old = ws.names.put(hash, e);
+        if (old == e) {
+            return;
+        }
+        addHold(ws, e);
+        if (old != null) {
+            dropHold(ws, old);
+        }
+    }
+
+    private void addHold(WorkerState ws, Entry e) {
+        int names = ws.held.addTo(e, 1);
+        if (names > 0) {
+            return; // already held under another name
+        }
+        e.holders++;
+        pairCount++;
+        if (e.parent == null || e.parent.reaches(ws.slot)) {
+            makeReachable(ws, e);
+        } else {
+            ws.unreachable.add(e);
+        }
+    }
+
+    /** Sets the worker's bit on {@code e}, then on every held-but-unreachable descendant, parents first. */
+    private void makeReachable(WorkerState ws, Entry e) {
+        e.setReach(ws.slot);
+        if (ws.unreachable.isEmpty()) {
+            return;
+        }
+        ArrayDeque<Entry> todo = new ArrayDeque<>();
+        todo.push(e);
+        while (!todo.isEmpty()) {
+            Entry p = todo.pop();
+            for (Entry c = p.firstChild; c != null; c = c.nextSibling) {
+                if (ws.unreachable.remove(c)) {
+                    c.setReach(ws.slot);
+                    todo.push(c);
+                }
+            }
+        }
+    }
+
+    private void dropHold(WorkerState ws, Entry e) {
+        int names = ws.held.getInt(e);
+        if (names > 1) {
+            ws.held.put(e, names - 1);
+            return;
+        }
+        ws.held.removeInt(e);
+        e.holders--;
+        pairCount--;
+        if (e.reaches(ws.slot)) {
+            // Descendants the worker still holds become unreachable: clear their bits deepest first.
+            List<Entry> order = new ArrayList<>();
+            ArrayDeque<Entry> todo = new ArrayDeque<>();
+            todo.push(e);
+            while (!todo.isEmpty()) {
+                Entry p = todo.pop();
+                order.add(p);
+                for (Entry c = p.firstChild; c != null; c = c.nextSibling) {
+                    if (c.reaches(ws.slot)) {
+                        todo.push(c);
+                    }
+                }
+            }
+            for (int i = order.size() - 1; i >= 1; i--) {
+                Entry d = order.get(i);
+                d.clearReach(ws.slot);
+                ws.unreachable.add(d);
+            }
+            e.clearReach(ws.slot);
+        } else {
+            ws.unreachable.remove(e);
+        }
+        collect(e);
+    }
+
+    /** Drops {@code e} and then its ancestors while nobody holds them and they have no children. */
+    private void collect(Entry e) {
+        while (e != null && e.holders == 0 && e.childCount == 0) {
+            long k = key(e.pos, e.local);
+            Entry head = table.get(k);
+            if (head == e) {
+                if (e.nextSameKey == null) {
+                    table.remove(k);
+                } else {
+                    table.put(k, e.nextSameKey);
+                }
+            } else {
+                Entry p = head;
+                while (p.nextSameKey != e) {
+                    p = p.nextSameKey;
+                }
+                p.nextSameKey = e.nextSameKey;
+            }
+            entryCount--;
+            Entry parent = e.parent;
+            if (parent != null) {
+                if (e.prevSibling != null) {
+                    e.prevSibling.nextSibling = e.nextSibling;
+                } else {
+                    parent.firstChild = e.nextSibling;
+                }
+                if (e.nextSibling != null) {
+                    e.nextSibling.prevSibling = e.prevSibling;
+                }
+                parent.childCount--;
+            }
+            e = parent;
+        }
+    }
+
+    private EventStatus remove(Worker worker, long[] hashes) {
+        WorkerState ws = workers.get(worker);
+        EventStatus status = EventStatus.OK;
+        for (long h : hashes) {
+            Entry e = ws == null ? null : ws.names.remove(h);
+            if (e == null) {
+                status = EventStatus.BLOCK_NOT_FOUND;
+                continue;
+            }
+            dropHold(ws, e);
+        }
+        return status;
+    }
+
+    private void clear(WorkerState ws) {
+        List<Entry> heldEntries = new ArrayList<>(ws.held.keySet());
+        ws.names.clear();
+        ws.held.clear();
+        ws.unreachable.clear();
+        for (Entry e : heldEntries) {
+            e.clearReach(ws.slot);
+            e.holders--;
+            pairCount--;
+        }
+        for (Entry e : heldEntries) {
+            collect(e);
+        }
+    }
+
+    private long estimatedBytes() {
+        return entryCount * ENTRY_BYTES + pairCount * PAIR_BYTES;
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    @Override
+    public void match(long[] localHashes, int offset, int length, MatchResult into) {
+        Objects.checkFromIndexSize(offset, length, localHashes.length);
+        Objects.requireNonNull(into, "into");
+        long stamp = lock.readLock();
+        try {
+            checkOpen();
+            matchLocked(localHashes, offset, length, into, readScratch.get());
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    @Override
+    public void match(int[] tokens, int offset, int length, BlockHasher hasher, MatchResult into) {
+        Objects.checkFromIndexSize(offset, length, tokens.length);
+        Objects.requireNonNull(into, "into");
+        if (hasher.chainSeed() != chainSeed) {
+            throw new IllegalArgumentException("the hasher's chain seed " + Long.toUnsignedString(hasher.chainSeed())
+                    + " differs from the index's " + Long.toUnsignedString(chainSeed));
+        }
+        checkOpen();
+        ReadScratch s = readScratch.get();
+        int blocks = hasher.blockCount(length);
+        if (s.locals.length < blocks) {
+            s.locals = new long[Math.max(blocks, s.locals.length * 2)];
+        }
+        hasher.localHashes(tokens, offset, length, s.locals, 0);
+        long stamp = lock.readLock();
+        try {
+            checkOpen();
+            matchLocked(s.locals, 0, blocks, into, s);
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    private void matchLocked(long[] q, int off, int len, MatchResult into, ReadScratch s) {
+        into.reset(len);
+        if (len == 0) {
+            return;
+        }
+        Entry e0 = inChain(table.get(key(0, q[off])), 0, q[off], q[off]);
+        if (e0 == null) {
+            return;
+        }
+        int words = bitWords;
+        if (s.active.length < words) {
+            s.active = new long[words];
+        }
+        if (s.chain.length < len) {
+            s.chain = new long[Math.max(len, s.chain.length * 2)];
+        }
+        long[] active = s.active;
+        long[] chain = s.chain;
+        chain[0] = q[off];
+        int computed = 0; // chain[0..computed] are valid
+        boolean any = false;
+        for (int w = 0; w < words; w++) {
+            active[w] = w < e0.reach.length ? e0.reach[w] : 0L;
+            any |= active[w] != 0;
+        }
+        int jump = config.jumpSize();
+        int cur = 0;
+        while (any && cur < len - 1) {
+            int nxt = Math.min(cur + jump, len - 1);
+            Entry t = table.get(key(nxt, q[off + nxt]));
+            if (t != null) { // only now is the chain hash at nxt needed
+                computed = extendChain(q, off, chain, computed, nxt, s.pair);
+                t = inChain(t, nxt, q[off + nxt], chain[nxt]);
+            }
+            if (t != null && covers(t.reach, active, words)) {
+                cur = nxt;
+                continue;
+            }
+            // Someone drops out inside (cur, nxt]: walk it position by position.
+            for (int p = cur + 1; p <= nxt && any; p++) {
+                Entry e = table.get(key(p, q[off + p]));
+                if (e != null) {
+                    computed = extendChain(q, off, chain, computed, p, s.pair);
+                    e = inChain(e, p, q[off + p], chain[p]);
+                }
+                any = false;
+                for (int w = 0; w < words; w++) {
+                    long held = e == null || w >= e.reach.length ? 0L : e.reach[w];
+                    long dropped = active[w] & ~held;
+                    while (dropped != 0) {
+                        int bit = Long.numberOfTrailingZeros(dropped);
+                        dropped &= dropped - 1;
+                        into.add(slotWorkers[(w << 6) + bit], p);
+                    }
+                    active[w] &= held;
+                    any |= active[w] != 0;
+                }
+            }
+            cur = nxt;
+        }
+        for (int w = 0; w < words; w++) {
+            long a = active[w];
+            while (a != 0) {
+                int bit = Long.numberOfTrailingZeros(a);
+                a &= a - 1;
+                into.add(slotWorkers[(w << 6) + bit], len);
+            }
+        }
+    }
+
+    /** True if every active worker is in {@code reach}. */
+    private static boolean covers(long[] reach, long[] active, int words) {
+        for (int w = 0; w < words; w++) {
+            long r = w < reach.length ? reach[w] : 0L;
+            if ((active[w] & ~r) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private int extendChain(long[] q, int off, long[] chain, int computed, int upTo, long[] pair) {
+        for (int i = computed + 1; i <= upTo; i++) {
+            chain[i] = PortableHashKernel.chainStep(chainFn, chain[i - 1], q[off + i], pair);
+        }
+        return Math.max(computed, upTo);
+    }
+
+    // ------------------------------------------------------------------ introspection
+
+    @Override
+    public long blockCount(Worker worker) {
+        long stamp = lock.readLock();
+        try {
+            checkOpen();
+            WorkerState ws = workers.get(worker);
+            return ws == null ? 0 : ws.held.size();
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    @Override
+    public List<Worker> workers() {
+        long stamp = lock.readLock();
+        try {
+            checkOpen();
+            List<Worker> out = new ArrayList<>(workers.keySet());
+            out.sort(null);
+            return List.copyOf(out);
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    @Override
+    public long eventCount(EventStatus status) {
+        return statusCounts[status.ordinal()].sum();
+    }
+
+    @Override
+    public IndexStats stats() {
+        long stamp = lock.readLock();
+        try {
+            checkOpen();
+            Map<Worker, Long> perWorker = new TreeMap<>();
+            for (WorkerState ws : workers.values()) {
+                perWorker.put(ws.worker, (long) ws.held.size());
+            }
+            Map<EventStatus, Long> events = new EnumMap<>(EventStatus.class);
+            for (EventStatus st : EventStatus.values()) {
+                events.put(st, statusCounts[st.ordinal()].sum());
+            }
+            return new IndexStats(workers.size(), pairCount, entryCount, estimatedBytes(), perWorker, events);
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    @Override
+    public BlockHasher hasher() {
+        return hasher;
+    }
+
+    @Override
+    public IndexConfig config() {
+        return config;
+    }
+
+    @Override
+    public void close() {
+        long stamp = lock.writeLock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            table.clear();
+            workers.clear();
+            Arrays.fill(slotWorkers, null);
+        } finally {
+            lock.unlockWrite(stamp);
+        }
+    }
+}
