@@ -92,6 +92,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
     private final Object slotLock = new Object();
     private final java.util.BitSet usedSlots = new java.util.BitSet();
     private final AtomicLong heldPairs = new AtomicLong();
+    private final AtomicLong rebuilds = new AtomicLong();
     private final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
 
     private final ThreadLocal<ReadScratch> readScratch = ThreadLocal.withInitial(ReadScratch::new);
@@ -615,6 +616,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
                 return false;
             }
             table = fresh;
+            rebuilds.incrementAndGet();
         } finally {
             exclusive.unlock();
         }
@@ -642,6 +644,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
                     return;
                 }
                 table = fresh;
+                rebuilds.incrementAndGet();
                 old = t;
             } finally {
                 exclusive.unlock();
@@ -967,6 +970,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
     /** Current table capacity in slots (for tests and diagnostics). */
     public int tableCapacity() {
         return table.capacity;
+    }
+
+    /** Table rebuilds so far (growth, widening, shrinking). */
+    public long rebuilds() {
+        return rebuilds.get();
     }
 
     /** Current bitset width in 64-bit words (for tests and diagnostics). */
