@@ -5,12 +5,14 @@ import static io.kvprefix.internal.offheap.TableLayout.STATE_EMPTY;
 
 import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
+import io.kvprefix.Implementation;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.internal.ffi.KvpBindings;
 import io.kvprefix.internal.hash.PortableHashKernel;
 import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
@@ -79,6 +81,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
     private final long chainSeed;
     private final LongHashFunction chainFn;
     private final int jump;
+    private final boolean nativeMatch;
     private final MemoryPool pool;
     private final ReadGate gate = new ReadGate();
     private final ReentrantReadWriteLock writeLock = new ReentrantReadWriteLock();
@@ -120,13 +123,42 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         }
     }
 
-    /** Per-thread read buffers (grown as needed, never shrunk). */
+    /** Per-thread read buffers (grown as needed, never shrunk), with their segment views for native calls. */
     private static final class ReadScratch {
         long[] chain = new long[64];
         long[] active = new long[1];
         long[] locals = new long[64];
         final long[] pair = new long[2];
         int computedAfterProbe;
+        int[] outSlots = new int[64];
+        int[] outDepths = new int[64];
+        final int[] hashed = new int[1];
+        MemorySegment chainSeg = MemorySegment.ofArray(chain);
+        MemorySegment localsSeg = MemorySegment.ofArray(locals);
+        MemorySegment slotsSeg = MemorySegment.ofArray(outSlots);
+        MemorySegment depthsSeg = MemorySegment.ofArray(outDepths);
+        final MemorySegment hashedSeg = MemorySegment.ofArray(hashed);
+
+        /** Room for a request of {@code blocks} blocks and results over {@code words} bitset words. */
+        void ensure(int blocks, int words) {
+            if (chain.length < blocks) {
+                chain = new long[Math.max(blocks, chain.length * 2)];
+                chainSeg = MemorySegment.ofArray(chain);
+            }
+            if (locals.length < blocks) {
+                locals = new long[Math.max(blocks, locals.length * 2)];
+                localsSeg = MemorySegment.ofArray(locals);
+            }
+            if (outSlots.length < words * 64) {
+                outSlots = new int[words * 64];
+                outDepths = new int[words * 64];
+                slotsSeg = MemorySegment.ofArray(outSlots);
+                depthsSeg = MemorySegment.ofArray(outDepths);
+            }
+            if (active.length < words) {
+                active = new long[words];
+            }
+        }
     }
 
     /** Per-thread write buffers. */
@@ -150,12 +182,13 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         this.chainSeed = config.chainSeed();
         this.chainFn = new PortableHashKernel(config.seed(), config.chainSeed()).chainFunction();
         this.jump = config.jumpSize();
+        this.nativeMatch = config.implementation().resolve() == Implementation.NATIVE;
         this.pool = new MemoryPool(config.memoryBudgetBytes());
         this.slotWorkers = new Worker[config.maxWorkers()];
         for (int i = 0; i < statusCounts.length; i++) {
             statusCounts[i] = new LongAdder();
         }
-        PositionalTable t = PositionalTable.allocate(pool, PositionalTable.MIN_CAPACITY, 1);
+        PositionalTable t = PositionalTable.allocate(pool, PositionalTable.MIN_CAPACITY, 1, nativeMatch);
         if (t == null) {
             throw new IllegalArgumentException("memory budget " + config.memoryBudgetBytes()
                     + " bytes is too small for an empty table of " + PositionalTable.bytesFor(PositionalTable.MIN_CAPACITY, 1) + " bytes");
@@ -676,7 +709,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         if (cap < 0) {
             return null;
         }
-        PositionalTable nt = PositionalTable.allocate(pool, cap, words);
+        PositionalTable nt = PositionalTable.allocate(pool, cap, words, nativeMatch);
         if (nt == null) {
             return null;
         }
@@ -740,6 +773,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
 
     // =================================================================== reads
 
+    /** True if matches run in the native kernel (one downcall per request), false on the Java path. */
+    public boolean nativeMatch() {
+        return nativeMatch;
+    }
+
     @Override
     public void match(long[] localHashes, int offset, int length, MatchResult into) {
         Objects.checkFromIndexSize(offset, length, localHashes.length);
@@ -750,7 +788,20 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             if (closed) {
                 throw closedException();
             }
-            matchIn(table, localHashes, offset, length, into, s);
+            PositionalTable t = table;
+            s.ensure(length, t.words);
+            if (nativeMatch) {
+                into.reset(length);
+                if (length > 0) {
+                    MemorySegment q = offset == 0 ? MemorySegment.ofArray(localHashes)
+                            : MemorySegment.ofArray(localHashes).asSlice(offset * 8L);
+                    int n = KvpBindings.matchHashes(t.hotView, t.mask, t.words, jump, chainSeed, q, length, s.chainSeg,
+                            s.slotsSeg, s.depthsSeg);
+                    reportAll(into, s, n);
+                }
+            } else {
+                matchIn(t, localHashes, offset, length, into, s);
+            }
         } finally {
             gate.exit(token);
         }
@@ -769,18 +820,48 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         }
         ReadScratch s = readScratch.get();
         int blocks = h.blockCount(length);
-        if (s.locals.length < blocks) {
-            s.locals = new long[Math.max(blocks, s.locals.length * 2)];
+        if (nativeMatch) {
+            // Hash and match in one downcall: blocks are hashed only as far as the search needs.
+            int token = gate.enter();
+            try {
+                if (closed) {
+                    throw closedException();
+                }
+                PositionalTable t = table;
+                s.ensure(blocks, t.words);
+                into.reset(blocks);
+                if (blocks > 0) {
+                    MemorySegment ts = offset == 0 ? MemorySegment.ofArray(tokens)
+                            : MemorySegment.ofArray(tokens).asSlice(offset * 4L);
+                    int n = KvpBindings.matchTokens(t.hotView, t.mask, t.words, jump, ts, length, h.blockSize(),
+                            h.seed(), chainSeed, s.localsSeg, s.chainSeg, s.hashedSeg, s.slotsSeg, s.depthsSeg);
+                    reportAll(into, s, n);
+                }
+            } finally {
+                gate.exit(token);
+            }
+            return;
         }
+        s.ensure(blocks, 1);
         h.localHashes(tokens, offset, length, s.locals, 0);
         int token = gate.enter();
         try {
             if (closed) {
                 throw closedException();
             }
-            matchIn(table, s.locals, 0, blocks, into, s);
+            PositionalTable t = table;
+            s.ensure(blocks, t.words);
+            matchIn(t, s.locals, 0, blocks, into, s);
         } finally {
             gate.exit(token);
+        }
+    }
+
+    private void reportAll(MatchResult into, ReadScratch s, int n) {
+        int[] slots = s.outSlots;
+        int[] depths = s.outDepths;
+        for (int i = 0; i < n; i++) {
+            report(into, slots[i], depths[i]);
         }
     }
 
@@ -793,12 +874,6 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         int mask = t.mask;
         long stride = t.stride;
         int words = t.words;
-        if (s.chain.length < len) {
-            s.chain = new long[Math.max(len, s.chain.length * 2)];
-        }
-        if (s.active.length < words) {
-            s.active = new long[words];
-        }
         long[] chain = s.chain;
         long[] active = s.active;
         chain[0] = q[off];

@@ -27,6 +27,12 @@ final class PositionalTable {
     final MemoryPool.Block coldBlock;
     final MemorySegment hot;
     final MemorySegment cold;
+    /**
+     * The hot segment seen as global-scope memory, passed to the native kernel (null on the Java
+     * path). Native calls on it skip the shared arena's liveness check; the {@link ReadGate} is what
+     * keeps the memory alive during a call.
+     */
+    final MemorySegment hotView;
     final int capacity;
     final int mask;
     final int words;
@@ -35,11 +41,13 @@ final class PositionalTable {
     /** Occupied slots plus slots reserved by stores in progress. */
     final AtomicLong occupied = new AtomicLong();
 
-    private PositionalTable(MemoryPool.Block hotBlock, MemoryPool.Block coldBlock, int capacity, int words) {
+    private PositionalTable(MemoryPool.Block hotBlock, MemoryPool.Block coldBlock, int capacity, int words,
+                            boolean nativeView) {
         this.hotBlock = hotBlock;
         this.coldBlock = coldBlock;
         this.hot = hotBlock.segment;
         this.cold = coldBlock.segment;
+        this.hotView = nativeView ? MemorySegment.ofAddress(hot.address()).reinterpret(hot.byteSize()) : null;
         this.capacity = capacity;
         this.mask = capacity - 1;
         this.words = words;
@@ -61,8 +69,11 @@ final class PositionalTable {
         return Integer.highestOneBit((int) need - 1) << 1;
     }
 
-    /** A new empty generation, or null if the budget does not allow it. */
-    static PositionalTable allocate(MemoryPool pool, int capacity, int words) {
+    /**
+     * A new empty generation, or null if the budget does not allow it; {@code nativeView} adds the
+     * view the native kernel reads.
+     */
+    static PositionalTable allocate(MemoryPool pool, int capacity, int words, boolean nativeView) {
         long hotBytes = (long) capacity * TableLayout.hotStride(words);
         long coldBytes = (long) capacity * TableLayout.COLD_STRIDE;
         if (!pool.fits(hotBytes + coldBytes)) {
@@ -77,7 +88,7 @@ final class PositionalTable {
             h.free();
             return null;
         }
-        return new PositionalTable(h, c, capacity, words);
+        return new PositionalTable(h, c, capacity, words, nativeView);
     }
 
     /** Reserves room for {@code n} new slots; false if that would pass the load limit. */

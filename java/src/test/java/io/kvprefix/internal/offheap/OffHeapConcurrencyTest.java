@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.kvprefix.EventSink;
 import io.kvprefix.EventStatus;
+import io.kvprefix.Implementation;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
@@ -117,8 +118,12 @@ class OffHeapConcurrencyTest {
         return new Workload(per, queries);
     }
 
+    /** Alternates the Java and native read paths across rounds. */
+    private static int configs;
+
     private static IndexConfig config(int jump) {
-        return IndexConfig.builder().maxWorkers(256).jumpSize(jump).build();
+        Implementation impl = (configs++ & 1) == 0 ? Implementation.NATIVE : Implementation.PORTABLE;
+        return IndexConfig.builder().maxWorkers(256).jumpSize(jump).implementation(impl).build();
     }
 
     /** Applies every worker's events in order to a fresh reference index. */
@@ -234,7 +239,7 @@ class OffHeapConcurrencyTest {
 
     @Test
     void growOnlyDepthsNeverExceedTheFinalDepthAndTheTableGrows() throws Exception {
-        int rounds = TestScale.iterations(3, 20);
+        int rounds = TestScale.iterations(4, 20);
         for (int round = 0; round < rounds; round++) {
             long seed = TestScale.seed();
             String where = TestScale.replay(seed);
@@ -244,6 +249,7 @@ class OffHeapConcurrencyTest {
             Map<Worker, int[]> bound = maxDepthEver(wl, cfg);
             try (PrefixIndex ref = reference(wl, cfg);
                  OffHeapPrefixIndex ix = new OffHeapPrefixIndex(cfg)) {
+                where += ", " + (ix.nativeMatch() ? "native" : "java") + " reads";
                 List<String> v = runConcurrently(ix, wl, 3, 2, bound, seed);
                 assertTrue(v.isEmpty(), where + ": " + v.subList(0, Math.min(5, v.size())));
                 assertTrue(ix.rebuilds() > 0, where + ": the table should have grown during the run");
@@ -264,6 +270,7 @@ class OffHeapConcurrencyTest {
             Map<Worker, int[]> bound = maxDepthEver(wl, cfg);
             try (PrefixIndex ref = reference(wl, cfg);
                  OffHeapPrefixIndex ix = new OffHeapPrefixIndex(cfg)) {
+                where += ", " + (ix.nativeMatch() ? "native" : "java") + " reads";
                 List<String> v = runConcurrently(ix, wl, 2 + r.nextInt(3), 2, bound, seed);
                 assertTrue(v.isEmpty(), where + ": " + v.subList(0, Math.min(5, v.size())));
                 assertSameState(ref, ix, wl, where);
@@ -271,12 +278,13 @@ class OffHeapConcurrencyTest {
         }
     }
 
-    @Test
-    void closeDuringTheRunFailsCallsCleanly() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(value = Implementation.class, names = {"NATIVE", "PORTABLE"})
+    void closeDuringTheRunFailsCallsCleanly(Implementation impl) throws Exception {
         long seed = TestScale.seed();
         SplittableRandom r = new SplittableRandom(seed);
         Workload wl = growOnly(r, 40, 400);
-        OffHeapPrefixIndex ix = new OffHeapPrefixIndex(config(8));
+        OffHeapPrefixIndex ix = new OffHeapPrefixIndex(config(8).toBuilder().implementation(impl).build());
         AtomicBoolean stop = new AtomicBoolean();
         ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
         List<Thread> threads = new ArrayList<>();
@@ -302,9 +310,11 @@ class OffHeapConcurrencyTest {
             threads.add(new Thread(() -> {
                 MatchResult m = new MatchResult();
                 SplittableRandom rr = new SplittableRandom(seed);
+                int[] tokens = new int[16 * 40];
                 try {
                     while (!stop.get()) {
                         ix.match(wl.queries().get(rr.nextInt(wl.queries().size())), 0, 30, m);
+                        ix.match(tokens, 0, tokens.length, m);
                     }
                 } catch (IllegalStateException ex) {
                     if (!"index closed".equals(ex.getMessage())) {
