@@ -44,7 +44,7 @@ public class EventsBenchmark {
     public static int PREFILL = 4096;
     static final int CYCLE = 1024;
 
-    @Param({"heap", "offheap-java"})
+    @Param({"heap", "offheap-java", "offheap-native"})
     public String impl;
 
     @Param({"1", "16", "64"})

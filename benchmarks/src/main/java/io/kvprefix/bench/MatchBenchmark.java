@@ -51,7 +51,7 @@ public class MatchBenchmark {
     /** Unrelated blocks per worker (tests lower it to keep setup checks quick). */
     public static int FILLER = 2048;
 
-    @Param({"heap", "offheap-java"})
+    @Param({"heap", "offheap-java", "offheap-native"})
     public String impl;
 
     @Param({"16", "256"})

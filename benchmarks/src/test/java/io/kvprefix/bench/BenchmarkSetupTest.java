@@ -30,7 +30,7 @@ class BenchmarkSetupTest {
 
     @Test
     void matchSetups() {
-        for (String impl : new String[] {"heap", "offheap-java"}) {
+        for (String impl : IndexKind.NAMES) {
             for (int workers : new int[] {16, 256}) {
                 for (int depth : new int[] {8, 64, 512}) {
                     for (String scenario : new String[] {"all-hit", "early-divergence", "holes"}) {
@@ -49,8 +49,26 @@ class BenchmarkSetupTest {
     }
 
     @Test
+    void hashAndMatchSetups() {
+        for (String impl : IndexKind.NAMES) {
+            for (int tokens : new int[] {8192, 131072}) {
+                for (String scenario : new String[] {"all-hit", "half"}) {
+                    HashAndMatchBenchmark b = new HashAndMatchBenchmark();
+                    b.impl = impl;
+                    b.tokens = tokens;
+                    b.workers = 16;
+                    b.scenario = scenario;
+                    b.setup();
+                    b.hashAndMatch(new HashAndMatchBenchmark.Result());
+                    b.tearDown();
+                }
+            }
+        }
+    }
+
+    @Test
     void eventSetups() {
-        for (String impl : new String[] {"heap", "offheap-java"}) {
+        for (String impl : IndexKind.NAMES) {
             for (int batch : new int[] {1, 16, 64}) {
                 EventsBenchmark b = new EventsBenchmark();
                 b.impl = impl;
