@@ -3,6 +3,7 @@ package io.kvprefix;
 import io.kvprefix.internal.router.LoadTable;
 import io.kvprefix.internal.router.PredictedBlocks;
 import io.kvprefix.internal.router.RoutingPolicy;
+import io.kvprefix.internal.router.WorkerLoad;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -163,8 +164,9 @@ public final class Router implements AutoCloseable {
         }
         predicted.match(s.locals, 0, blocks, s.second);
         table.decide(events != null ? s.first : null, s.second, isl, bs, blockCount, s.choice);
+        WorkerLoad chosen = s.choice.load;
         RoutingDecision d = decision(s, isl, bs);
-        predicted.record(s.choice.load, s.locals, s.chains, blocks);
+        predicted.record(chosen, s.locals, s.chains, blocks);
         return d;
     }
 
