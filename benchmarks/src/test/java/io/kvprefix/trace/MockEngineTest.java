@@ -194,7 +194,7 @@ class MockEngineTest {
         int nextRequest = 0;
         // shadow of what the events say the engine holds
         Map<Long, List<Long>> names = new HashMap<>();     // engine hash -> prefix, from stored events
-        Map<Long, Long> parentOf = new HashMap<>();        // held engine hash -> parent engine hash (absent: root)
+        Map<Long, Long> parentOf = new HashMap<>();        // held engine hash -> parent engine hash (null for a root)
         Map<Long, Integer> children = new HashMap<>();     // held engine hash -> held children
         Map<Integer, Integer> heldCount = new HashMap<>(); // running request -> blocks it holds (from the model)
         for (int step = 0; step < steps; step++) {
