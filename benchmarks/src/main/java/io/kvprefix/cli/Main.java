@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
         subcommands = {
                 DemoCommand.class,
                 HashCommand.class,
+                GenOpsCommand.class,
                 JmhCommand.class,
                 FootprintCommand.class,
         })
