@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
         subcommands = {
                 DemoCommand.class,
                 HashCommand.class,
+                ReplayCommand.class,
         })
 public final class Main implements Runnable {
 
