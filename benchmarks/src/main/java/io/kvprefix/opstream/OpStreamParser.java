@@ -133,6 +133,8 @@ public final class OpStreamParser {
     private int keyOff;
     private int keyLen;
     private int arrayCount;
+    /** The block field (K_*) being read, for messages. */
+    private int blockKey;
     private final byte[] nest = new byte[MAX_NESTING];
 
     /** A parser with empty scratch buffers. */
@@ -527,6 +529,7 @@ public final class OpStreamParser {
                     }
                     got |= 1 << k;
                     int kind = valueKind();
+                    blockKey = k;
                     if (kind == V_NUMBER) {
                         if (toHash(F_BLOCKS, i)) {
                             (k == K_BLOCK_HASH ? blockE : blockL)[i] = numValue;
@@ -781,8 +784,9 @@ public final class OpStreamParser {
         return false;
     }
 
-    private static String label(int f, int index) {
-        return index < 0 ? FIELD[f] : f == F_BLOCKS ? "blocks[" + index + "]" : FIELD[f] + "[" + index + "]";
+    private String label(int f, int index) {
+        return index < 0 ? FIELD[f]
+                : f == F_BLOCKS ? "blocks[" + index + "]." + BLOCK_FIELD[blockKey] : FIELD[f] + "[" + index + "]";
     }
 
     private String numberText() {
