@@ -470,7 +470,11 @@ public final class HeapPrefixIndex implements PrefixIndex {
             pairCount--;
         }
         for (Entry e : heldEntries) {
-            collect(e);
+            // collect() also drops ancestors: an entry of this list may already be gone when its turn comes
+            // (the list is in hash order, so a child can come before its parent). Collect each one only once.
+            if (inChain(table.get(key(e.pos, e.local)), e.pos, e.local, e.chain) == e) {
+                collect(e);
+            }
         }
     }
 
