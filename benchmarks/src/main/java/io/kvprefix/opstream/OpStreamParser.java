@@ -1177,14 +1177,16 @@ public final class OpStreamParser {
     private String notAnObject() {
         int c = b[pos];
         String what = switch (c) {
-            case '[' -> "a JSON array";
-            case '"' -> "a JSON string";
-            case 't', 'f' -> "a JSON boolean";
-            case 'n' -> "JSON null";
-            default -> c == '-' || c >= '0' && c <= '9' ? "a JSON number" : null;
+            case '[' -> "an array";
+            case '"' -> "a string";
+            case 't' -> startsWith(pos, "true") ? "a boolean" : null;
+            case 'f' -> startsWith(pos, "false") ? "a boolean" : null;
+            case 'n' -> startsWith(pos, "null") ? "null" : null;
+            default -> c == '-' && pos + 1 < end && b[pos + 1] >= '0' && b[pos + 1] <= '9' || c >= '0' && c <= '9'
+                    ? "a number" : null;
         };
         if (what != null) {
-            return "the line is " + what + ", not a JSON object";
+            return "the line must be a JSON object, but it starts with " + what;
         }
         return unexpected(pos, "a JSON object '{'").getMessage();
     }

@@ -209,14 +209,17 @@ class OpStreamParserTest {
         assertInvalid("{\"op\":\"cleared\",\"worker\":1} x", "trailing data");
         assertInvalid("{\"op\":\"cleared\",\"worker\":1}{}", "trailing data");
         assertInvalid("{\"op\":\"cleared\",\"worker\":1},", "trailing data");
-        assertInvalid("[{\"op\":\"cleared\",\"worker\":1}]", "JSON array, not a JSON object");
-        assertInvalid("[]", "JSON array");
-        assertInvalid("42", "JSON number");
-        assertInvalid("-1", "JSON number");
-        assertInvalid("\"cleared\"", "JSON string");
-        assertInvalid("null", "JSON null");
-        assertInvalid("true", "JSON boolean");
-        assertInvalid("x", "expected a JSON object");
+        assertInvalid("[{\"op\":\"cleared\",\"worker\":1}]", "must be a JSON object, but it starts with an array");
+        assertInvalid("[]", "starts with an array");
+        assertInvalid("42", "starts with a number");
+        assertInvalid("-1", "starts with a number");
+        assertInvalid("\"cleared\"", "starts with a string");
+        assertInvalid("null", "starts with null");
+        assertInvalid("true", "starts with a boolean");
+        assertInvalid("false", "starts with a boolean");
+        assertInvalid("x", "expected a JSON object '{', found 'x'");
+        assertInvalid("nonsense", "expected a JSON object '{', found 'n'");
+        assertInvalid("-x", "expected a JSON object '{', found '-'");
     }
 
     @Test
