@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
                 DemoCommand.class,
                 HashCommand.class,
                 GenOpsCommand.class,
+                ReplayCommand.class,
                 JmhCommand.class,
                 FootprintCommand.class,
         })

@@ -472,7 +472,7 @@ public final class HeapPrefixIndex implements PrefixIndex {
             pairCount--;
         }
         for (Entry e : heldEntries) {
-            collect(e);
+            collect(e); // skips entries an earlier collect() already dropped along with a descendant
         }
     }
 
