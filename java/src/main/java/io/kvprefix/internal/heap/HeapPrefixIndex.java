@@ -128,7 +128,7 @@ public final class HeapPrefixIndex implements PrefixIndex {
     private final long chainSeed;
     private final StampedLock lock = new StampedLock();
 
-    private final Long2ObjectOpenHashMap<Entry> table = new Long2ObjectOpenHashMap<>();
+    private final Long2ObjectOpenHashMap<Entry> table;
     private final Map<Worker, WorkerState> workers = new HashMap<>();
     private final Worker[] slotWorkers;
     private final BitSet usedSlots = new BitSet();
@@ -156,6 +156,7 @@ public final class HeapPrefixIndex implements PrefixIndex {
         this.chainSeed = config.chainSeed();
         this.chainFn = new PortableHashKernel(config.seed(), config.chainSeed()).chainFunction();
         this.slotWorkers = new Worker[config.maxWorkers()];
+        this.table = new Long2ObjectOpenHashMap<>((int) Math.max(16, config.expectedBlocks()));
         this.bitWords = 1;
         for (int i = 0; i < statusCounts.length; i++) {
             statusCounts[i] = new LongAdder();
