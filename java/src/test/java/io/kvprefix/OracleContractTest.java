@@ -8,4 +8,9 @@ class OracleContractTest extends PrefixIndexContractTest {
     protected PrefixIndex newIndex(IndexConfig config) {
         return new OracleIndex(config);
     }
+
+    @Override
+    protected boolean enforcesMemoryBudget() {
+        return false; // by design: see OracleIndex
+    }
 }

@@ -14,6 +14,8 @@ import java.util.OptionalLong;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 
 /**
  * The contract of CONTRACT sections 3, 4 and 7, hand-written, for every {@link PrefixIndex}
@@ -45,6 +47,18 @@ public abstract class PrefixIndexContractTest {
     protected IndexConfig config() {
         return IndexConfig.builder().build();
     }
+
+    /** Whether the implementation enforces {@link IndexConfig#memoryBudgetBytes()} (the oracle does not). */
+    protected boolean enforcesMemoryBudget() {
+        return true;
+    }
+
+    /** Names the subclass and configuration on a failure (reports show only the method name). */
+    @RegisterExtension
+    final TestExecutionExceptionHandler nameTheSetup = (context, thrown) -> {
+        thrown.addSuppressed(new AssertionError("under test: " + getClass().getName() + " with " + config()));
+        throw thrown;
+    };
 
     // Local hashes. Arbitrary, distinct, some with the top bit set.
     protected static final long A = 0x0000_0000_00A1_1CE5L;
@@ -523,6 +537,93 @@ public abstract class PrefixIndexContractTest {
         assertMatch(index, l, s(W1, 5), s(W2, 10));
         ok(index, after(W1, 5, 6, l[5]));
         assertMatch(index, l, s(W1, n), s(W2, 10));
+    }
+
+    @Test
+    void storingBelowAnUnreachableParent() {
+        PrefixIndex index = index();
+        ok(index, root(W1, 101, A, 102, B, 103, C));
+        ok(index, removed(W1, 102));
+        ok(index, after(W1, 103, 104, X, 105, Y)); // the parent is held, though unreachable
+        assertMatch(index, q(A, B, C, X, Y), s(W1, 1));
+        assertEquals(4, index.blockCount(W1));
+        // B under another prefix is another block: the hole stays.
+        ok(index, root(W1, 201, X), after(W1, 201, 202, B));
+        assertMatch(index, q(A, B, C, X, Y), s(W1, 1));
+        assertMatch(index, q(X, B), s(W1, 2));
+        // B under A fills it, and everything below becomes reachable at once.
+        ok(index, after(W1, 101, 302, B));
+        assertMatch(index, q(A, B, C, X, Y), s(W1, 5));
+        assertMatch(index, q(A, B, C, X, A), s(W1, 4));
+    }
+
+    @Test
+    void localHashesThatANaiveTableKeyCouldConflate() {
+        // key = L + K * (position + 1) with K the 64-bit golden ratio makes (p, L) and (p + 1, L - K)
+        // the same key; an index may hash (position, L) however it likes, but must tell them apart.
+        long k = 0x9E37_79B9_7F4A_7C15L;
+        PrefixIndex index = index();
+        ok(index, root(W1, 1, A, 2, A - k, 3, A - 2 * k, 4, A - 3 * k));
+        ok(index, root(W2, 1, A - k, 2, A - k, 3, A - k));
+        ok(index, root(W3, 1, A + k, 2, A));
+        assertMatch(index, q(A, A - k, A - 2 * k, A - 3 * k), s(W1, 4));
+        assertMatch(index, q(A - k, A - k, A - k), s(W2, 3));
+        assertMatch(index, q(A - k, A - 2 * k), s(W2, 1));
+        assertMatch(index, q(A + k, A), s(W3, 2));
+        // (1, A) shares the naive key of W3's (0, A + k), and (0, A) that of W1's (1, A - k).
+        assertMatch(index, q(A, A), s(W1, 1));
+        ok(index, removed(W1, 2));
+        assertMatch(index, q(A, A - k, A - 2 * k, A - 3 * k), s(W1, 1));
+    }
+
+    @Test
+    void replacementsInTheHighestSlotsInheritNothing() {
+        int slots = config().maxWorkers();
+        PrefixIndex index = index();
+        for (int i = 0; i < slots; i++) {
+            ok(index, root(Worker.of(i), 1, A, 2, B, 3, C));
+        }
+        int gone = Math.min(3, slots);
+        for (int i = slots - gone; i < slots; i++) {
+            ok(index, removeWorker(i));
+        }
+        for (int i = 0; i < gone; i++) {
+            Worker fresh = Worker.of(1_000_000 + i, -1);
+            ok(index, root(fresh, 1, A));
+            assertEquals(1, index.blockCount(fresh));
+        }
+        MatchResult r = index.match(q(A, B, C));
+        assertEquals(slots, r.size());
+        for (int i = 0; i < r.size(); i++) {
+            Worker w = r.worker(i);
+            assertEquals(w.workerId() >= 1_000_000 ? 1 : 3, r.depth(i), () -> "depth of " + w);
+        }
+    }
+
+    @Test
+    void storesBeyondTheMemoryBudgetApplyNothing() {
+        assumeTrue(enforcesMemoryBudget(), "this implementation ignores the memory budget");
+        long budget = 64 * 1024;
+        PrefixIndex index = index(config().toBuilder().memoryBudgetBytes(budget).build());
+        int chains = 0;
+        EventStatus last = EventStatus.OK;
+        long[] l = null;
+        while (last == EventStatus.OK) {
+            assertTrue(chains < 20_000, "64 KiB never ran out after " + chains + " chains of 16 blocks");
+            l = locals(0x1000L * (chains + 1), 16);
+            last = index.apply(KvEvent.Stored.root(W1, names(100L * chains, 16), l));
+            chains++;
+        }
+        assertEquals(EventStatus.CAPACITY_EXCEEDED, last);
+        assertEquals(1, index.eventCount(EventStatus.CAPACITY_EXCEEDED));
+        assertEquals(16L * (chains - 1), index.blockCount(W1), "the rejected store applied nothing");
+        assertMatch(index, l);
+        assertMatch(index, locals(0x1000L, 16), s(W1, 16));
+        assertTrue(index.stats().bytesUsed() <= budget, () -> "bytes used " + index.stats().bytesUsed());
+        // Rejections never corrupt anything: removes, clears and matches still work.
+        ok(index, removed(W1, 0), cleared(W1));
+        assertMatch(index, locals(0x1000L, 16));
+        assertEquals(0, index.blockCount(W1));
     }
 
     @Test
