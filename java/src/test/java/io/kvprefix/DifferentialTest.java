@@ -36,17 +36,17 @@ class DifferentialTest {
 
     static Stream<Setup> setups() {
         return Stream.of(
-                new Setup("jump1", IndexConfig.builder().jumpSize(1).build(), 1, 8, 60, 800),
-                new Setup("jump2", IndexConfig.builder().jumpSize(2).build(), 1, 8, 60, 800),
-                new Setup("jump8", IndexConfig.builder().jumpSize(8).build(), 1, 8, 60, 800),
-                new Setup("jump64", IndexConfig.builder().jumpSize(64).build(), 1, 8, 60, 800),
-                new Setup("slots64-jump8-wide", IndexConfig.builder().maxWorkers(64).jumpSize(8).build(), 48, 72, 12, 150),
-                new Setup("slots256-jump2-wide", IndexConfig.builder().maxWorkers(256).jumpSize(2).build(), 200, 280, 6, 80),
-                new Setup("slots1024-jump64-wide", IndexConfig.builder().maxWorkers(1024).jumpSize(64).build(), 330, 400, 4, 50),
-                new Setup("slots2-jump1", IndexConfig.builder().maxWorkers(2).jumpSize(1).build(), 0, 0, 50, 600),
-                new Setup("slots3-jump8", IndexConfig.builder().maxWorkers(3).jumpSize(8).build(), 0, 0, 50, 600),
-                new Setup("slots5-jump64", IndexConfig.builder().maxWorkers(5).jumpSize(64).build(), 0, 0, 50, 600),
-                new Setup("seed7-chainSeed0-jump2", IndexConfig.builder().seed(7).chainSeed(0).jumpSize(2).build(), 1, 12, 40, 400));
+                new Setup("jump1", IndexConfig.builder().jumpSize(1).build(), 1, 8, 120, 1500),
+                new Setup("jump2", IndexConfig.builder().jumpSize(2).build(), 1, 8, 120, 1500),
+                new Setup("jump8", IndexConfig.builder().jumpSize(8).build(), 1, 8, 120, 1500),
+                new Setup("jump64", IndexConfig.builder().jumpSize(64).build(), 1, 8, 120, 1500),
+                new Setup("slots64-jump8-wide", IndexConfig.builder().maxWorkers(64).jumpSize(8).build(), 48, 72, 20, 250),
+                new Setup("slots256-jump2-wide", IndexConfig.builder().maxWorkers(256).jumpSize(2).build(), 200, 280, 10, 120),
+                new Setup("slots1024-jump64-wide", IndexConfig.builder().maxWorkers(1024).jumpSize(64).build(), 330, 400, 6, 80),
+                new Setup("slots2-jump1", IndexConfig.builder().maxWorkers(2).jumpSize(1).build(), 0, 0, 100, 1200),
+                new Setup("slots3-jump8", IndexConfig.builder().maxWorkers(3).jumpSize(8).build(), 0, 0, 100, 1200),
+                new Setup("slots5-jump64", IndexConfig.builder().maxWorkers(5).jumpSize(64).build(), 0, 0, 100, 1200),
+                new Setup("seed7-chainSeed0-jump2", IndexConfig.builder().seed(7).chainSeed(0).jumpSize(2).build(), 1, 12, 80, 800));
     }
 
     @ParameterizedTest(name = "{0}")

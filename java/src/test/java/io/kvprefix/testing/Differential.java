@@ -47,7 +47,7 @@ import java.util.function.Function;
 public final class Differential {
 
     /**
-     * An implementation under test.
+     * An implementation under test. Immutable.
      *
      * @param name a short name for reports, such as {@code heap}
      * @param factory builds a fresh, empty index for a configuration
@@ -61,6 +61,7 @@ public final class Differential {
 
     /**
      * What one agreeing run saw, from the oracle's answers: to check that streams cover the hard cases.
+     * Immutable once built.
      *
      * @param ops ops in the stream
      * @param events events applied
@@ -339,6 +340,11 @@ public final class Differential {
         m.answers().forEach((k, v) -> sb.append("    ").append(k).append(": ").append(v).append('\n'));
         sb.append("  shortest failing prefix: ops #0..#").append(m.opIndex()).append(" (").append(prefix.size())
                 .append(" ops), written to ").append(prefixFile).append('\n');
+        if (prefix.size() <= 30) {
+            for (StreamOp p : prefix) {
+                sb.append("    ").append(OpStreamJson.canonical(p)).append('\n');
+            }
+        }
         sb.append("  reduced failing stream: ").append(reduced.size()).append(" ops, written to ").append(reducedFile)
                 .append(" (the oracle's output lines are in the .expected file next to it)\n");
         if (rm != null) {

@@ -37,6 +37,7 @@ class OpStreamJsonTest {
     @Test
     void everyRenderedVariationReadsBackAsTheSameOp() {
         long seed = TestScale.seed();
+        System.out.println("everyRenderedVariationReadsBackAsTheSameOp: " + TestScale.replay(seed));
         Random rnd = new Random(seed);
         int checked = 0;
         for (int s = 0; s < 40; s++) {
@@ -94,10 +95,13 @@ class OpStreamJsonTest {
             assertFalse(m.why().isBlank());
             assertThrows(Reader.Invalid.class, () -> Reader.read(m.jsonLine()), () -> m.why() + ": " + m.jsonLine());
         }
-        Random rnd = new Random(TestScale.seed());
+        long seed = TestScale.seed();
+        System.out.println("everyCatalogueLineIsRejected: " + TestScale.replay(seed));
+        Random rnd = new Random(seed);
         for (int i = 0; i < 3000; i++) {
             StreamOp.Malformed m = OpStreamJson.randomMalformed(rnd);
-            assertThrows(Reader.Invalid.class, () -> Reader.read(m.jsonLine()), () -> m.why() + ": " + m.jsonLine());
+            assertThrows(Reader.Invalid.class, () -> Reader.read(m.jsonLine()),
+                    () -> TestScale.replay(seed) + ": " + m.why() + ": " + m.jsonLine());
         }
     }
 
@@ -150,6 +154,7 @@ class OpStreamJsonTest {
                 .malformedRate(0.05).longChainRate(0.01).maxLongChain(400).slots(8);
         // A single generator draws its flavors (block sizes, salts) once: look at a few.
         long seed = TestScale.seed();
+        System.out.println("generatorProducesTheVarietyItPromises: " + TestScale.replay(seed));
         List<StreamOp> ops = new ArrayList<>();
         for (int g = 0; g < 6; g++) {
             ops.addAll(new OpStreamGenerator(seed + g, o).generate());
