@@ -230,7 +230,16 @@ public final class OpStreamJson {
                 case '\f' -> sb.append("\\f");
                 case '/' -> sb.append(escapeAnyway ? "\\/" : "/");
                 default -> {
-                    if (c < 0x20 || escapeAnyway) {
+                    if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                        // A surrogate pair is one character: escape both halves or neither, never one
+                        // (a raw half alone cannot be encoded as UTF-8).
+                        char low = s.charAt(++i);
+                        if (escapeAnyway) {
+                            sb.append(String.format("\\u%04x\\u%04x", (int) c, (int) low));
+                        } else {
+                            sb.append(c).append(low);
+                        }
+                    } else if (c < 0x20 || escapeAnyway) {
                         sb.append(String.format("\\u%04x", (int) c));
                     } else {
                         sb.append(c);
