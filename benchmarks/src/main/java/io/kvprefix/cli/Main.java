@@ -20,6 +20,9 @@ import picocli.CommandLine.Command;
         subcommands = {
                 DemoCommand.class,
                 HashCommand.class,
+                GenOpsCommand.class,
+                ReplayCommand.class,
+                BenchCommand.class,
                 JmhCommand.class,
                 FootprintCommand.class,
         })

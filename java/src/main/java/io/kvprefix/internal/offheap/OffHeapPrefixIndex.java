@@ -188,7 +188,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         for (int i = 0; i < statusCounts.length; i++) {
             statusCounts[i] = new LongAdder();
         }
-        PositionalTable t = PositionalTable.allocate(pool, PositionalTable.MIN_CAPACITY, 1, nativeMatch);
+        PositionalTable t = PositionalTable.allocate(pool, PositionalTable.initialCapacity(config.expectedBlocks()), 1,
+                nativeMatch);
+        if (t == null && config.expectedBlocks() > 0) {
+            t = PositionalTable.allocate(pool, PositionalTable.MIN_CAPACITY, 1, nativeMatch); // the hint did not fit the budget
+        }
         if (t == null) {
             throw new IllegalArgumentException("memory budget " + config.memoryBudgetBytes()
                     + " bytes is too small for an empty table of " + PositionalTable.bytesFor(PositionalTable.MIN_CAPACITY, 1) + " bytes");
@@ -1035,6 +1039,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             events.put(st, statusCounts[st.ordinal()].sum());
         }
         return new IndexStats(perWorker.size(), heldPairs.get(), table.occupied.get(), pool.used(), perWorker, events);
+    }
+
+    /** True if off-heap memory comes from libc (calloc/free), false with the shared-arena fallback. */
+    public boolean usesLibcMemory() {
+        return pool.usesLibc();
     }
 
     /** Off-heap bytes held now (tables and name maps). */
