@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
         description = "KV-cache-aware prefix index for Java LLM routers.",
         subcommands = {
                 DemoCommand.class,
+                SimulateCommand.class,
                 HashCommand.class,
                 GenOpsCommand.class,
                 ReplayCommand.class,
