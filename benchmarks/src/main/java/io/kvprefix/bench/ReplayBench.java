@@ -69,17 +69,73 @@ public final class ReplayBench {
         this.config = config;
     }
 
-    /** Runs one pass of {@code impl}. */
+    /** Runs one pass of {@code impl} as fast as possible. */
     public Pass run(String impl) throws InterruptedException {
         PrefixIndex index = Implementations.create(impl, config);
         try {
-            return run(impl, index);
+            return run(impl, index, -1);
         } finally {
             index.close();
         }
     }
 
-    private Pass run(String impl, PrefixIndex index) throws InterruptedException {
+    /**
+     * Runs one paced pass of {@code impl}: the stream's timestamps are compressed into
+     * {@code windowNanos} and every op starts no earlier than its scaled time (late ops start at once).
+     * Latencies are then measured from each match's scheduled time to its completion, so queueing
+     * behind a saturated index shows up in them.
+     */
+    public Pass runPaced(String impl, long windowNanos) throws InterruptedException {
+        PrefixIndex index = Implementations.create(impl, config);
+        try {
+            return run(impl, index, windowNanos);
+        } finally {
+            index.close();
+        }
+    }
+
+    /** Scheduled start of each op, in nanoseconds from the start of a pass compressed into {@code window}. */
+    private long[][] schedule(long window) {
+        long lo = Long.MAX_VALUE, hi = Long.MIN_VALUE;
+        for (long t : stream.matchTime) {
+            lo = Math.min(lo, t);
+            hi = Math.max(hi, t);
+        }
+        for (long t : stream.eventTime) {
+            lo = Math.min(lo, t);
+            hi = Math.max(hi, t);
+        }
+        long[] m = new long[stream.matches.length];
+        long[] e = new long[stream.events.length];
+        long ops = stream.ops();
+        for (int i = 0; i < m.length; i++) {
+            m[i] = hi > lo ? (long) ((stream.matchTime[i] - lo) / (double) (hi - lo) * window)
+                    : (long) (stream.matchPos[i] / (double) ops * window); // no timestamps: evenly by position
+        }
+        for (int i = 0; i < e.length; i++) {
+            e[i] = hi > lo ? (long) ((stream.eventTime[i] - lo) / (double) (hi - lo) * window)
+                    : (long) (stream.eventPos[i] / (double) ops * window);
+        }
+        return new long[][] {m, e};
+    }
+
+    private static void waitUntil(long deadline) {
+        long now;
+        while ((now = System.nanoTime()) < deadline) {
+            long left = deadline - now;
+            if (left > 200_000) {
+                java.util.concurrent.locks.LockSupport.parkNanos(left - 100_000);
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    private Pass run(String impl, PrefixIndex index, long window) throws InterruptedException {
+        long[][] sched = window > 0 ? schedule(window) : null;
+        long[] matchAt = sched == null ? null : sched[0];
+        long[] eventAt = sched == null ? null : sched[1];
+        long[] base = new long[1];
         // Sticky split of the events, exactly as an EventSink with this many writers routes them.
         int lanes = writers;
         List<List<KvEvent>> parts = new ArrayList<>();
@@ -93,8 +149,17 @@ public final class ReplayBench {
             parts.get(lane).add(stream.events[i]);
         }
         KvEvent[][] work = new KvEvent[lanes][];
+        long[][] workAt = new long[lanes][];
         for (int i = 0; i < lanes; i++) {
             work[i] = parts.get(i).toArray(new KvEvent[0]);
+            workAt[i] = new long[work[i].length];
+        }
+        if (eventAt != null) {
+            int[] k = new int[lanes];
+            for (int i = 0; i < stream.events.length; i++) {
+                int lane = laneOfEvent[i];
+                workAt[lane][k[lane]++] = eventAt[i];
+            }
         }
         // Matches dealt round-robin; for trace order, how many events of each lane precede each match.
         int[][] mine = new int[readers][];
@@ -136,10 +201,15 @@ public final class ReplayBench {
             final int lane = w;
             threads.add(new Thread(() -> {
                 KvEvent[] evs = work[lane];
+                long[] at = workAt[lane];
                 long[] st = statusCounts[lane];
                 ready.countDown();
                 awaitQuietly(go);
+                long t0 = base[0];
                 for (int i = 0; i < evs.length; i++) {
+                    if (eventAt != null) {
+                        waitUntil(t0 + at[i]);
+                    }
                     st[index.apply(evs[i]).ordinal()]++;
                     if (needF != null) {
                         applied.setRelease(lane * 16, i + 1);
@@ -157,8 +227,14 @@ public final class ReplayBench {
                 long blocks = 0;
                 ready.countDown();
                 awaitQuietly(go);
+                long base0 = base[0];
                 for (int i = 0; i < ms.length; i++) {
                     int m = ms[i];
+                    long scheduled = 0;
+                    if (matchAt != null) {
+                        scheduled = base0 + matchAt[m];
+                        waitUntil(scheduled);
+                    }
                     if (needF != null) {
                         int[] n = needF[m];
                         for (int lane = 0; lane < n.length; lane++) {
@@ -170,7 +246,7 @@ public final class ReplayBench {
                     long[] q = stream.matches[m];
                     long t0 = System.nanoTime();
                     index.match(q, 0, q.length, result);
-                    l[i] = System.nanoTime() - t0;
+                    l[i] = System.nanoTime() - (matchAt != null ? scheduled : t0);
                     blocks += result.maxDepth();
                 }
                 lat[reader] = l;
@@ -184,6 +260,7 @@ public final class ReplayBench {
         }
         ready.await();
         long start = System.nanoTime();
+        base[0] = start + 1_000_000; // paced passes start 1 ms after release, so every thread is awake
         go.countDown();
         for (Thread t : threads) {
             t.join();
@@ -192,6 +269,9 @@ public final class ReplayBench {
             throw new IllegalStateException("a benchmark thread failed: " + failure[0], failure[0]);
         }
         long end = Arrays.stream(ends).max().orElse(start);
+        if (window > 0) {
+            start = base[0];
+        }
         Map<EventStatus, Long> statuses = new java.util.EnumMap<>(EventStatus.class);
         for (EventStatus s : EventStatus.values()) {
             long n = 0;

@@ -66,6 +66,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--max-workers", paramLabel = "N", defaultValue = "1024", description = "worker slots (default: ${DEFAULT-VALUE})")
     int maxWorkers;
 
+    @Option(names = "--latency-at", split = ",", paramLabel = "FRACTIONS",
+            description = "after the saturation passes, one paced pass per implementation at these fractions of its own "
+                    + "saturation, reporting match latency from the scheduled start (default: 0.5,0.9; 'none' to skip)")
+    List<String> latencyAt = List.of("0.5", "0.9");
+
     @Override
     public Integer call() throws Exception {
         if (!order.equals("free") && !order.equals("trace")) {
@@ -107,6 +112,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
         progress.finish();
         checkConsistent(passes);
+        Map<String, Map<Double, long[]>> paced = pacedLatencies(bench, passes, stream);
 
         PrintStream out = System.out;
         out.printf(Locale.ROOT, "# %s: %d matches (%d blocks), %d events (%d stored blocks); block ops %d, ops %d%n",
@@ -134,10 +140,46 @@ public final class BenchCommand implements Callable<Integer> {
                     e.getKey(), s.bestBlockOps, s.ops, s.events, s.matches, s.wallS, s.p50, s.p99, s.p999, repeat,
                     s.medianBlockOps, writers, readers, order, jsonEscape(stream.name()), stream.blockOps(), stream.ops(),
                     stream.matchCount(), stream.eventCount()));
+            for (var f : paced.getOrDefault(e.getKey(), Map.of()).entrySet()) {
+                long[] pl = f.getValue();
+                out.printf(Locale.ROOT, "%-16s   paced at %.0f%% of its saturation (%.0f block ops/s): p50 %d ns, p99 %d ns, p999 %d ns, achieved %.0f block ops/s%n",
+                        e.getKey(), f.getKey() * 100, f.getKey() * s.bestBlockOps, pl[0], pl[1], pl[2], (double) pl[3]);
+                String key = String.format(Locale.ROOT, "%.0f", f.getKey() * 100);
+                int at = json.size() - 1;
+                json.set(at, json.get(at).substring(0, json.get(at).length() - 1) + String.format(Locale.ROOT,
+                        ",\"p99_ns_at_%s_pct\":%d,\"p50_ns_at_%s_pct\":%d}", key, pl[1], key, pl[0]));
+            }
         }
         json.forEach(out::println);
         out.flush();
         return 0;
+    }
+
+    /** Paced passes at the --latency-at fractions of each implementation's best saturation. */
+    private Map<String, Map<Double, long[]>> pacedLatencies(ReplayBench bench, Map<String, List<ReplayBench.Pass>> passes,
+                                                            OpStream stream) throws InterruptedException {
+        Map<String, Map<Double, long[]>> out = new LinkedHashMap<>();
+        if (latencyAt.size() == 1 && latencyAt.get(0).equals("none")) {
+            return out;
+        }
+        for (var e : passes.entrySet()) {
+            Summary s = summarize(e.getValue(), stream);
+            Map<Double, long[]> byFraction = new LinkedHashMap<>();
+            for (String f : latencyAt) {
+                double frac = Double.parseDouble(f);
+                if (!(frac > 0 && frac <= 1)) {
+                    throw new IllegalArgumentException("--latency-at fractions must be in (0, 1], got " + f);
+                }
+                long window = (long) (stream.blockOps() / (frac * s.bestBlockOps) * 1e9);
+                ReplayBench.Pass p = bench.runPaced(e.getKey(), window);
+                long[] lat = p.latencies().clone();
+                Arrays.sort(lat);
+                byFraction.put(frac, new long[] {quantile(lat, 0.5), quantile(lat, 0.99), quantile(lat, 0.999),
+                        (long) (stream.blockOps() / (p.wallNanos() / 1e9))});
+            }
+            out.put(e.getKey(), byFraction);
+        }
+        return out;
     }
 
     private OpStream loadStream(IndexConfig config, PrintStream err) throws Exception {

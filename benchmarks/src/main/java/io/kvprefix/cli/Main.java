@@ -24,6 +24,7 @@ import picocli.CommandLine.Command;
                 GenOpsCommand.class,
                 ReplayCommand.class,
                 BenchCommand.class,
+                SweepCommand.class,
                 JmhCommand.class,
                 FootprintCommand.class,
         })

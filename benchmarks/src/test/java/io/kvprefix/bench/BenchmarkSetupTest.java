@@ -97,6 +97,19 @@ class BenchmarkSetupTest {
     }
 
     @Test
+    void jumpSizeSetups() throws Exception {
+        for (String impl : new String[] {"offheap-java", "offheap-native"}) {
+            JumpSizeBenchmark b = new JumpSizeBenchmark();
+            b.impl = impl;
+            b.jump = 16;
+            b.workload = "synthetic";
+            b.setup(); // checks that the answers equal the jump-size-1 answers
+            b.matchAll();
+            b.tearDown();
+        }
+    }
+
+    @Test
     void aWrongSetupIsRefused() {
         MatchBenchmark b = new MatchBenchmark();
         b.impl = "no-such-index";

@@ -29,19 +29,31 @@ import java.util.concurrent.atomic.AtomicLong;
 final class MemoryPool {
     private static final long ALIGN = TableLayout.SEGMENT_ALIGNMENT;
 
-    /** libc's calloc and free, or null when they cannot be bound. */
+    /** Blocks at least this large are 2 MiB aligned and advised to use transparent huge pages. */
+    static final long HUGE_THRESHOLD = 8L << 20;
+    private static final long HUGE_PAGE = 2L << 20;
+    private static final int MADV_HUGEPAGE = 14; // Linux
+    /** {@code -Dkvprefix.hugepages=false} turns the huge page hint off. */
+    private static final boolean HUGE_PAGES = !"false".equals(System.getProperty("kvprefix.hugepages"));
+
+    /** libc's calloc, free and (Linux) madvise, or null when they cannot be bound. */
     private static final class Libc {
         static final MethodHandle CALLOC;
         static final MethodHandle FREE;
+        static final MethodHandle MADVISE;
 
         static {
-            MethodHandle c = null, f = null;
+            MethodHandle c = null, f = null, m = null;
             try {
                 Linker linker = Linker.nativeLinker();
                 var lookup = linker.defaultLookup();
                 c = linker.downcallHandle(lookup.findOrThrow("calloc"),
                         FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
                 f = linker.downcallHandle(lookup.findOrThrow("free"), FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
+                if (System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
+                    m = lookup.find("madvise").map(a -> linker.downcallHandle(a, FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                            ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT))).orElse(null);
+                }
                 // reinterpret is restricted too: fail here, not at the first allocation
                 MemorySegment.NULL.reinterpret(0);
             } catch (RuntimeException | LinkageError e) {
@@ -50,6 +62,7 @@ final class MemoryPool {
             }
             CALLOC = c;
             FREE = f;
+            MADVISE = c == null ? null : m;
         }
     }
 
@@ -116,12 +129,19 @@ final class MemoryPool {
         }
         try {
             if (libc) {
-                MemorySegment p = (MemorySegment) Libc.CALLOC.invokeExact(size + ALIGN, 1L);
+                // Large blocks (random probes over megabytes) get 2 MiB alignment and a transparent
+                // huge page hint, so a probe rarely misses the TLB as well as the cache.
+                boolean huge = size >= HUGE_THRESHOLD && Libc.MADVISE != null && HUGE_PAGES;
+                long align = huge ? HUGE_PAGE : ALIGN;
+                MemorySegment p = (MemorySegment) Libc.CALLOC.invokeExact(size + align, 1L);
                 if (p.address() == 0) {
                     used.addAndGet(-size);
                     return null; // out of native memory: the caller answers capacity_exceeded
                 }
-                long aligned = (p.address() + ALIGN - 1) & -ALIGN;
+                long aligned = (p.address() + align - 1) & -align;
+                if (huge) {
+                    int ignored = (int) Libc.MADVISE.invokeExact(MemorySegment.ofAddress(aligned), size & -HUGE_PAGE, MADV_HUGEPAGE);
+                }
                 return new Block(null, p.address(), MemorySegment.ofAddress(aligned).reinterpret(size), size);
             }
             Arena arena = Arena.ofShared();
