@@ -70,6 +70,16 @@ public final class KvpBindings {
 
     private static final Linker.Option CRITICAL = Linker.Option.critical(true);
 
+    static {
+        // Every call wraps the caller's Java arrays in heap segments; the JIT removes those
+        // allocations only if it can inline their session's constructor, which it refuses while a
+        // class in that constructor's signature (the arenas' resource list) is still unloaded. An
+        // index whose memory comes from libc never creates an Arena, so load those classes here.
+        try (java.lang.foreign.Arena warm = java.lang.foreign.Arena.ofConfined()) {
+            warm.allocate(8);
+        }
+    }
+
     private static final MethodHandle KVP_VERSION = bind("kvp_version", D_VERSION);
     private static final MethodHandle KVP_XXH3 = bind("kvp_xxh3", D_XXH3, CRITICAL);
     private static final MethodHandle KVP_HASH_BLOCKS = bind("kvp_hash_blocks", D_HASH_BLOCKS, CRITICAL);
@@ -181,6 +191,26 @@ public final class KvpBindings {
             throw failure("kvp_match_tokens", t);
         }
         return (int) checked("kvp_match_tokens", r);
+    }
+
+    /**
+     * {@code kvp_match_hashes} on {@code local[0 .. nBlocks)} of a Java array. A small method on
+     * purpose: the heap segment it wraps the array in does not escape it, so the JIT can drop that
+     * allocation once the downcall inlines here.
+     */
+    public static int matchHashes(MemorySegment hot, int mask, int words, int jump, long chainSeed, long[] local,
+                                  int nBlocks, MemorySegment chainScratch, MemorySegment outSlots, MemorySegment outDepths) {
+        return matchHashes(hot, mask, words, jump, chainSeed, MemorySegment.ofArray(local), nBlocks, chainScratch,
+                outSlots, outDepths);
+    }
+
+    /** {@code kvp_match_tokens} on {@code tokens[0 .. nTokens)} of a Java array (see {@link #matchHashes(MemorySegment, int, int, int, long, long[], int, MemorySegment, MemorySegment, MemorySegment)}). */
+    public static int matchTokens(MemorySegment hot, int mask, int words, int jump, int[] tokens, long nTokens,
+                                  int blockSize, long seed, long chainSeed, MemorySegment localScratch,
+                                  MemorySegment chainScratch, MemorySegment nHashed, MemorySegment outSlots,
+                                  MemorySegment outDepths) {
+        return matchTokens(hot, mask, words, jump, MemorySegment.ofArray(tokens), nTokens, blockSize, seed, chainSeed,
+                localScratch, chainScratch, nHashed, outSlots, outDepths);
     }
 
     /** {@code kvp_layout}: the record offsets the library was built with. */

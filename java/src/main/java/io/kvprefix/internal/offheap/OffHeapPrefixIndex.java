@@ -811,10 +811,12 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             if (nativeMatch) {
                 into.reset(length);
                 if (length > 0) {
-                    MemorySegment q = offset == 0 ? MemorySegment.ofArray(localHashes)
-                            : MemorySegment.ofArray(localHashes).asSlice(offset * 8L);
-                    int n = KvpBindings.matchHashes(t.hotView, t.mask, t.words, jump, chainSeed, q, length, s.chainSeg,
-                            s.slotsSeg, s.depthsSeg);
+                    int n = offset == 0
+                            ? KvpBindings.matchHashes(t.hotView, t.mask, t.words, jump, chainSeed, localHashes, length,
+                                    s.chainSeg, s.slotsSeg, s.depthsSeg)
+                            : KvpBindings.matchHashes(t.hotView, t.mask, t.words, jump, chainSeed,
+                                    MemorySegment.ofArray(localHashes).asSlice(offset * 8L), length, s.chainSeg, s.slotsSeg,
+                                    s.depthsSeg);
                     reportAll(into, s, n);
                 }
             } else {
@@ -849,10 +851,12 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
                 s.ensure(blocks, t.words);
                 into.reset(blocks);
                 if (blocks > 0) {
-                    MemorySegment ts = offset == 0 ? MemorySegment.ofArray(tokens)
-                            : MemorySegment.ofArray(tokens).asSlice(offset * 4L);
-                    int n = KvpBindings.matchTokens(t.hotView, t.mask, t.words, jump, ts, length, h.blockSize(),
-                            h.seed(), chainSeed, s.localsSeg, s.chainSeg, s.hashedSeg, s.slotsSeg, s.depthsSeg);
+                    int n = offset == 0
+                            ? KvpBindings.matchTokens(t.hotView, t.mask, t.words, jump, tokens, length, h.blockSize(),
+                                    h.seed(), chainSeed, s.localsSeg, s.chainSeg, s.hashedSeg, s.slotsSeg, s.depthsSeg)
+                            : KvpBindings.matchTokens(t.hotView, t.mask, t.words, jump,
+                                    MemorySegment.ofArray(tokens).asSlice(offset * 4L), length, h.blockSize(), h.seed(),
+                                    chainSeed, s.localsSeg, s.chainSeg, s.hashedSeg, s.slotsSeg, s.depthsSeg);
                     reportAll(into, s, n);
                 }
             } finally {
