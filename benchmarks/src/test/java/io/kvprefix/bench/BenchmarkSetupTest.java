@@ -110,6 +110,18 @@ class BenchmarkSetupTest {
     }
 
     @Test
+    void routerSetups() {
+        for (String impl : new String[] {"offheap-native", "offheap-java", "heap"}) {
+            RouterBenchmark b = new RouterBenchmark();
+            b.impl = impl;
+            b.tokens = 8192;
+            b.setup(); // checks the decision
+            b.routeAndFinish();
+            b.tearDown();
+        }
+    }
+
+    @Test
     void aWrongSetupIsRefused() {
         MatchBenchmark b = new MatchBenchmark();
         b.impl = "no-such-index";

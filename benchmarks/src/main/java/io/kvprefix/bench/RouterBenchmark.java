@@ -1,0 +1,114 @@
+package io.kvprefix.bench;
+
+import io.kvprefix.BlockHasher;
+import io.kvprefix.EventStatus;
+import io.kvprefix.IndexConfig;
+import io.kvprefix.KvEvent;
+import io.kvprefix.RoutingDecision;
+import io.kvprefix.Router;
+import io.kvprefix.Worker;
+import io.kvprefix.cli.Implementations;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The router's own cost per decision (issue 7's target: under 10 us p99 for an 8k-token request at
+ * 16-token blocks, hashing included): {@code route(tokens)} then {@code finished()}, against an
+ * index where 16 workers each hold {@link MatchBenchmark#FILLER} unrelated blocks plus a growing
+ * share of the request (worker w holds its first {@code (w+1)/16}), so depths and costs differ per
+ * worker. Sample-time mode gives the percentiles.
+ *
+ * <p>{@link #setup()} checks the decision: the worker holding the whole request wins (its prefill
+ * is smallest and all loads are equal).
+ *
+ * <p>Thread-safety: JMH state for one benchmark thread.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
+public class RouterBenchmark {
+    static final int WORKERS = 16;
+    static final int BLOCK = 16;
+
+    @Param({"offheap-native", "offheap-java", "heap"})
+    public String impl;
+
+    @Param({"8192"})
+    public int tokens;
+
+    Router router;
+    int[] request;
+
+    @Setup(Level.Trial)
+    public void setup() {
+        IndexConfig config = IndexConfig.builder().blockSize(BLOCK).maxWorkers(64).build();
+        var index = Implementations.create(impl, config);
+        SplittableRandom r = new SplittableRandom(9);
+        request = new int[tokens];
+        for (int i = 0; i < tokens; i++) {
+            request[i] = r.nextInt(150_000);
+        }
+        long[] locals = BlockHasher.builder().blockSize(BLOCK).build().localHashes(request);
+        Router.Builder b = Router.builder().index(index);
+        long e = 1;
+        for (int w = 0; w < WORKERS; w++) {
+            Worker worker = Worker.of(w);
+            b.worker(worker);
+            int held = (int) ((long) locals.length * (w + 1) / WORKERS);
+            long[] names = new long[held];
+            for (int i = 0; i < held; i++) {
+                names[i] = e++;
+            }
+            check(index.apply(KvEvent.Stored.root(worker, names, java.util.Arrays.copyOf(locals, held))));
+            for (int k = 0; k < MatchBenchmark.FILLER; k += 16) {
+                long[] fe = new long[16], fl = new long[16];
+                for (int i = 0; i < 16; i++) {
+                    fe[i] = e++;
+                    fl[i] = r.nextLong();
+                }
+                check(index.apply(KvEvent.Stored.root(worker, fe, fl)));
+            }
+        }
+        router = b.build();
+        RoutingDecision d = router.route(request);
+        if (!d.worker().equals(Worker.of(WORKERS - 1)) || d.overlapBlocks() != locals.length) {
+            throw new IllegalStateException(impl + ": routed to " + d.worker() + " with " + d.overlapBlocks()
+                    + " cached blocks; expected worker " + (WORKERS - 1) + " with " + locals.length);
+        }
+        d.finished();
+    }
+
+    private static void check(EventStatus s) {
+        if (s != EventStatus.OK) {
+            throw new IllegalStateException("setup event answered " + s);
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        router.close();
+    }
+
+    @Benchmark
+    public RoutingDecision routeAndFinish() {
+        RoutingDecision d = router.route(request);
+        d.finished();
+        return d;
+    }
+}
