@@ -153,6 +153,7 @@ public final class SubscriberStats {
             return new Counts(new long[EngineCounters.SIZE]);
         }
 
+
         @Override
         public boolean equals(Object o) {
             return o instanceof Counts c && Arrays.equals(v, c.v);
