@@ -37,7 +37,7 @@ extern "C" {
 /* API version: major in the high 16 bits, minor in the low 16 bits. Java refuses a library whose
  * major differs from its own or whose minor is older. */
 #define KVP_VERSION_MAJOR 1
-#define KVP_VERSION_MINOR 0
+#define KVP_VERSION_MINOR 1
 #define KVP_VERSION ((KVP_VERSION_MAJOR << 16) | KVP_VERSION_MINOR)
 
 #define KVP_EINVAL (-1)
@@ -82,6 +82,66 @@ KVP_API int64_t kvp_hash_blocks_mm(const uint32_t *tokens, int64_t n_tokens, int
  */
 KVP_API int64_t kvp_chain(const uint64_t *local, int64_t n, uint64_t chain_seed,
                           int32_t has_parent, uint64_t parent, uint64_t *chain_out);
+
+/* ------------------------------------------------------------------------------------------------
+ * Matching over the off-heap positional table that the Java index writes (Java: TableLayout).
+ *
+ * Table: open addressing over mask + 1 slots; slot s's hot record starts at hot + s * stride with
+ * stride = KVP_HOT_BITS + 8 * words:
+ *   +0  u64 local hash L      +8  u64 chain hash C      +16 i32 state (0 empty, -1 being written,
+ *   p + 1 live at position p)  +20 i32 parent slot + 1  +24 u64 reach bits[words] (bit s = worker
+ *   slot s holds this block and all its ancestors)
+ * Home slot of (position p, local L): h = L ^ (0x9E3779B97F4A7C15 * (p + 1)); h ^= h >> 33;
+ * h *= 0xFF51AFD7ED558CCD; h ^= h >> 33; home = (uint32_t)h & mask; then linear probing.
+ *
+ * Memory ordering (C11 model, GCC __atomic builtins): Java writers publish a record by storing its
+ * state with release semantics after writing L and C, and change bits with atomic read-modify-write
+ * (release); the kernel loads state and bits with acquire semantics and reads L and C only after
+ * seeing a live state. The caller keeps the table memory alive for the whole call (Java registers
+ * the calling thread as a reader and frees a table only after every such call has returned).
+ *
+ * Search (CONTRACT section 4, exact): the request's chain is computed lazily (a chain hash only when
+ * a record with that position and local hash exists); jump search advances by `jump` positions when
+ * every still-active worker is in the target's set (bits are prefix-closed, so this is exact) and
+ * walks the window position by position otherwise.
+ *
+ * Results: for every worker slot with depth > 0, its slot in out_slots[i] and depth in
+ * out_depths[i]; both need room for 64 * words entries. Returns the number of entries, or
+ * KVP_EINVAL.
+ * ---------------------------------------------------------------------------------------------- */
+#define KVP_HOT_LOCAL 0
+#define KVP_HOT_CHAIN 8
+#define KVP_HOT_STATE 16
+#define KVP_HOT_PARENT 20
+#define KVP_HOT_BITS 24
+#define KVP_MAX_WORDS 1024
+
+/* Matches n_blocks local hashes local[0 .. n_blocks); chain_scratch needs room for n_blocks values. */
+KVP_API int32_t kvp_match_hashes(const void *hot, uint32_t mask, int32_t words, int32_t jump,
+                                 uint64_t chain_seed, const uint64_t *local, int32_t n_blocks,
+                                 uint64_t *chain_scratch, int32_t *out_slots, int32_t *out_depths);
+
+/*
+ * Hash-and-match in one call: the full blocks of tokens[0 .. n_tokens) are hashed (seed, as
+ * kvp_hash_blocks) only as far as the search needs them, into local_scratch; then matched as
+ * kvp_match_hashes. local_scratch and chain_scratch need room for n_tokens / block_size values.
+ * *n_hashed receives how many local hashes were computed (a prefix of the blocks).
+ */
+KVP_API int32_t kvp_match_tokens(const void *hot, uint32_t mask, int32_t words, int32_t jump,
+                                 const uint32_t *tokens, int64_t n_tokens, int32_t block_size,
+                                 uint64_t seed, uint64_t chain_seed, uint64_t *local_scratch,
+                                 uint64_t *chain_scratch, int32_t *n_hashed,
+                                 int32_t *out_slots, int32_t *out_depths);
+
+/* For tests: writes the record offsets this library was built with (KVP_HOT_LOCAL, KVP_HOT_CHAIN,
+ * KVP_HOT_STATE, KVP_HOT_PARENT, KVP_HOT_BITS) into out[0..5) and returns 5. */
+KVP_API int32_t kvp_layout(int32_t *out);
+
+/* For tests: the home slot of (position, local) in a table of mask + 1 slots. */
+KVP_API uint32_t kvp_home(int32_t position, uint64_t local, uint32_t mask);
+
+/* For tests: how many kvp_match_* and kvp_hash_* / kvp_chain calls the calling thread has made. */
+KVP_API uint64_t kvp_thread_calls(void);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
  */
 #define KVP_BUILDING_LIBRARY 1
 #include "kvprefix.h"
+#include "kvp_internal.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -15,6 +16,10 @@
 #endif
 
 uint32_t kvp_version(void) { return (uint32_t)KVP_VERSION; }
+
+__thread uint64_t kvp_calls_tls = 0;
+
+uint64_t kvp_thread_calls(void) { return kvp_calls_tls; }
 
 uint64_t kvp_xxh3(const void *data, int64_t len, uint64_t seed) {
     if (len <= 0) return XXH3_64bits_withSeed(NULL, 0, seed);
@@ -28,6 +33,7 @@ static inline uint64_t chain_step(uint64_t parent, uint64_t local, uint64_t chai
 
 int64_t kvp_chain(const uint64_t *local, int64_t n, uint64_t chain_seed,
                   int32_t has_parent, uint64_t parent, uint64_t *chain_out) {
+    KVP_COUNT_CALL();
     if (n < 0 || (n > 0 && (local == NULL || chain_out == NULL))) return KVP_EINVAL;
     if (n == 0) return 0;
     uint64_t c = has_parent ? chain_step(parent, local[0], chain_seed) : local[0];
@@ -42,6 +48,7 @@ int64_t kvp_chain(const uint64_t *local, int64_t n, uint64_t chain_seed,
 int64_t kvp_hash_blocks(const uint32_t *tokens, int64_t n_tokens, int32_t block_size,
                         uint64_t seed, uint64_t chain_seed,
                         uint64_t *local_out, uint64_t *chain_out) {
+    KVP_COUNT_CALL();
     if (block_size < 1 || n_tokens < 0) return KVP_EINVAL;
     const int64_t blocks = n_tokens / block_size;
     if (blocks == 0) return 0;
@@ -67,6 +74,7 @@ int64_t kvp_hash_blocks_mm(const uint32_t *tokens, int64_t n_tokens, int32_t blo
                            uint64_t seed, const int32_t *mm_offsets,
                            const uint64_t *mm_hashes, uint64_t chain_seed,
                            uint64_t *local_out, uint64_t *chain_out) {
+    KVP_COUNT_CALL();
     if (block_size < 1 || n_tokens < 0) return KVP_EINVAL;
     const int64_t blocks = n_tokens / block_size;
     if (blocks == 0) return 0;

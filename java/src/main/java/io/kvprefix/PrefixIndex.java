@@ -1,6 +1,7 @@
 package io.kvprefix;
 
 import io.kvprefix.internal.heap.HeapPrefixIndex;
+import io.kvprefix.internal.offheap.OffHeapPrefixIndex;
 import java.util.List;
 
 /**
@@ -26,15 +27,25 @@ import java.util.List;
  * true at some moment during the call or a value between two such depths, and exact answers once
  * writes stop. {@link #apply} may be called concurrently for events of <em>different worker ids</em>,
  * never concurrently for events of the same worker id (all its dp ranks; {@link KvEvent.RemoveWorker}
- * touches every rank of its id); an implementation may document a stricter rule. After
+ * touches every rank of its id); an implementation may document a stricter rule. {@link EventSink}
+ * applies events on writer threads with exactly this routing. After
  * {@link #close()}, every call fails with {@link IllegalStateException} ("index closed"); calls
  * already running complete or fail the same way, and memory is released after they drain.
  */
 public interface PrefixIndex extends AutoCloseable {
 
-    /** The default index for this configuration. */
+    /** The default index for this configuration: the off-heap index. */
     static PrefixIndex create(IndexConfig config) {
-        return heap(config);
+        return offHeap(config);
+    }
+
+    /**
+     * The off-heap positional index: its table, worker bitsets and name maps live in
+     * {@code MemorySegment}s within the configured memory budget; lock-free matches; concurrent
+     * writes for different worker ids.
+     */
+    static PrefixIndex offHeap(IndexConfig config) {
+        return new OffHeapPrefixIndex(config);
     }
 
     /**

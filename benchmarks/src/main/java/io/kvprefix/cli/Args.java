@@ -34,6 +34,44 @@ final class Args {
         return out;
     }
 
+    /**
+     * Parses a byte count: a decimal with an optional suffix {@code k}, {@code m}, {@code g} or
+     * {@code t} (powers of 1024, either case, an optional trailing {@code b}/{@code B} and
+     * {@code i}, as in {@code 64m}, {@code 2GiB}).
+     */
+    static long parseBytes(String text, String option) {
+        String s = text.strip().toLowerCase(java.util.Locale.ROOT);
+        if (s.endsWith("ib")) {
+            s = s.substring(0, s.length() - 2);
+        } else if (s.endsWith("b")) {
+            s = s.substring(0, s.length() - 1);
+        }
+        int shift = 0;
+        if (!s.isEmpty()) {
+            switch (s.charAt(s.length() - 1)) {
+                case 'k' -> shift = 10;
+                case 'm' -> shift = 20;
+                case 'g' -> shift = 30;
+                case 't' -> shift = 40;
+                default -> shift = 0;
+            }
+            if (shift > 0) {
+                s = s.substring(0, s.length() - 1);
+            }
+        }
+        long v;
+        try {
+            v = Long.parseLong(s.strip());
+        } catch (NumberFormatException e) {
+            v = -1;
+        }
+        if (v < 0 || v > (Long.MAX_VALUE >> shift)) {
+            throw new IllegalArgumentException(option + ": '" + text
+                    + "' is not a byte count (a whole number, optionally with k, m, g or t: 64m, 2g)");
+        }
+        return v << shift;
+    }
+
     /** Parses an unsigned 64-bit decimal, or a negative one taken as its two's-complement bits. */
     static long parseU64(String text, String option) {
         String s = text.strip();

@@ -20,6 +20,10 @@ import picocli.CommandLine.Command;
         subcommands = {
                 DemoCommand.class,
                 HashCommand.class,
+                GenOpsCommand.class,
+                ReplayCommand.class,
+                JmhCommand.class,
+                FootprintCommand.class,
         })
 public final class Main implements Runnable {
 
@@ -30,6 +34,10 @@ public final class Main implements Runnable {
     /** Runs the command line and returns its exit status (used by tests). */
     public static int run(String... args) {
         configureLogging();
+        if (args.length > 0 && args[0].equals("jmh")) {
+            // JMH has its own option syntax (-prof gc, -p k=v): hand everything over untouched.
+            return JmhCommand.runJmh(java.util.Arrays.copyOfRange(args, 1, args.length));
+        }
         CommandLine cl = new CommandLine(new Main());
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
             PrintWriter err = commandLine.getErr();

@@ -44,6 +44,14 @@ public final class KvpBindings {
             ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS);
     private static final FunctionDescriptor D_CHAIN = FunctionDescriptor.of(JAVA_LONG,
             ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS);
+    private static final FunctionDescriptor D_MATCH_HASHES = FunctionDescriptor.of(JAVA_INT,
+            ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+    private static final FunctionDescriptor D_MATCH_TOKENS = FunctionDescriptor.of(JAVA_INT,
+            ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS,
+            ADDRESS, ADDRESS, ADDRESS, ADDRESS);
+    private static final FunctionDescriptor D_LAYOUT = FunctionDescriptor.of(JAVA_INT, ADDRESS);
+    private static final FunctionDescriptor D_HOME = FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
+    private static final FunctionDescriptor D_THREAD_CALLS = FunctionDescriptor.of(JAVA_LONG);
 
     static {
         Map<String, FunctionDescriptor> d = new LinkedHashMap<>();
@@ -52,6 +60,11 @@ public final class KvpBindings {
         d.put("kvp_hash_blocks", D_HASH_BLOCKS);
         d.put("kvp_hash_blocks_mm", D_HASH_BLOCKS_MM);
         d.put("kvp_chain", D_CHAIN);
+        d.put("kvp_match_hashes", D_MATCH_HASHES);
+        d.put("kvp_match_tokens", D_MATCH_TOKENS);
+        d.put("kvp_layout", D_LAYOUT);
+        d.put("kvp_home", D_HOME);
+        d.put("kvp_thread_calls", D_THREAD_CALLS);
         DESCRIPTORS = java.util.Collections.unmodifiableMap(d);
     }
 
@@ -62,6 +75,11 @@ public final class KvpBindings {
     private static final MethodHandle KVP_HASH_BLOCKS = bind("kvp_hash_blocks", D_HASH_BLOCKS, CRITICAL);
     private static final MethodHandle KVP_HASH_BLOCKS_MM = bind("kvp_hash_blocks_mm", D_HASH_BLOCKS_MM, CRITICAL);
     private static final MethodHandle KVP_CHAIN = bind("kvp_chain", D_CHAIN, CRITICAL);
+    private static final MethodHandle KVP_MATCH_HASHES = bind("kvp_match_hashes", D_MATCH_HASHES, CRITICAL);
+    private static final MethodHandle KVP_MATCH_TOKENS = bind("kvp_match_tokens", D_MATCH_TOKENS, CRITICAL);
+    private static final MethodHandle KVP_LAYOUT = bind("kvp_layout", D_LAYOUT, CRITICAL);
+    private static final MethodHandle KVP_HOME = bind("kvp_home", D_HOME, CRITICAL);
+    private static final MethodHandle KVP_THREAD_CALLS = bind("kvp_thread_calls", D_THREAD_CALLS, CRITICAL);
 
     private static MethodHandle bind(String name, FunctionDescriptor fd, Linker.Option... options) {
         if (!DESCRIPTORS.get(name).equals(fd)) {
@@ -135,5 +153,63 @@ public final class KvpBindings {
             throw failure("kvp_chain", t);
         }
         return checked("kvp_chain", r);
+    }
+
+    /** {@code kvp_match_hashes}: returns the number of (slot, depth) results written. */
+    public static int matchHashes(MemorySegment hot, int mask, int words, int jump, long chainSeed, MemorySegment local,
+                                  int nBlocks, MemorySegment chainScratch, MemorySegment outSlots, MemorySegment outDepths) {
+        int r;
+        try {
+            r = (int) KVP_MATCH_HASHES.invokeExact(hot, mask, words, jump, chainSeed, local, nBlocks, chainScratch,
+                    outSlots, outDepths);
+        } catch (Throwable t) {
+            throw failure("kvp_match_hashes", t);
+        }
+        return (int) checked("kvp_match_hashes", r);
+    }
+
+    /** {@code kvp_match_tokens}: returns the number of (slot, depth) results written. */
+    public static int matchTokens(MemorySegment hot, int mask, int words, int jump, MemorySegment tokens, long nTokens,
+                                  int blockSize, long seed, long chainSeed, MemorySegment localScratch,
+                                  MemorySegment chainScratch, MemorySegment nHashed, MemorySegment outSlots,
+                                  MemorySegment outDepths) {
+        int r;
+        try {
+            r = (int) KVP_MATCH_TOKENS.invokeExact(hot, mask, words, jump, tokens, nTokens, blockSize, seed, chainSeed,
+                    localScratch, chainScratch, nHashed, outSlots, outDepths);
+        } catch (Throwable t) {
+            throw failure("kvp_match_tokens", t);
+        }
+        return (int) checked("kvp_match_tokens", r);
+    }
+
+    /** {@code kvp_layout}: the record offsets the library was built with. */
+    public static int[] layout() {
+        int[] out = new int[8];
+        int n;
+        try {
+            n = (int) KVP_LAYOUT.invokeExact(MemorySegment.ofArray(out));
+        } catch (Throwable t) {
+            throw failure("kvp_layout", t);
+        }
+        return java.util.Arrays.copyOf(out, (int) checked("kvp_layout", n));
+    }
+
+    /** {@code kvp_home}. */
+    public static int home(int position, long local, int mask) {
+        try {
+            return (int) KVP_HOME.invokeExact(position, local, mask);
+        } catch (Throwable t) {
+            throw failure("kvp_home", t);
+        }
+    }
+
+    /** {@code kvp_thread_calls}: kernel calls made so far by the calling thread. */
+    public static long threadCalls() {
+        try {
+            return (long) KVP_THREAD_CALLS.invokeExact();
+        } catch (Throwable t) {
+            throw failure("kvp_thread_calls", t);
+        }
     }
 }

@@ -36,7 +36,7 @@ public final class NativeLibrary {
     public static final String PATH_ENV = "KVPREFIX_LIBRARY_PATH";
     /** The C API version this Java code is written against (see include/kvprefix.h). */
     public static final int EXPECTED_MAJOR = 1;
-    public static final int EXPECTED_MINOR = 0;
+    public static final int EXPECTED_MINOR = 1;
 
     private static final String LIBRARY_FILE = "libkvprefix.so";
 

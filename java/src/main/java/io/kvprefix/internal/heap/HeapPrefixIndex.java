@@ -74,6 +74,7 @@ public final class HeapPrefixIndex implements PrefixIndex {
         Entry nextSibling;
         int childCount;
         int holders;                // workers holding this block, reachable or not
+        boolean dropped;            // removed from the table (collect() may reach an entry twice)
         long[] reach = EMPTY_BITS;  // workers holding this block and all its ancestors
 
         Entry(int pos, long local, long chain, Entry parent) {
@@ -412,7 +413,8 @@ public final class HeapPrefixIndex implements PrefixIndex {
 
     /** Drops {@code e} and then its ancestors while nobody holds them and they have no children. */
     private void collect(Entry e) {
-        while (e != null && e.holders == 0 && e.childCount == 0) {
+        while (e != null && !e.dropped && e.holders == 0 && e.childCount == 0) {
+            e.dropped = true;
             long k = key(e.pos, e.local);
             Entry head = table.get(k);
             if (head == e) {
@@ -470,7 +472,7 @@ public final class HeapPrefixIndex implements PrefixIndex {
             pairCount--;
         }
         for (Entry e : heldEntries) {
-            collect(e);
+            collect(e); // skips entries an earlier collect() already dropped along with a descendant
         }
     }
 

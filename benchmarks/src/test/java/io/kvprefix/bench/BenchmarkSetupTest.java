@@ -1,0 +1,108 @@
+package io.kvprefix.bench;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs every JMH state's setup for every parameter combination (with smaller fillers), so no
+ * benchmark can measure a wrong answer: each setup checks its index's answers and throws otherwise.
+ */
+class BenchmarkSetupTest {
+    private static int savedFiller;
+    private static int savedPrefill;
+
+    @BeforeAll
+    static void shrink() {
+        savedFiller = MatchBenchmark.FILLER;
+        savedPrefill = EventsBenchmark.PREFILL;
+        MatchBenchmark.FILLER = 64;
+        EventsBenchmark.PREFILL = 256;
+    }
+
+    @AfterAll
+    static void restore() {
+        MatchBenchmark.FILLER = savedFiller;
+        EventsBenchmark.PREFILL = savedPrefill;
+    }
+
+    @Test
+    void matchSetups() {
+        for (String impl : IndexKind.NAMES) {
+            for (int workers : new int[] {16, 256}) {
+                for (int depth : new int[] {8, 64, 512}) {
+                    for (String scenario : new String[] {"all-hit", "early-divergence", "holes"}) {
+                        MatchBenchmark b = new MatchBenchmark();
+                        b.impl = impl;
+                        b.workers = workers;
+                        b.depth = depth;
+                        b.scenario = scenario;
+                        b.setup();
+                        b.match(new MatchBenchmark.Result());
+                        b.tearDown();
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void hashAndMatchSetups() {
+        for (String impl : IndexKind.NAMES) {
+            for (int tokens : new int[] {8192, 131072}) {
+                for (String scenario : new String[] {"all-hit", "half"}) {
+                    HashAndMatchBenchmark b = new HashAndMatchBenchmark();
+                    b.impl = impl;
+                    b.tokens = tokens;
+                    b.workers = 16;
+                    b.scenario = scenario;
+                    b.setup();
+                    b.hashAndMatch(new HashAndMatchBenchmark.Result());
+                    b.tearDown();
+                }
+            }
+        }
+    }
+
+    @Test
+    void eventSetups() {
+        for (String impl : IndexKind.NAMES) {
+            for (int batch : new int[] {1, 16, 64}) {
+                EventsBenchmark b = new EventsBenchmark();
+                b.impl = impl;
+                b.batch = batch;
+                b.setup();
+                b.storeRemove();
+                b.storeClear();
+                b.tearDown();
+            }
+        }
+    }
+
+    @Test
+    void hashingSetups() {
+        for (int bs : new int[] {16, 64, 512}) {
+            for (int blocks : new int[] {1, 32, 512}) {
+                HashingBenchmark b = new HashingBenchmark();
+                b.blockSize = bs;
+                b.blocks = blocks;
+                b.setup();
+                b.nativeBatch();
+                b.portable();
+                b.callOverhead();
+            }
+        }
+    }
+
+    @Test
+    void aWrongSetupIsRefused() {
+        MatchBenchmark b = new MatchBenchmark();
+        b.impl = "no-such-index";
+        b.workers = 16;
+        b.depth = 8;
+        b.scenario = "all-hit";
+        assertThrows(IllegalArgumentException.class, b::setup);
+    }
+}
