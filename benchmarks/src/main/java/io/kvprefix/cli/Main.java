@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
                 HashCommand.class,
                 GenOpsCommand.class,
                 ReplayCommand.class,
+                ListenCommand.class,
                 JmhCommand.class,
                 FootprintCommand.class,
         })
