@@ -149,6 +149,10 @@ public record EngineEndpoint(String endpoint, long workerId, OptionalInt dpRank,
     private static void checkEndpoint(String e, String what) {
         Objects.requireNonNull(e, what);
         var tcp = TCP.matcher(e);
+        if (tcp.matches() && tcp.group(1).equals("*")) {
+            throw new IllegalArgumentException(what + " '" + e + "' is not a ZMQ endpoint to connect to: * is what "
+                    + "the engine binds; name its host, as in tcp://HOST:" + tcp.group(2));
+        }
         if (tcp.matches()) {
             int port = Integer.parseInt(tcp.group(2));
             if (port < 1 || port > 65535) {

@@ -72,7 +72,8 @@ public final class KvEventSubscriber implements AutoCloseable {
     private KvEventSubscriber(Builder b) {
         this.index = b.index;
         this.settings = new SubscriberSettings(b.replayTimeout.toNanos(), b.maxPendingBatches, b.bootstrapReplay,
-                (int) b.heartbeat.toMillis(), (int) b.reconnectMax.toMillis(), b.receiveHighWaterMark);
+                (int) b.heartbeat.toMillis(), (int) b.reconnectMax.toMillis(), b.receiveHighWaterMark,
+                (int) b.handshakeTimeout.toMillis());
         String name = "kvprefix-zmq-subscriber-" + SERIAL.incrementAndGet();
         this.loop = new SubscriberLoop(name + "-");
         this.thread = new Thread(loop, name);
@@ -212,6 +213,7 @@ public final class KvEventSubscriber implements AutoCloseable {
         private Duration heartbeat = Duration.ofSeconds(5);
         private Duration reconnectMax = Duration.ofSeconds(5);
         private int receiveHighWaterMark = 100_000;
+        private Duration handshakeTimeout = Duration.ofSeconds(2);
 
         private Builder(PrefixIndex index) {
             this.index = Objects.requireNonNull(index, "index");
@@ -260,6 +262,17 @@ public final class KvEventSubscriber implements AutoCloseable {
                 throw new IllegalArgumentException("receiveHighWaterMark must be >= 1, got " + n);
             }
             receiveHighWaterMark = n;
+            return this;
+        }
+
+        /**
+         * How long a new connection may take to complete its ZMTP handshake before it is dropped and
+         * retried (default 2 s; ZMQ's own default is 30 s). JeroMQ 0.6.0 occasionally never starts the
+         * handshake of a fresh TCP connection (jeromq PR #1022); this bounds how long such an engine
+         * stays silent.
+         */
+        public Builder handshakeTimeout(Duration d) {
+            handshakeTimeout = positive(d, "handshakeTimeout");
             return this;
         }
 

@@ -133,6 +133,10 @@ public final class EngineSession implements EngineSync.Port {
         s.setLinger(0);
         s.setReconnectIVL(100);
         s.setReconnectIVLMax(settings.reconnectMaxMillis());
+        // JeroMQ 0.6.0 sometimes leaves a freshly connected TCP socket unregistered in its I/O thread
+        // (jeromq PR #1022): the ZMTP handshake never happens until this timer drops the connection and
+        // ZMQ reconnects. The default (30 s) would leave such an engine silent for that long.
+        s.setHandshakeIvl(settings.handshakeMillis());
         if (settings.heartbeatMillis() > 0) {
             s.setHeartbeatIvl(settings.heartbeatMillis());
             s.setHeartbeatTimeout(settings.heartbeatMillis() * 3);
@@ -261,12 +265,12 @@ public final class EngineSession implements EngineSync.Port {
 
     @Override
     public void apply(long seq, byte[] payload) {
-        lastSeq = seq;
         VllmEventDecoder.DecodedBatch batch;
         try {
             batch = decoder.decode(payload);
         } catch (VllmDecodeException e) {
             issue(e.issue(), "batch " + seq + ": " + e.getMessage());
+            lastSeq = seq;
             return;
         }
         for (VllmEventDecoder.Issue i : batch.issues()) {
@@ -287,6 +291,7 @@ public final class EngineSession implements EngineSync.Port {
             }
         }
         lagMillis = Math.max(0, System.currentTimeMillis() - (long) (batch.timestamp() * 1000.0));
+        lastSeq = seq; // published last: a reader that sees it sees the batch applied
     }
 
     private EventStatus applyToIndex(KvEvent e) {

@@ -114,6 +114,12 @@ public final class SubscriberLoop implements Runnable {
                 t.setDaemon(true);
                 return t;
             });
+            // JeroMQ's own threads report their errors here rather than printing stack traces; during
+            // shutdown it can race itself (a termination ack to a closed mailbox), which is harmless.
+            Thread.UncaughtExceptionHandler report = (t, e) -> LOG.log(stopping ? Level.DEBUG : Level.WARNING,
+                    "kvprefix-zmq: ZMQ thread " + t.getName() + ": " + e);
+            context.setUncaughtExceptionHandler(report);
+            context.setNotificationExceptionHandler(report);
             selector = context.createSelector();
             while (!stopping) {
                 try {

@@ -11,6 +11,8 @@ package io.kvprefix.zmq.internal;
  * @param heartbeatMillis ZMTP heartbeat interval (the timeout is three times it), 0 for none
  * @param reconnectMaxMillis the longest wait between reconnection attempts
  * @param receiveHighWaterMark messages the live socket may queue before ZMQ drops (a drop is a gap, recovered by replay)
+ * @param handshakeMillis how long a new connection may take to complete its ZMTP handshake before it is retried
  */
 public record SubscriberSettings(long replayTimeoutNanos, int maxPendingBatches, boolean bootstrapReplay,
-                                 int heartbeatMillis, int reconnectMaxMillis, int receiveHighWaterMark) {}
+                                 int heartbeatMillis, int reconnectMaxMillis, int receiveHighWaterMark,
+                                 int handshakeMillis) {}
