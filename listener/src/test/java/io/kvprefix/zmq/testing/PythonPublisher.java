@@ -92,7 +92,7 @@ public final class PythonPublisher implements AutoCloseable {
             if (p.waitFor() == 0) {
                 return;
             }
-            why = out;
+            why = out.lines().reduce((a, b) -> b).orElse("exit " + p.exitValue()); // the traceback's last line
         } catch (IOException e) {
             why = e.getMessage();
         }
