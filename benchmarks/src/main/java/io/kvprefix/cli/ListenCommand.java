@@ -43,15 +43,15 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "listen", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Subscribe to engines' KV events (vLLM / SGLang, ZMQ + msgpack) and feed an index.",
-                "Gaps in an engine's sequence are recovered through its replay socket; when they cannot be,",
-                "its workers are cleared and fed again from the live stream (a resync).",
-                "After --duration (or Ctrl-C) prints the result of each match line of --queries,",
-                "then one JSON stats object as the last line of standard output."})
+                "Gaps in an engine's sequence are recovered through its replay socket; when",
+                "they cannot be, its workers are cleared and fed again from the live stream.",
+                "After --duration (or Ctrl-C) prints the result of each match line of",
+                "--queries, then one JSON stats object as the last line of standard output."})
 final class ListenCommand implements Callable<Integer> {
 
     @Option(names = "--engine", required = true, paramLabel = "ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=T]",
             description = {"an engine's KV-event publisher, for example",
-                    "tcp://10.0.0.5:5557=7,replay=tcp://10.0.0.5:5558 (repeatable).",
+                    "tcp://10.0.0.5:5557=7,replay=tcp://10.0.0.5:6557 (repeatable).",
                     "/RANK fixes the dp rank; without it each batch's data_parallel_rank is used."})
     List<String> engines;
 
@@ -67,7 +67,7 @@ final class ListenCommand implements Callable<Integer> {
             description = "seconds between stats lines on standard error (default: ${DEFAULT-VALUE})")
     double statsInterval;
 
-    @Option(names = "--replay-timeout", paramLabel = "SECONDS", defaultValue = "2",
+    @Option(names = "--replay-timeout", paramLabel = "SECONDS", defaultValue = "3",
             description = "give up a replay that has not answered for this long and resync (default: ${DEFAULT-VALUE})")
     double replayTimeout;
 

@@ -86,7 +86,7 @@ class ListenCommandTest {
             String e1 = pub.ports("E1").pubEndpoint() + "=1,replay=" + pub.ports("E1").replayEndpoint();
             String e2 = pub.ports("E2").pubEndpoint() + "=2/0";
             CompletableFuture<CliRunner.Result> run = CompletableFuture.supplyAsync(() -> CliRunner.run("listen",
-                    "--engine", e1, "--engine", e2, "--duration", "3", "--stats-interval", "0.5", "--queries",
+                    "--engine", e1, "--engine", e2, "--duration", "4", "--stats-interval", "0.5", "--replay-timeout", "5", "--queries",
                     queries.toString()));
             pub.awaitDone(20);
             Truth truth = Truth.read(pub.truth());

@@ -149,11 +149,6 @@ public final class KvEventSubscriber implements AutoCloseable {
         return new SubscriberStats(engines, new SubscriberStats.Counts(retired));
     }
 
-    /** The index this subscriber feeds. */
-    public PrefixIndex index() {
-        return index;
-    }
-
     /**
      * Stops the I/O thread and closes every socket and ZMQ's threads, waiting for them (a few
      * seconds at most). The index keeps what was applied. Idempotent.
@@ -207,19 +202,23 @@ public final class KvEventSubscriber implements AutoCloseable {
      */
     public static final class Builder {
         private final PrefixIndex index;
-        private Duration replayTimeout = Duration.ofSeconds(2);
+        private Duration replayTimeout = Duration.ofSeconds(3);
         private int maxPendingBatches = 10_000;
         private boolean bootstrapReplay = true;
         private Duration heartbeat = Duration.ofSeconds(5);
         private Duration reconnectMax = Duration.ofSeconds(5);
         private int receiveHighWaterMark = 100_000;
-        private Duration handshakeTimeout = Duration.ofSeconds(2);
+        private Duration handshakeTimeout = Duration.ofSeconds(1);
 
         private Builder(PrefixIndex index) {
             this.index = Objects.requireNonNull(index, "index");
         }
 
-        /** How long a replay may go without an answer before it is given up and the worker resynced (default 2 s). */
+        /**
+         * How long a replay may go without an answer before it is given up and the worker resynced
+         * (default 3 s; keep it above {@link #handshakeTimeout}, since a request sent on a connection that
+         * is being re-established waits for it).
+         */
         public Builder replayTimeout(Duration d) {
             replayTimeout = positive(d, "replayTimeout");
             return this;
@@ -267,7 +266,7 @@ public final class KvEventSubscriber implements AutoCloseable {
 
         /**
          * How long a new connection may take to complete its ZMTP handshake before it is dropped and
-         * retried (default 2 s; ZMQ's own default is 30 s). JeroMQ 0.6.0 occasionally never starts the
+         * retried (default 1 s; ZMQ's own default is 30 s). JeroMQ 0.6.0 occasionally never starts the
          * handshake of a fresh TCP connection (jeromq PR #1022); this bounds how long such an engine
          * stays silent.
          */

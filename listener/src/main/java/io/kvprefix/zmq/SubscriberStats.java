@@ -149,10 +149,6 @@ public final class SubscriberStats {
             return new Counts(sum);
         }
 
-        static Counts zero() {
-            return new Counts(new long[EngineCounters.SIZE]);
-        }
-
 
         @Override
         public boolean equals(Object o) {

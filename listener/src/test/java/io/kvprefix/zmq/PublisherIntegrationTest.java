@@ -17,6 +17,7 @@ import io.kvprefix.zmq.testing.PythonPublisher;
 import io.kvprefix.zmq.testing.Threads;
 import io.kvprefix.zmq.testing.Truth;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,8 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * End to end against a real publisher in another process (Python, pyzmq, msgpack): four engines in
  * both encodings and both replay-answer shapes, with ranges of sequence numbers dropped on purpose.
  * The subscriber must detect every gap, recover it through replay where the engine can serve it,
- * resync where it cannot, and end with an index equal to the oracle: a second index fed directly from
- * the published stream by the rules a correct subscriber follows.
+ * resync where it cannot, and end with an index equal to the oracle: a second index (of the other
+ * implementation) fed directly from the published stream by the rules a correct subscriber follows.
  */
 class PublisherIntegrationTest {
     /**
@@ -64,11 +65,12 @@ class PublisherIntegrationTest {
         long seed = TestScale.seed();
         String why = TestScale.replay(seed);
         Map<String, EngineEndpoint> engines = new HashMap<>();
-        try (PrefixIndex actual = PrefixIndex.heap(IndexConfig.defaults());
+        // the subscriber feeds the default index (off-heap); the oracle is the heap index, fed directly
+        try (PrefixIndex actual = PrefixIndex.create(IndexConfig.defaults());
              PrefixIndex oracle = PrefixIndex.heap(IndexConfig.defaults());
              PythonPublisher pub = new PythonPublisher(dir, SPEC.formatted(seed & Long.MAX_VALUE))) {
             Map<String, Long> last;
-            try (KvEventSubscriber sub = KvEventSubscriber.builder(actual).replayTimeout(java.time.Duration.ofSeconds(3)).build()) {
+            try (KvEventSubscriber sub = KvEventSubscriber.builder(actual).replayTimeout(Duration.ofSeconds(5)).build()) {
                 engines.put("A", EngineEndpoint.of(pub.ports("A").pubEndpoint(), 1).withReplay(pub.ports("A").replayEndpoint()));
                 engines.put("B", EngineEndpoint.of(pub.ports("B").pubEndpoint(), 2).withReplay(pub.ports("B").replayEndpoint())
                         .withTopic("kv@B"));
@@ -113,16 +115,20 @@ class PublisherIntegrationTest {
         var c = counts(stats, engines, "C");
         var d = counts(stats, engines, "D");
         String json = stats.toJson() + " " + why;
-        assertTrue(a.get(Counter.GAPS) >= 1 && a.get(Counter.MISSED_BATCHES) >= 10, json);
+        // Batches never sent live (A: 40..49; B: 30..34 and 70..71) can only have come through a replay.
+        // Whether A's drop shows as a gap depends on timing: its start-up replay from 0 may already cover it.
         assertTrue(a.get(Counter.REPLAYS) >= 1 && a.get(Counter.REPLAYED_BATCHES) >= 10, json);
         assertEquals(0, a.get(Counter.RESYNCS), json);
+        assertEquals(0, a.get(Counter.REPLAY_FAILURES), json);
         assertEquals(0, a.get(Counter.LATE_JOINS), json);
 
-        // the second drop (70..71) is a gap of its own, or falls inside the retried replay of the first one
+        // B starts live at 0, so 30..34 is a gap; 70..71 is a gap of its own or falls inside the retried replay
         assertTrue(b.get(Counter.GAPS) >= 1 && b.get(Counter.MISSED_BATCHES) >= 5, json);
-        assertTrue(b.get(Counter.REPLAYS) >= 3, "a hole in a replay is asked for again: " + json);
-        assertTrue(b.get(Counter.DUPLICATES) >= 1, json);
+        assertTrue(b.get(Counter.REPLAYS) >= 2, "a hole in a replay is asked for again: " + json);
+        assertTrue(b.get(Counter.REPLAYED_BATCHES) >= 7, json);
+        assertTrue(b.get(Counter.DUPLICATES) >= 1, "the batch that revealed the gap comes again in the replay: " + json);
         assertEquals(0, b.get(Counter.RESYNCS), json);
+        assertEquals(0, b.get(Counter.REPLAY_FAILURES), json);
 
         assertEquals(1, c.get(Counter.GAPS), json);
         assertEquals(10, c.get(Counter.MISSED_BATCHES), json);

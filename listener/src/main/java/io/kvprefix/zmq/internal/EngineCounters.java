@@ -63,11 +63,6 @@ public final class EngineCounters {
         return values.getAcquire(index(c));
     }
 
-    /** The value at raw position {@code i}. */
-    public long get(int i) {
-        return values.getAcquire(i);
-    }
-
     private void add(int i, long n) {
         values.setRelease(i, values.getPlain(i) + n);
     }

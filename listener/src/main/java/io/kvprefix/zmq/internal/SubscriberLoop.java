@@ -99,11 +99,6 @@ public final class SubscriberLoop implements Runnable {
         stopping = true;
     }
 
-    /** True once the loop has closed its sockets and context. */
-    public boolean finished() {
-        return finished;
-    }
-
     @Override
     public void run() {
         try {
