@@ -128,6 +128,14 @@ static int32_t search(req_t *r, int32_t n, int32_t jump, int32_t *out_slots, int
     uint64_t active[KVP_MAX_WORDS];
     int32_t count = 0;
     if (n <= 0) return 0;
+    if (r->tokens == NULL) {
+        /* Start the cache misses of every jump target's home slot at once (their local hashes are
+         * known; with tokens they would have to be hashed first, which a divergent request never needs). */
+        for (int32_t p = jump; p < n - 1; p += jump) {
+            __builtin_prefetch(r->hot + (size_t)home_slot(p, r->local[p], r->mask) * r->stride);
+        }
+        __builtin_prefetch(r->hot + (size_t)home_slot(n - 1, r->local[n - 1], r->mask) * r->stride);
+    }
     const uint8_t *e0 = probe(r, 0);
     if (e0 == NULL) return 0;
     uint64_t any = 0;

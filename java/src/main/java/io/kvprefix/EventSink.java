@@ -76,8 +76,13 @@ public final class EventSink implements AutoCloseable {
 
     /** The writer that applies events of {@code workerId}. */
     public int laneOf(long workerId) {
+        return laneOf(workerId, lanes.length);
+    }
+
+    /** The writer among {@code writers} that a sink applies events of {@code workerId} on (sticky routing). */
+    public static int laneOf(long workerId, int writers) {
         long h = workerId * 0x9E3779B97F4A7C15L;
-        return (int) Long.remainderUnsigned(h ^ (h >>> 32), lanes.length);
+        return (int) Long.remainderUnsigned(h ^ (h >>> 32), writers);
     }
 
     /** Queues {@code event} for its worker's writer; blocks while that writer's queue is full. */

@@ -18,6 +18,9 @@ import java.util.Objects;
  *   <li>{@code jumpSize} (8): positions skipped per step of the jump search (an implementation detail that
  *       never changes an answer).
  *   <li>{@code writerThreads} (1): threads of the index's {@code EventSink}.
+ *   <li>{@code expectedBlocks} (0 = no hint): distinct blocks the index is expected to hold at
+ *       once, for example workers times their cache blocks; the index sizes itself for that many up
+ *       front instead of growing through rebuilds. Only a hint: it grows past it as needed.
  *   <li>{@code implementation} ({@link Implementation#fromEnvironment()}): native or portable hashing and matching.
  * </ul>
  *
@@ -37,6 +40,7 @@ public final class IndexConfig {
     private final int jumpSize;
     private final int writerThreads;
     private final Implementation implementation;
+    private final long expectedBlocks;
 
     private IndexConfig(Builder b) {
         this.blockSize = b.blockSize;
@@ -47,6 +51,7 @@ public final class IndexConfig {
         this.jumpSize = b.jumpSize;
         this.writerThreads = b.writerThreads;
         this.implementation = b.implementation;
+        this.expectedBlocks = b.expectedBlocks;
     }
 
     /** The default configuration. */
@@ -63,7 +68,7 @@ public final class IndexConfig {
     public Builder toBuilder() {
         return new Builder().blockSize(blockSize).seed(seed).chainSeed(chainSeed).maxWorkers(maxWorkers)
                 .memoryBudgetBytes(memoryBudgetBytes).jumpSize(jumpSize).writerThreads(writerThreads)
-                .implementation(implementation);
+                .implementation(implementation).expectedBlocks(expectedBlocks);
     }
 
     public int blockSize() { return blockSize; }
@@ -74,6 +79,7 @@ public final class IndexConfig {
     public int jumpSize() { return jumpSize; }
     public int writerThreads() { return writerThreads; }
     public Implementation implementation() { return implementation; }
+    public long expectedBlocks() { return expectedBlocks; }
 
     /** The hasher {@link PrefixIndex#match(int[])} uses: this block size and these seeds, no salt. */
     public BlockHasher hasher() {
@@ -85,7 +91,8 @@ public final class IndexConfig {
     public String toString() {
         return "IndexConfig[blockSize=" + blockSize + ", maxWorkers=" + maxWorkers + ", memoryBudget="
                 + (memoryBudgetBytes == UNLIMITED ? "unlimited" : memoryBudgetBytes + " B") + ", jumpSize=" + jumpSize
-                + ", writerThreads=" + writerThreads + ", implementation=" + implementation + "]";
+                + ", writerThreads=" + writerThreads + ", implementation=" + implementation
+                + (expectedBlocks > 0 ? ", expectedBlocks=" + expectedBlocks : "") + "]";
     }
 
     /**
@@ -102,6 +109,7 @@ public final class IndexConfig {
         private int jumpSize = 8;
         private int writerThreads = 1;
         private Implementation implementation = Implementation.fromEnvironment();
+        private long expectedBlocks;
 
         private Builder() {}
 
@@ -158,6 +166,15 @@ public final class IndexConfig {
 
         public Builder implementation(Implementation v) {
             implementation = Objects.requireNonNull(v, "implementation");
+            return this;
+        }
+
+        /** Distinct blocks expected at once (0 for no hint); at most 2^29. */
+        public Builder expectedBlocks(long v) {
+            if (v < 0 || v > (1L << 29)) {
+                throw new IllegalArgumentException("expectedBlocks must be in 0..2^29, got " + v);
+            }
+            expectedBlocks = v;
             return this;
         }
 

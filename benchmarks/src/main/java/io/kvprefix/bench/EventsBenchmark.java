@@ -1,5 +1,7 @@
 package io.kvprefix.bench;
 
+import io.kvprefix.cli.Implementations;
+
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
@@ -59,7 +61,7 @@ public class EventsBenchmark {
 
     @Setup(Level.Trial)
     public void setup() {
-        index = IndexKind.create(impl, IndexConfig.builder().maxWorkers(64).build());
+        index = Implementations.create(impl, IndexConfig.builder().maxWorkers(64).build());
         SplittableRandom r = new SplittableRandom(11);
         long e = 1;
         long[] parents = new long[WORKERS * (PREFILL / 64)];

@@ -1,5 +1,7 @@
 package io.kvprefix.bench;
 
+import io.kvprefix.cli.Implementations;
+
 import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
@@ -63,7 +65,7 @@ public class HashAndMatchBenchmark {
 
     @Setup(Level.Trial)
     public void setup() {
-        index = IndexKind.create(impl, IndexConfig.builder().blockSize(BLOCK).maxWorkers(Math.max(64, workers)).build());
+        index = Implementations.create(impl, IndexConfig.builder().blockSize(BLOCK).maxWorkers(Math.max(64, workers)).build());
         SplittableRandom r = new SplittableRandom(5);
         request = new int[tokens];
         for (int i = 0; i < tokens; i++) {

@@ -1,5 +1,7 @@
 package io.kvprefix.bench;
 
+import io.kvprefix.cli.Implementations;
+
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
@@ -69,7 +71,7 @@ public class MatchBenchmark {
 
     @Setup(Level.Trial)
     public void setup() {
-        index = IndexKind.create(impl, IndexConfig.builder().maxWorkers(Math.max(64, workers)).build());
+        index = Implementations.create(impl, IndexConfig.builder().maxWorkers(Math.max(64, workers)).build());
         SplittableRandom r = new SplittableRandom(7);
         query = new long[depth];
         for (int i = 0; i < depth; i++) {

@@ -4,7 +4,6 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
-import io.kvprefix.bench.IndexKind;
 import java.lang.management.ManagementFactory;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -49,7 +48,7 @@ final class FootprintCommand implements Callable<Integer> {
         System.out.println("impl\tpairs\toff_heap_bytes\theap_bytes\tbytes_per_pair");
         for (String impl : impls) {
             long heapBefore = usedHeapAfterGc();
-            PrefixIndex index = IndexKind.create(impl, IndexConfig.builder().maxWorkers(Math.max(64, workers)).build());
+            PrefixIndex index = Implementations.create(impl, IndexConfig.builder().maxWorkers(Math.max(64, workers)).build());
             build(index);
             long heapAfter = usedHeapAfterGc();
             long pairs = index.stats().blocks();

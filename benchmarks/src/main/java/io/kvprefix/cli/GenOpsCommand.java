@@ -2,9 +2,6 @@ package io.kvprefix.cli;
 
 import io.kvprefix.opstream.OpStreamWriter;
 import io.kvprefix.trace.LocalHashTable;
-import io.kvprefix.trace.MockEngine;
-import io.kvprefix.trace.MooncakeTraceReader;
-import io.kvprefix.trace.SyntheticTrace;
 import io.kvprefix.trace.Trace;
 import io.kvprefix.trace.Workload;
 import io.kvprefix.trace.WorkloadTotals;
@@ -17,6 +14,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -34,36 +32,8 @@ import picocli.CommandLine.Option;
                 "Without --trace, a built-in seeded workload (shared system prompts, multi-turn chats, long-tailed lengths).",
                 "The same options give the same bytes. A summary line goes to standard error."})
 final class GenOpsCommand implements Callable<Integer> {
-    @Option(names = "--trace", paramLabel = "FILE",
-            description = "Mooncake trace, JSON Lines {timestamp, input_length, output_length, hash_ids}; 512 tokens per id")
-    Path trace;
-
-    @Option(names = "--requests", paramLabel = "N",
-            description = "requests of the built-in workload when there is no --trace (default: "
-                    + SyntheticTrace.DEFAULT_REQUESTS + ")")
-    Integer requests;
-
-    @Option(names = "--workers", paramLabel = "N", defaultValue = "16", description = "workers (default: ${DEFAULT-VALUE})")
-    int workers;
-
-    @Option(names = "--cache-blocks", paramLabel = "N", defaultValue = "" + MockEngine.DEFAULT_CAPACITY,
-            description = "blocks per mock engine's prefix cache (default: ${DEFAULT-VALUE})")
-    int cacheBlocks;
-
-    @Option(names = "--split", paramLabel = "K", defaultValue = "1",
-            description = "split every id into K sub-blocks of 512/K tokens (Dynamo's --trace-length-factor; default: ${DEFAULT-VALUE})")
-    int split;
-
-    @Option(names = "--duplicate", paramLabel = "D", defaultValue = "1",
-            description = "follow every request by D-1 copies under fresh ids (Dynamo's --trace-duplication-factor; default: ${DEFAULT-VALUE})")
-    int duplicate;
-
-    @Option(names = "--truncate", paramLabel = "N", description = "keep the first N requests (after --split and --duplicate)")
-    Integer truncate;
-
-    @Option(names = "--seed", paramLabel = "S", defaultValue = "42",
-            description = "seed of the request-to-worker spread and of the built-in workload (default: ${DEFAULT-VALUE})")
-    long seed;
+    @Mixin
+    WorkloadOptions workload = new WorkloadOptions();
 
     @Option(names = "--out", paramLabel = "FILE|-", defaultValue = "-", description = "where to write the stream (default: - = standard output)")
     String out;
@@ -78,21 +48,8 @@ final class GenOpsCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         long t0 = System.nanoTime();
         PrintStream err = System.err;
-        Workload.Options options = new Workload.Options(workers, cacheBlocks, seed);
-        if (truncate != null && truncate < 1) {
-            throw new IllegalArgumentException("--truncate must be >= 1, got " + truncate);
-        }
-        Trace loaded;
-        if (trace != null) {
-            if (requests != null) {
-                throw new IllegalArgumentException("--requests is for the built-in workload; with --trace use --truncate");
-            }
-            loaded = MooncakeTraceReader.read(trace);
-        } else {
-            loaded = SyntheticTrace.generate(requests == null ? SyntheticTrace.DEFAULT_REQUESTS : requests, seed);
-        }
-        loaded = loaded.split(split).duplicate(duplicate);
-        Trace t = truncate == null ? loaded : loaded.truncate(truncate);
+        Workload.Options options = workload.engines();
+        Trace t = workload.load();
         double bound = t.prefixHitBound();
         LocalHashTable hashes = LocalHashTable.forTrace(t);
 
@@ -126,7 +83,7 @@ final class GenOpsCommand implements Callable<Integer> {
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
         err.printf(Locale.ROOT, "gen-ops: %s, %d workers x %d blocks: %s; infinite-cache prefix-hit bound %.2f%% (%.2f s)%n",
-                t.source(), workers, cacheBlocks, totals, 100.0 * bound, seconds);
+                t.source(), workload.workers(), workload.cacheBlocks(), totals, 100.0 * bound, seconds);
         return 0;
     }
 

@@ -1,5 +1,7 @@
 package io.kvprefix.cli;
 
+import io.kvprefix.Implementation;
+
 import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
 import java.util.Collections;
@@ -18,16 +20,24 @@ import java.util.function.Function;
  * safe from any thread.
  */
 public final class Implementations {
-    /** The implementation used when {@code --impl} is not given. */
-    public static final String DEFAULT = "heap";
+    /** The implementation used when {@code --impl} is not given: the off-heap index, native if it loads. */
+    public static final String DEFAULT = "offheap";
 
     private static final Map<String, Function<IndexConfig, PrefixIndex>> BY_NAME = new LinkedHashMap<>();
 
     static {
-        register("heap", PrefixIndex::heap);
-        // One line per implementation, for example:
-        // register("offheap-java", config -> ...);
-        // register("offheap-native", config -> ...);
+        // The on-heap baseline, pure Java (hashing included).
+        register("heap", config -> PrefixIndex.heap(with(config, Implementation.PORTABLE)));
+        // The off-heap index, native matching if the library loads (kvprefix's default).
+        register("offheap", PrefixIndex::offHeap);
+        // The off-heap index, pure-Java hashing and matching.
+        register("offheap-java", config -> PrefixIndex.offHeap(with(config, Implementation.PORTABLE)));
+        // The off-heap index, hashing and matching in the native kernel (fails if the library cannot load).
+        register("offheap-native", config -> PrefixIndex.offHeap(with(config, Implementation.NATIVE)));
+    }
+
+    private static IndexConfig with(IndexConfig config, Implementation impl) {
+        return config.toBuilder().implementation(impl).build();
     }
 
     private Implementations() {}

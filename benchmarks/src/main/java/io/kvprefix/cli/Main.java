@@ -19,10 +19,13 @@ import picocli.CommandLine.Command;
         description = "KV-cache-aware prefix index for Java LLM routers.",
         subcommands = {
                 DemoCommand.class,
+                SimulateCommand.class,
                 HashCommand.class,
                 GenOpsCommand.class,
                 ReplayCommand.class,
                 ListenCommand.class,
+                BenchCommand.class,
+                SweepCommand.class,
                 JmhCommand.class,
                 FootprintCommand.class,
         })

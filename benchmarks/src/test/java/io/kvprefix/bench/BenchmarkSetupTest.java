@@ -30,7 +30,7 @@ class BenchmarkSetupTest {
 
     @Test
     void matchSetups() {
-        for (String impl : IndexKind.NAMES) {
+        for (String impl : io.kvprefix.cli.Implementations.names()) {
             for (int workers : new int[] {16, 256}) {
                 for (int depth : new int[] {8, 64, 512}) {
                     for (String scenario : new String[] {"all-hit", "early-divergence", "holes"}) {
@@ -50,7 +50,7 @@ class BenchmarkSetupTest {
 
     @Test
     void hashAndMatchSetups() {
-        for (String impl : IndexKind.NAMES) {
+        for (String impl : io.kvprefix.cli.Implementations.names()) {
             for (int tokens : new int[] {8192, 131072}) {
                 for (String scenario : new String[] {"all-hit", "half"}) {
                     HashAndMatchBenchmark b = new HashAndMatchBenchmark();
@@ -68,7 +68,7 @@ class BenchmarkSetupTest {
 
     @Test
     void eventSetups() {
-        for (String impl : IndexKind.NAMES) {
+        for (String impl : io.kvprefix.cli.Implementations.names()) {
             for (int batch : new int[] {1, 16, 64}) {
                 EventsBenchmark b = new EventsBenchmark();
                 b.impl = impl;
@@ -93,6 +93,19 @@ class BenchmarkSetupTest {
                 b.portable();
                 b.callOverhead();
             }
+        }
+    }
+
+    @Test
+    void jumpSizeSetups() throws Exception {
+        for (String impl : new String[] {"offheap-java", "offheap-native"}) {
+            JumpSizeBenchmark b = new JumpSizeBenchmark();
+            b.impl = impl;
+            b.jump = 16;
+            b.workload = "synthetic";
+            b.setup(); // checks that the answers equal the jump-size-1 answers
+            b.matchAll();
+            b.tearDown();
         }
     }
 

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * Golden files: every {@code replay/NAME.jsonl} under the test resources is replayed through the
- * command line, from the file and from standard input, and its standard output must equal
+ * command line, from the file with every implementation and from standard input with the default
+ * one, and its standard output must equal
  * {@code NAME.expected} byte for byte. The expected files are hand-written from the contract (see
  * the README.md next to them).
  *
@@ -58,10 +59,12 @@ class ReplayGoldenTest {
         for (Path in : goldenInputs()) {
             String name = in.getFileName().toString().replace(".jsonl", "");
             String expected = Files.readString(expectedFor(in), StandardCharsets.UTF_8);
-            tests.add(DynamicTest.dynamicTest(name + " (file)", () -> {
-                var r = CliRunner.run("replay", "--quiet", in.toString());
-                check(name, expected, r);
-            }));
+            for (String impl : Implementations.names()) {
+                tests.add(DynamicTest.dynamicTest(name + " (file, " + impl + ")", () -> {
+                    var r = CliRunner.run("replay", "--quiet", "--impl", impl, in.toString());
+                    check(name + " with " + impl, expected, r);
+                }));
+            }
             tests.add(DynamicTest.dynamicTest(name + " (stdin)", () -> {
                 var r = CliRunner.runWithInput(Files.readAllBytes(in), "replay", "-");
                 check(name, expected, r);

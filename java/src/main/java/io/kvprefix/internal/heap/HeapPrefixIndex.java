@@ -74,7 +74,7 @@ public final class HeapPrefixIndex implements PrefixIndex {
         Entry nextSibling;
         int childCount;
         int holders;                // workers holding this block, reachable or not
-        boolean dropped;            // removed from the table (collect() may reach an entry twice)
+        boolean collected;          // dropped from the table by collect(); never collected twice
         long[] reach = EMPTY_BITS;  // workers holding this block and all its ancestors
 
         Entry(int pos, long local, long chain, Entry parent) {
@@ -128,7 +128,7 @@ public final class HeapPrefixIndex implements PrefixIndex {
     private final long chainSeed;
     private final StampedLock lock = new StampedLock();
 
-    private final Long2ObjectOpenHashMap<Entry> table = new Long2ObjectOpenHashMap<>();
+    private final Long2ObjectOpenHashMap<Entry> table;
     private final Map<Worker, WorkerState> workers = new HashMap<>();
     private final Worker[] slotWorkers;
     private final BitSet usedSlots = new BitSet();
@@ -156,6 +156,7 @@ public final class HeapPrefixIndex implements PrefixIndex {
         this.chainSeed = config.chainSeed();
         this.chainFn = new PortableHashKernel(config.seed(), config.chainSeed()).chainFunction();
         this.slotWorkers = new Worker[config.maxWorkers()];
+        this.table = new Long2ObjectOpenHashMap<>((int) Math.max(16, config.expectedBlocks()));
         this.bitWords = 1;
         for (int i = 0; i < statusCounts.length; i++) {
             statusCounts[i] = new LongAdder();
@@ -411,10 +412,14 @@ public final class HeapPrefixIndex implements PrefixIndex {
         collect(e);
     }
 
-    /** Drops {@code e} and then its ancestors while nobody holds them and they have no children. */
+    /**
+     * Drops {@code e} and then its ancestors while nobody holds them and they have no children. An
+     * entry already dropped is left alone: {@link #clear} calls this for every entry the worker held,
+     * and an earlier call may already have dropped an ancestor on its way up.
+     */
     private void collect(Entry e) {
-        while (e != null && !e.dropped && e.holders == 0 && e.childCount == 0) {
-            e.dropped = true;
+        while (e != null && !e.collected && e.holders == 0 && e.childCount == 0) {
+            e.collected = true;
             long k = key(e.pos, e.local);
             Entry head = table.get(k);
             if (head == e) {

@@ -1,14 +1,24 @@
 package io.kvprefix.internal.offheap;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Off-heap memory of one index, with its budget. Every block has its own shared {@link Arena}, so
- * it can be freed on its own; a freed block's segment fails any later access with an exception
- * instead of reading freed memory (the index frees a block only after every reader that could see
- * it has left, see {@link ReadGate}). Memory comes zeroed.
+ * Off-heap memory of one index, with its budget.
+ *
+ * <p>Blocks come from the C library's {@code calloc} and go back with {@code free}, both called
+ * through FFM (no kvprefix native code needed): fresh pages arrive zeroed, freeing costs
+ * microseconds, and the index reads and writes them through global-scope segments without a
+ * liveness check per access. Safety does not come from the segment but from the index: a block is
+ * freed only after every reader that could see it has left ({@link ReadGate}) and while every
+ * writer is held out. If the C library cannot be bound (native access denied), each block gets its
+ * own shared {@link Arena} instead: equally correct, with a liveness check on every access and a
+ * slow (thread handshake) free.
  *
  * <p>The budget counts every byte held, including the short overlap of an old and a new table
  * during a rebuild, so the index never holds more than its budget.
@@ -17,36 +27,90 @@ import java.util.concurrent.atomic.AtomicLong;
  * byte count is atomic.
  */
 final class MemoryPool {
+    private static final long ALIGN = TableLayout.SEGMENT_ALIGNMENT;
+
+    /** Blocks at least this large are 2 MiB aligned and advised to use transparent huge pages. */
+    static final long HUGE_THRESHOLD = 8L << 20;
+    private static final long HUGE_PAGE = 2L << 20;
+    private static final int MADV_HUGEPAGE = 14; // Linux
+    /** {@code -Dkvprefix.hugepages=false} turns the huge page hint off. */
+    private static final boolean HUGE_PAGES = !"false".equals(System.getProperty("kvprefix.hugepages"));
+
+    /** libc's calloc, free and (Linux) madvise, or null when they cannot be bound. */
+    private static final class Libc {
+        static final MethodHandle CALLOC;
+        static final MethodHandle FREE;
+        static final MethodHandle MADVISE;
+
+        static {
+            MethodHandle c = null, f = null, m = null;
+            try {
+                Linker linker = Linker.nativeLinker();
+                var lookup = linker.defaultLookup();
+                c = linker.downcallHandle(lookup.findOrThrow("calloc"),
+                        FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+                f = linker.downcallHandle(lookup.findOrThrow("free"), FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
+                if (System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
+                    m = lookup.find("madvise").map(a -> linker.downcallHandle(a, FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                            ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT))).orElse(null);
+                }
+                // reinterpret is restricted too: fail here, not at the first allocation
+                MemorySegment.NULL.reinterpret(0);
+            } catch (RuntimeException | LinkageError e) {
+                c = null;
+                f = null;
+            }
+            CALLOC = c;
+            FREE = f;
+            MADVISE = c == null ? null : m;
+        }
+    }
+
     private final long budget;
+    private final boolean libc;
     private final AtomicLong used = new AtomicLong();
     private final AtomicLong peak = new AtomicLong();
 
     MemoryPool(long budgetBytes) {
         this.budget = budgetBytes;
+        this.libc = Libc.CALLOC != null;
     }
 
-    /** One allocation: its segment and the arena that frees it. */
+    /** One allocation: its segment, and what frees it. */
     final class Block {
-        private final Arena arena;
+        private final Arena arena;     // fallback backend
+        private final long base;       // libc backend: the pointer calloc returned
         final MemorySegment segment;
+        private final long size;
         private boolean freed;
 
-        private Block(Arena arena, MemorySegment segment) {
+        private Block(Arena arena, long base, MemorySegment segment, long size) {
             this.arena = arena;
+            this.base = base;
             this.segment = segment;
+            this.size = size;
         }
 
         /** Releases the memory; idempotent. The caller guarantees nobody reads it any more. */
         synchronized void free() {
-            if (!freed) {
-                freed = true;
-                arena.close();
-                used.addAndGet(-segment.byteSize());
+            if (freed) {
+                return;
             }
+            freed = true;
+            if (arena != null) {
+                arena.close();
+            } else {
+                try {
+                    Libc.FREE.invokeExact(MemorySegment.ofAddress(base));
+                } catch (Throwable t) {
+                    throw new IllegalStateException("free() failed", t);
+                }
+            }
+            used.addAndGet(-size);
         }
 
         long bytes() {
-            return segment.byteSize();
+            return size;
         }
     }
 
@@ -63,14 +127,42 @@ final class MemoryPool {
                 break;
             }
         }
-        Arena arena = Arena.ofShared();
         try {
-            return new Block(arena, arena.allocate(size, TableLayout.SEGMENT_ALIGNMENT));
+            if (libc) {
+                // Large blocks (random probes over megabytes) get 2 MiB alignment and a transparent
+                // huge page hint, so a probe rarely misses the TLB as well as the cache.
+                boolean huge = size >= HUGE_THRESHOLD && Libc.MADVISE != null && HUGE_PAGES;
+                long align = huge ? HUGE_PAGE : ALIGN;
+                MemorySegment p = (MemorySegment) Libc.CALLOC.invokeExact(size + align, 1L);
+                if (p.address() == 0) {
+                    used.addAndGet(-size);
+                    return null; // out of native memory: the caller answers capacity_exceeded
+                }
+                long aligned = (p.address() + align - 1) & -align;
+                if (huge) {
+                    int ignored = (int) Libc.MADVISE.invokeExact(MemorySegment.ofAddress(aligned), size & -HUGE_PAGE, MADV_HUGEPAGE);
+                }
+                return new Block(null, p.address(), MemorySegment.ofAddress(aligned).reinterpret(size), size);
+            }
+            Arena arena = Arena.ofShared();
+            try {
+                return new Block(arena, 0, arena.allocate(size, ALIGN), size);
+            } catch (OutOfMemoryError | RuntimeException e) {
+                arena.close();
+                throw e;
+            }
         } catch (OutOfMemoryError | RuntimeException e) {
-            arena.close();
             used.addAndGet(-size);
             return null;
+        } catch (Throwable t) {
+            used.addAndGet(-size);
+            throw new IllegalStateException("calloc() failed", t);
         }
+    }
+
+    /** True if blocks come from libc (fast path), false with the shared-arena fallback. */
+    boolean usesLibc() {
+        return libc;
     }
 
     /** True if {@code bytes} more could be allocated now. */

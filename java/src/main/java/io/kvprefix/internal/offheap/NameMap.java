@@ -112,6 +112,11 @@ final class NameMap {
         size++;
     }
 
+    /** Loads the home record of {@code key} (to start its cache miss early); the value means nothing. */
+    int touch(long key) {
+        return seg.get(ValueLayout.JAVA_INT, home(key, mask) * NAME_STRIDE + NAME_VALUE);
+    }
+
     /** The slot named {@code key}, or -1. */
     int get(long key) {
         int i = home(key, mask);

@@ -130,6 +130,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         long[] locals = new long[64];
         final long[] pair = new long[2];
         int computedAfterProbe;
+        long sink;
         int[] outSlots = new int[64];
         int[] outDepths = new int[64];
         final int[] hashed = new int[1];
@@ -168,6 +169,8 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         final IntArrayList order = new IntArrayList();
         final it.unimi.dsi.fastutil.longs.LongOpenHashSet dedupe = new it.unimi.dsi.fastutil.longs.LongOpenHashSet();
         int inserted;
+        /** Keeps prefetching loads alive (their values are never used). */
+        long sink;
         /** Why a store asked for a rebuild: slots needed, and bitset words needed. */
         int needSlots;
         int needWords;
@@ -188,7 +191,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         for (int i = 0; i < statusCounts.length; i++) {
             statusCounts[i] = new LongAdder();
         }
-        PositionalTable t = PositionalTable.allocate(pool, PositionalTable.MIN_CAPACITY, 1, nativeMatch);
+        PositionalTable t = PositionalTable.allocate(pool, PositionalTable.initialCapacity(config.expectedBlocks()), 1,
+                nativeMatch);
+        if (t == null && config.expectedBlocks() > 0) {
+            t = PositionalTable.allocate(pool, PositionalTable.MIN_CAPACITY, 1, nativeMatch); // the hint did not fit the budget
+        }
         if (t == null) {
             throw new IllegalArgumentException("memory budget " + config.memoryBudgetBytes()
                     + " bytes is too small for an empty table of " + PositionalTable.bytesFor(PositionalTable.MIN_CAPACITY, 1) + " bytes");
@@ -370,6 +377,17 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             pos = TableLayout.stateAcquire(hot, pb); // live state is position + 1
         }
         scratch.inserted = 0;
+        // Touch every block's home slot and name-map slot first: these loads do not depend on each
+        // other, so their cache misses overlap instead of waiting one by one behind the locked
+        // instructions of each insert.
+        if (n > 1) {
+            long sink = 0;
+            for (int i = 0; i < n; i++) {
+                sink += TableLayout.stateAcquire(hot, TableLayout.home(pos + i, locals[i], t.mask) * t.stride);
+                sink += w.names.touch(blockHashes[i]);
+            }
+            scratch.sink += sink;
+        }
         for (int i = 0; i < n; i++, pos++) {
             long local = locals[i];
             long chain = prev < 0 ? local : PortableHashKernel.chainStep(chainFn, prevChain, local, scratch.pair);
@@ -878,6 +896,15 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         long[] active = s.active;
         chain[0] = q[off];
         int computed = 0; // chain[0..computed] are valid
+        // Touch the home slots of the jump targets first, so their cache misses overlap.
+        long sink = 0;
+        for (int p = jump; p < len - 1; p += jump) {
+            sink += TableLayout.local(hot, TableLayout.home(p, q[off + p], mask) * stride);
+        }
+        if (len > 1) {
+            sink += TableLayout.local(hot, TableLayout.home(len - 1, q[off + len - 1], mask) * stride);
+        }
+        s.sink += sink;
 
         int e0 = probe(hot, mask, stride, 0, q[off], q[off]);
         if (e0 < 0) {
@@ -1035,6 +1062,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             events.put(st, statusCounts[st.ordinal()].sum());
         }
         return new IndexStats(perWorker.size(), heldPairs.get(), table.occupied.get(), pool.used(), perWorker, events);
+    }
+
+    /** True if off-heap memory comes from libc (calloc/free), false with the shared-arena fallback. */
+    public boolean usesLibcMemory() {
+        return pool.usesLibc();
     }
 
     /** Off-heap bytes held now (tables and name maps). */

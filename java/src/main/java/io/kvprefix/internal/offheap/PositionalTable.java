@@ -69,6 +69,15 @@ final class PositionalTable {
         return Integer.highestOneBit((int) need - 1) << 1;
     }
 
+    /** The capacity of a first table meant to hold {@code expected} entries (half full when they are all there). */
+    static int initialCapacity(long expected) {
+        if (expected <= 0) {
+            return MIN_CAPACITY;
+        }
+        long need = Math.max(MIN_CAPACITY, expected * 2);
+        return need > (1 << 30) ? (1 << 30) : Integer.highestOneBit((int) need - 1) << 1;
+    }
+
     /**
      * A new empty generation, or null if the budget does not allow it; {@code nativeView} adds the
      * view the native kernel reads.

@@ -1,0 +1,249 @@
+package io.kvprefix.cli;
+
+import io.kvprefix.EventStatus;
+import io.kvprefix.IndexConfig;
+import io.kvprefix.bench.OpStream;
+import io.kvprefix.bench.ReplayBench;
+import io.kvprefix.trace.Trace;
+import io.kvprefix.trace.Workload;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code kvprefix bench}: saturation throughput of the indexes on one op stream, side by side
+ * (BENCHMARKS.md section 2; the method is in {@link ReplayBench}). Prints a table with ratios to the
+ * first implementation, then, as the last lines of standard output, one JSON object per
+ * implementation. Refuses to report (exit 1) if the implementations disagree on any event status
+ * or on the final number of (worker, block) pairs: a figure of a wrong answer is not a result.
+ *
+ * <p>Thread-safety: a command object, used once by one thread.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Replay an op stream as fast as possible against each implementation (fresh index per pass),",
+                "with writer threads applying events and reader threads issuing matches, and report Dynamo's",
+                "block ops/s (match blocks + stored blocks per second), ops/s, and match latency.",
+                "The stream: --ops FILE (CONTRACT section 5), or a --trace replayed against mock engines, or the built-in workload."})
+public final class BenchCommand implements Callable<Integer> {
+    @Option(names = "--impl", split = ",", paramLabel = "NAMES",
+            description = "implementations, comma-separated (default: heap,offheap-java,offheap-native)")
+    List<String> impls = List.of("heap", "offheap-java", "offheap-native");
+
+    @Option(names = "--ops", paramLabel = "FILE", description = "an op-stream file (for example from gen-ops)")
+    Path ops;
+
+    @Mixin
+    WorkloadOptions workload = new WorkloadOptions();
+
+    @Option(names = "--writers", paramLabel = "N", defaultValue = "1", description = "writer threads (default: ${DEFAULT-VALUE})")
+    int writers;
+
+    @Option(names = "--readers", paramLabel = "M", defaultValue = "1", description = "reader threads (default: ${DEFAULT-VALUE})")
+    int readers;
+
+    @Option(names = "--repeat", paramLabel = "K", defaultValue = "10", description = "timed passes per implementation (default: ${DEFAULT-VALUE})")
+    int repeat;
+
+    @Option(names = "--warmup", paramLabel = "W", defaultValue = "3", description = "untimed passes per implementation first (default: ${DEFAULT-VALUE})")
+    int warmup;
+
+    @Option(names = "--order", paramLabel = "free|trace", defaultValue = "free",
+            description = "free: everything as fast as possible; trace: a match waits (untimed) for the events before it (default: ${DEFAULT-VALUE})")
+    String order;
+
+    @Option(names = "--jump-size", paramLabel = "J", defaultValue = "8", description = "jump size of the positional search (default: ${DEFAULT-VALUE})")
+    int jumpSize;
+
+    @Option(names = "--max-workers", paramLabel = "N", defaultValue = "1024", description = "worker slots (default: ${DEFAULT-VALUE})")
+    int maxWorkers;
+
+    @Option(names = "--latency-at", split = ",", paramLabel = "FRACTIONS",
+            description = "after the saturation passes, one paced pass per implementation at these fractions of its own "
+                    + "saturation, reporting match latency from the scheduled start (default: 0.5,0.9; 'none' to skip)")
+    List<String> latencyAt = List.of("0.5", "0.9");
+
+    @Override
+    public Integer call() throws Exception {
+        if (!order.equals("free") && !order.equals("trace")) {
+            throw new IllegalArgumentException("--order must be free or trace, got " + order);
+        }
+        if (repeat < 1 || warmup < 0) {
+            throw new IllegalArgumentException("--repeat must be >= 1 and --warmup >= 0");
+        }
+        for (String impl : impls) {
+            if (!Implementations.isKnown(impl)) {
+                throw new IllegalArgumentException("unknown implementation '" + impl + "': known implementations are "
+                        + String.join(", ", Implementations.names()));
+            }
+        }
+        PrintStream err = System.err;
+        IndexConfig base = IndexConfig.builder().jumpSize(jumpSize).maxWorkers(maxWorkers).build();
+        OpStream stream = loadStream(base, err);
+        // Every implementation is sized for the deployment up front (the same hint for all): the
+        // mock engines' total cache, or for an op file the blocks it stores.
+        long expected = ops != null ? stream.storedBlocks() : (long) workload.workers() * workload.cacheBlocks();
+        IndexConfig config = base.toBuilder().expectedBlocks(Math.min(expected, 1L << 29)).build();
+        ReplayBench bench = new ReplayBench(stream, writers, readers, order.equals("trace"), config);
+
+        Map<String, List<ReplayBench.Pass>> passes = new LinkedHashMap<>();
+        for (String impl : impls) {
+            passes.put(impl, new ArrayList<>());
+        }
+        int total = (warmup + repeat) * impls.size();
+        int done = 0;
+        Progress progress = new Progress("bench", total, err);
+        for (int round = 0; round < warmup + repeat; round++) {
+            for (String impl : impls) { // interleaved, so drift on a noisy machine hits every implementation alike
+                ReplayBench.Pass p = bench.run(impl);
+                if (round >= warmup) {
+                    passes.get(impl).add(p);
+                }
+                progress.update(++done);
+            }
+        }
+        progress.finish();
+        checkConsistent(passes);
+        Map<String, Map<Double, long[]>> paced = pacedLatencies(bench, passes, stream);
+
+        PrintStream out = System.out;
+        out.printf(Locale.ROOT, "# %s: %d matches (%d blocks), %d events (%d stored blocks); block ops %d, ops %d%n",
+                stream.name(), stream.matchCount(), stream.matchBlocks(), stream.eventCount(), stream.storedBlocks(),
+                stream.blockOps(), stream.ops());
+        out.printf(Locale.ROOT, "# %d writer(s), %d reader(s), %s order, best and median of %d passes after %d warm-up; %d cores, %s%n",
+                writers, readers, order, repeat, warmup, Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.vm.version"));
+        out.printf(Locale.ROOT, "%-16s %14s %14s %8s %12s %12s %12s %9s %8s %8s %8s%n", "impl", "block_ops/s",
+                "median", "ratio", "ops/s", "events/s", "matches/s", "wall_ms", "p50_ns", "p99_ns", "p999_ns");
+        List<String> json = new ArrayList<>();
+        double first = -1;
+        for (var e : passes.entrySet()) {
+            Summary s = summarize(e.getValue(), stream);
+            if (first < 0) {
+                first = s.bestBlockOps;
+            }
+            out.printf(Locale.ROOT, "%-16s %14.0f %14.0f %7.2fx %12.0f %12.0f %12.0f %9.2f %8d %8d %8d%n", e.getKey(),
+                    s.bestBlockOps, s.medianBlockOps, s.bestBlockOps / first, s.ops, s.events, s.matches, s.wallS * 1e3,
+                    s.p50, s.p99, s.p999);
+            json.add(String.format(Locale.ROOT, "{\"impl\":\"%s\",\"block_ops_per_s\":%.0f,\"ops_per_s\":%.0f,"
+                            + "\"events_per_s\":%.0f,\"matches_per_s\":%.0f,\"wall_s\":%.6f,\"p50_ns\":%d,\"p99_ns\":%d,"
+                            + "\"p999_ns\":%d,\"passes\":%d,\"median_block_ops_per_s\":%.0f,\"writers\":%d,\"readers\":%d,"
+                            + "\"order\":\"%s\",\"stream\":\"%s\",\"block_ops\":%d,\"ops\":%d,\"matches\":%d,\"events\":%d}",
+                    e.getKey(), s.bestBlockOps, s.ops, s.events, s.matches, s.wallS, s.p50, s.p99, s.p999, repeat,
+                    s.medianBlockOps, writers, readers, order, jsonEscape(stream.name()), stream.blockOps(), stream.ops(),
+                    stream.matchCount(), stream.eventCount()));
+            for (var f : paced.getOrDefault(e.getKey(), Map.of()).entrySet()) {
+                long[] pl = f.getValue();
+                out.printf(Locale.ROOT, "%-16s   paced at %.0f%% of its saturation (%.0f block ops/s): p50 %d ns, p99 %d ns, p999 %d ns, achieved %.0f block ops/s%n",
+                        e.getKey(), f.getKey() * 100, f.getKey() * s.bestBlockOps, pl[0], pl[1], pl[2], (double) pl[3]);
+                String key = String.format(Locale.ROOT, "%.0f", f.getKey() * 100);
+                int at = json.size() - 1;
+                json.set(at, json.get(at).substring(0, json.get(at).length() - 1) + String.format(Locale.ROOT,
+                        ",\"p99_ns_at_%s_pct\":%d,\"p50_ns_at_%s_pct\":%d}", key, pl[1], key, pl[0]));
+            }
+        }
+        json.forEach(out::println);
+        out.flush();
+        return 0;
+    }
+
+    /** Paced passes at the --latency-at fractions of each implementation's best saturation. */
+    private Map<String, Map<Double, long[]>> pacedLatencies(ReplayBench bench, Map<String, List<ReplayBench.Pass>> passes,
+                                                            OpStream stream) throws InterruptedException {
+        Map<String, Map<Double, long[]>> out = new LinkedHashMap<>();
+        if (latencyAt.size() == 1 && latencyAt.get(0).equals("none")) {
+            return out;
+        }
+        for (var e : passes.entrySet()) {
+            Summary s = summarize(e.getValue(), stream);
+            Map<Double, long[]> byFraction = new LinkedHashMap<>();
+            for (String f : latencyAt) {
+                double frac = Double.parseDouble(f);
+                if (!(frac > 0 && frac <= 1)) {
+                    throw new IllegalArgumentException("--latency-at fractions must be in (0, 1], got " + f);
+                }
+                long window = (long) (stream.blockOps() / (frac * s.bestBlockOps) * 1e9);
+                ReplayBench.Pass p = bench.runPaced(e.getKey(), window);
+                long[] lat = p.latencies().clone();
+                Arrays.sort(lat);
+                byFraction.put(frac, new long[] {quantile(lat, 0.5), quantile(lat, 0.99), quantile(lat, 0.999),
+                        (long) (stream.blockOps() / (p.wallNanos() / 1e9))});
+            }
+            out.put(e.getKey(), byFraction);
+        }
+        return out;
+    }
+
+    private OpStream loadStream(IndexConfig config, PrintStream err) throws Exception {
+        if (ops != null) {
+            if (workload.hasTrace()) {
+                throw new IllegalArgumentException("give --ops or --trace, not both");
+            }
+            int[] invalid = new int[1];
+            OpStream s = ReplayBench.loadOps(ops, config, invalid);
+            if (invalid[0] > 0) {
+                err.printf("bench: %s: %d invalid line(s) skipped%n", ops, invalid[0]);
+            }
+            return s;
+        }
+        long t0 = System.nanoTime();
+        Trace trace = workload.load();
+        Workload w = Workload.load(trace, workload.engines());
+        err.printf(Locale.ROOT, "bench: %s, %d workers x %d blocks: %s (%.1f s to simulate)%n", trace.source(),
+                workload.workers(), workload.cacheBlocks(), w.totals(), (System.nanoTime() - t0) / 1e9);
+        return OpStream.of(w, Path.of(trace.source()).getFileName() + " (" + trace.tokensPerBlock() + " tokens/block, "
+                + workload.workers() + " workers x " + workload.cacheBlocks() + " blocks)");
+    }
+
+    /** Every implementation must report the same statuses and final pairs in every pass. */
+    private static void checkConsistent(Map<String, List<ReplayBench.Pass>> passes) {
+        ReplayBench.Pass ref = null;
+        for (var e : passes.entrySet()) {
+            for (ReplayBench.Pass p : e.getValue()) {
+                if (ref == null) {
+                    ref = p;
+                    continue;
+                }
+                if (!ref.statuses().equals(p.statuses()) || ref.finalPairs() != p.finalPairs()
+                        || ref.finalWorkers() != p.finalWorkers()) {
+                    throw new IllegalStateException("implementations disagree, no figures reported: " + ref.impl()
+                            + " statuses " + ref.statuses() + ", pairs " + ref.finalPairs() + "; " + p.impl() + " statuses "
+                            + p.statuses() + ", pairs " + p.finalPairs());
+                }
+            }
+        }
+    }
+
+    /** Figures of one implementation. */
+    record Summary(double bestBlockOps, double medianBlockOps, double ops, double events, double matches, double wallS,
+                   long p50, long p99, long p999) {}
+
+    static Summary summarize(List<ReplayBench.Pass> ps, OpStream s) {
+        double[] walls = ps.stream().mapToDouble(p -> p.wallNanos() / 1e9).sorted().toArray();
+        double best = walls[0];
+        double median = walls.length % 2 == 1 ? walls[walls.length / 2]
+                : (walls[walls.length / 2 - 1] + walls[walls.length / 2]) / 2;
+        long[] lat = ps.stream().flatMapToLong(p -> Arrays.stream(p.latencies())).sorted().toArray();
+        return new Summary(s.blockOps() / best, s.blockOps() / median, s.ops() / best, s.eventCount() / best,
+                s.matchCount() / best, best, quantile(lat, 0.50), quantile(lat, 0.99), quantile(lat, 0.999));
+    }
+
+    static long quantile(long[] sorted, double q) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        return sorted[(int) Math.min(sorted.length - 1, (long) (sorted.length * q))];
+    }
+
+    static String jsonEscape(String s) {
+        return s.replace("\\", "\\\\").replace("\"", "\\\"");
+    }
+}

@@ -1,0 +1,489 @@
+package io.kvprefix;
+
+import io.kvprefix.internal.router.LoadTable;
+import io.kvprefix.internal.router.PredictedBlocks;
+import io.kvprefix.internal.router.RoutingPolicy;
+import io.kvprefix.internal.router.WorkerLoad;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
+
+/**
+ * Picks the worker for each request: KV-cache-aware routing with load balancing, the policy of
+ * CONTRACT section 6 (NVIDIA Dynamo's), on top of a {@link PrefixIndex}.
+ *
+ * <pre>{@code
+ * Router router = Router.builder().index(index).worker(Worker.of(1)).worker(Worker.of(2)).build();
+ * RoutingDecision d = router.route(tokens);      // one hash-and-match call, then the policy
+ * send(request, d.worker());
+ * ...first token out...  d.prefillFinished();
+ * ...request done...     d.finished();
+ * }</pre>
+ *
+ * <p><b>The policy.</b> For a request of {@code isl} tokens at block size {@code bs} and each
+ * registered worker {@code w} with match depth {@code d_w} blocks:
+ * <pre>
+ *   prefill_blocks_w = (isl - d_w * bs + active_prefill_tokens_w) / bs      (a real number)
+ *   decode_blocks_w  = active_decode_blocks_w + floor(isl / bs)             (this request counts on every candidate)
+ *   cost_w           = (overlapWeight * prefill_blocks_w + decode_blocks_w) / capacityWeight_w
+ * </pre>
+ * With temperature 0 the lowest cost wins; costs within a relative 1e-9 of it are ties, broken by the
+ * worker holding fewer blocks in the index ({@link PrefixIndex#blockCount}; the event-fed index when
+ * there is one), then by the lower worker (unsigned order). With temperature {@code T > 0} the worker
+ * is drawn with probability {@code p_w ∝ exp(-(cost_w - min) / ((max - min) * T))}, uniformly when
+ * all costs are equal, from a generator seeded with {@link Builder#seed}: the same seed and the same
+ * sequence of calls give the same choices.
+ *
+ * <p><b>Load.</b> The router tracks load from its own decisions only: a decision charges the chosen
+ * worker {@code isl - d * bs} active prefill tokens (with its real depth {@code d}) until
+ * {@link RoutingDecision#prefillFinished()}, and {@code floor(isl / bs)} active decode blocks until
+ * {@link RoutingDecision#finished()}.
+ *
+ * <p><b>Options</b> (every default reproduces CONTRACT section 6): overlap weight (1.0), temperature
+ * (0), seed (0), minimum match (none), spreading of misses (off), capacity weights (1.0 each), and
+ * predicted mode (off); see {@link Builder}.
+ *
+ * <p><b>Workers.</b> The router routes only among workers registered with {@link Builder#worker},
+ * {@link #addWorker} and not removed with {@link #removeWorker}; workers the index knows but the
+ * router does not are ignored. Workers may join and leave at any time.
+ *
+ * <p><b>Predicted mode.</b> Without KV events (or to cover the delay before an engine's events
+ * arrive), the router can predict cache contents from its own decisions: after each decision the
+ * request's blocks are recorded as held by the chosen worker in a predicted index the router owns,
+ * each for {@link Builder#predictedTtl} after the last decision that routed it, with at most
+ * {@link Builder#predictedMaxBlocks} predicted blocks in total (the oldest go first). Expiry runs
+ * inline at each routing call and on {@link #expire()}; there is no background thread. With an
+ * event-fed index too, a worker's depth is the larger of the two.
+ *
+ * <p><b>Cost.</b> Without predicted mode a decision is one {@link PrefixIndex#match(int[], int, int,
+ * BlockHasher, MatchResult)} call (hash and match; one native downcall on the native path), outside
+ * any lock, then O(workers) work under a short lock; nothing is allocated but the decision. In
+ * predicted mode the request is hashed once, matched against both indexes, and its new blocks are
+ * stored in the predicted index, which allocates.
+ *
+ * <p>Thread-safety: thread-safe; any number of threads may route, add and remove workers and release
+ * decisions at once (the per-worker load table is guarded by one short lock, the match runs outside it).
+ */
+public final class Router implements AutoCloseable {
+    private final PrefixIndex events;
+    private final PredictedBlocks predicted;
+    private final BlockHasher hasher;
+    private final LoadTable table;
+    private final ToLongFunction<Worker> blockCount;
+    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
+    private volatile boolean closed;
+
+    private Router(Builder b) {
+        this.events = b.index;
+        IndexConfig config = b.index != null ? b.index.config() : b.indexConfig != null ? b.indexConfig : IndexConfig.defaults();
+        this.hasher = b.index != null ? b.index.hasher() : config.hasher();
+        this.table = new LoadTable(new RoutingPolicy(b.overlapWeight, b.temperature, b.minMatchBlocks,
+                b.minMatchTokens, b.spreadMisses, b.seed));
+        for (int i = 0; i < b.workers.size(); i++) {
+            table.add(b.workers.get(i), b.weights.get(i));
+        }
+        if (b.predicted) {
+            PrefixIndex p = PrefixIndex.create(config.toBuilder().memoryBudgetBytes(IndexConfig.UNLIMITED).build());
+            this.predicted = new PredictedBlocks(p, b.predictedTtl.toNanos(), b.predictedMaxBlocks, b.clock);
+        } else {
+            this.predicted = null;
+        }
+        this.blockCount = events != null ? events::blockCount : predicted::blockCount;
+    }
+
+    /** A builder with every option at its default; set an event-fed {@link Builder#index} or turn on {@link Builder#predicted}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Routes {@code tokens}, hashed with the index's hasher (its block size and seeds, no salt). */
+    public RoutingDecision route(int[] tokens) {
+        return route(tokens, 0, tokens.length, hasher);
+    }
+
+    /**
+     * Routes the request {@code tokens[offset .. offset+length)} hashed with {@code hasher} (for example
+     * salted for a LoRA adapter, or another block size). The request's {@code isl} is {@code length}.
+     *
+     * @throws IllegalArgumentException if {@code hasher}'s chain seed differs from the index's
+     * @throws IllegalStateException if no worker is registered, or the router or its index is closed
+     */
+    public RoutingDecision route(int[] tokens, int offset, int length, BlockHasher hasher) {
+        Objects.checkFromIndexSize(offset, length, tokens.length);
+        Objects.requireNonNull(hasher, "hasher");
+        checkOpen();
+        Scratch s = scratch.get();
+        int bs = hasher.blockSize();
+        if (predicted == null) {
+            events.match(tokens, offset, length, hasher, s.first);
+            table.decide(s.first, null, length, bs, blockCount, s.choice);
+            return decision(s, length, bs);
+        }
+        checkChainSeed(hasher);
+        int blocks = hasher.blockCount(length);
+        s.ensure(blocks);
+        hasher.hashBlocks(tokens, offset, length, s.locals, s.chains);
+        return routePredicted(s, blocks, length, bs);
+    }
+
+    /**
+     * Routes a request given as its local hashes ({@link BlockHasher#localHashes}) at the index's block
+     * size, {@code inputTokens} long (at least {@code localHashes.length * blockSize}).
+     *
+     * @throws IllegalArgumentException if {@code inputTokens} is shorter than the blocks given
+     * @throws IllegalStateException if no worker is registered, or the router or its index is closed
+     */
+    public RoutingDecision route(long[] localHashes, int inputTokens) {
+        Objects.requireNonNull(localHashes, "localHashes");
+        int bs = hasher.blockSize();
+        int n = localHashes.length;
+        if (inputTokens < (long) n * bs) {
+            throw new IllegalArgumentException(n + " blocks of " + bs + " tokens do not fit in " + inputTokens
+                    + " input tokens");
+        }
+        checkOpen();
+        Scratch s = scratch.get();
+        if (predicted == null) {
+            events.match(localHashes, 0, n, s.first);
+            table.decide(s.first, null, inputTokens, bs, blockCount, s.choice);
+            return decision(s, inputTokens, bs);
+        }
+        s.ensure(n);
+        System.arraycopy(localHashes, 0, s.locals, 0, n);
+        hasher.chainHashes(localHashes, 0, n, false, 0L, s.chains, 0);
+        return routePredicted(s, n, inputTokens, bs);
+    }
+
+    private RoutingDecision routePredicted(Scratch s, int blocks, int isl, int bs) {
+        predicted.expire();
+        if (events != null) {
+            events.match(s.locals, 0, blocks, s.first);
+        }
+        predicted.match(s.locals, 0, blocks, s.second);
+        table.decide(events != null ? s.first : null, s.second, isl, bs, blockCount, s.choice);
+        WorkerLoad chosen = s.choice.load;
+        RoutingDecision d = decision(s, isl, bs);
+        predicted.record(chosen, s.locals, s.chains, blocks);
+        return d;
+    }
+
+    private RoutingDecision decision(Scratch s, int isl, int bs) {
+        LoadTable.Choice c = s.choice;
+        RoutingDecision d = new RoutingDecision(table, c.load, c.depth, isl, bs, c.prefillTokens, c.decodeBlocks, c.cost);
+        c.load = null;
+        return d;
+    }
+
+    private void checkChainSeed(BlockHasher h) {
+        if (h.chainSeed() != hasher.chainSeed()) {
+            throw new IllegalArgumentException("the hasher's chain seed " + Long.toUnsignedString(h.chainSeed())
+                    + " differs from the router's " + Long.toUnsignedString(hasher.chainSeed()));
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("router closed");
+        }
+    }
+
+    /** Registers {@code worker} with capacity weight 1; returns false if it was registered already (its weight is then set to 1). */
+    public boolean addWorker(Worker worker) {
+        return addWorker(worker, 1.0);
+    }
+
+    /**
+     * Registers {@code worker} with a capacity weight (its cost is divided by the weight: a worker with
+     * weight 2 counts its load at half), or changes a registered worker's weight, keeping its load.
+     * Returns true if the worker was not registered.
+     *
+     * @throws IllegalArgumentException if the weight is not a finite number {@code > 0}
+     */
+    public boolean addWorker(Worker worker, double capacityWeight) {
+        Objects.requireNonNull(worker, "worker");
+        return table.add(worker, Builder.checkWeight(capacityWeight));
+    }
+
+    /**
+     * Unregisters {@code worker}: it is no longer routed to, its load is forgotten (decisions already
+     * made for it can still be released, harmlessly), and its predicted blocks are dropped. Returns
+     * false if it was not registered.
+     */
+    public boolean removeWorker(Worker worker) {
+        Objects.requireNonNull(worker, "worker");
+        if (table.remove(worker) == null) {
+            return false;
+        }
+        if (predicted != null) {
+            predicted.removeWorker(worker);
+        }
+        return true;
+    }
+
+    /** The registered workers, sorted. */
+    public List<Worker> workers() {
+        return table.workers();
+    }
+
+    /** Active prefill tokens of {@code worker}: uncached tokens of its requests whose prefill has not finished (0 if not registered). */
+    public long activePrefillTokens(Worker worker) {
+        return table.prefillTokens(worker);
+    }
+
+    /** Active decode blocks of {@code worker}: blocks of its requests that have not finished (0 if not registered). */
+    public long activeDecodeBlocks(Worker worker) {
+        return table.decodeBlocks(worker);
+    }
+
+    /** Requests routed to {@code worker} that have not finished (0 if not registered). */
+    public long activeRequests(Worker worker) {
+        return table.requests(worker);
+    }
+
+    /** True if this router predicts cache contents from its decisions. */
+    public boolean isPredicted() {
+        return predicted != null;
+    }
+
+    /** Number of predicted (worker, block) pairs (0 without predicted mode). */
+    public long predictedBlocks() {
+        return predicted == null ? 0 : predicted.size();
+    }
+
+    /** Predicted blocks of {@code worker} (0 without predicted mode). */
+    public long predictedBlocks(Worker worker) {
+        return predicted == null ? 0 : predicted.blockCount(worker);
+    }
+
+    /** Expires the predicted blocks whose time to live has run out and returns how many (0 without predicted mode). */
+    public int expire() {
+        return predicted == null ? 0 : predicted.expire();
+    }
+
+    /** The hasher {@link #route(int[])} uses: the index's block size and seeds. */
+    public BlockHasher hasher() {
+        return hasher;
+    }
+
+    /**
+     * Closes the router: later routing calls fail with {@link IllegalStateException}, the predicted
+     * index (owned by the router) is closed; the event-fed index is not (its owner closes it).
+     * Decisions can still be released. Idempotent.
+     */
+    @Override
+    public void close() {
+        closed = true;
+        if (predicted != null) {
+            predicted.close();
+        }
+    }
+
+    /** Per-thread buffers, so a decision allocates nothing but itself. */
+    private static final class Scratch {
+        final MatchResult first = new MatchResult();
+        final MatchResult second = new MatchResult();
+        final LoadTable.Choice choice = new LoadTable.Choice();
+        long[] locals = new long[64];
+        long[] chains = new long[64];
+
+        void ensure(int blocks) {
+            if (locals.length < blocks) {
+                int n = Math.max(blocks, locals.length * 2);
+                locals = new long[n];
+                chains = new long[n];
+            }
+        }
+    }
+
+    /**
+     * Builds a {@link Router}. Every option has a default, and the defaults reproduce CONTRACT
+     * section 6 exactly; a router needs an event-fed {@link #index} or {@link #predicted} mode (or both).
+     *
+     * <p>Thread-safety: not thread-safe; use one builder per thread.
+     */
+    public static final class Builder {
+        private PrefixIndex index;
+        private IndexConfig indexConfig;
+        private double overlapWeight = 1.0;
+        private double temperature = 0.0;
+        private long seed = 0L;
+        private int minMatchBlocks = 0;
+        private int minMatchTokens = 0;
+        private boolean spreadMisses = false;
+        private boolean predicted = false;
+        private Duration predictedTtl = Duration.ofSeconds(120);
+        private long predictedMaxBlocks = 1L << 20;
+        private LongSupplier clock = System::nanoTime;
+        private final ArrayList<Worker> workers = new ArrayList<>();
+        private final ArrayList<Double> weights = new ArrayList<>();
+
+        private Builder() {}
+
+        /**
+         * The event-fed index to match against (default none). The router reads it and never writes or
+         * closes it; its hasher (block size, seeds) is the router's default hasher.
+         */
+        public Builder index(PrefixIndex index) {
+            this.index = Objects.requireNonNull(index, "index");
+            return this;
+        }
+
+        /**
+         * Block size, seeds and implementation of a router without an event-fed index (default
+         * {@link IndexConfig#defaults()}: 16-token blocks). With an event-fed index its configuration
+         * is used and this must not be set.
+         */
+        public Builder indexConfig(IndexConfig config) {
+            this.indexConfig = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /** Weight of the prefill term in the cost (default 1.0; 0 routes by decode load alone). Finite, {@code >= 0}. */
+        public Builder overlapWeight(double w) {
+            if (!(w >= 0) || Double.isInfinite(w)) {
+                throw new IllegalArgumentException("overlapWeight must be a finite number >= 0, got " + w);
+            }
+            overlapWeight = w;
+            return this;
+        }
+
+        /** Softmax temperature (default 0: always the lowest cost). Finite, {@code >= 0}. */
+        public Builder temperature(double t) {
+            if (!(t >= 0) || Double.isInfinite(t)) {
+                throw new IllegalArgumentException("temperature must be a finite number >= 0, got " + t);
+            }
+            temperature = t;
+            return this;
+        }
+
+        /**
+         * Seed of the generator used for sampling at temperature {@code > 0} (default 0, so runs repeat;
+         * give router replicas different seeds if they should not draw the same sequence).
+         */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /**
+         * Minimum match in blocks (default 0: none). When the deepest match among the registered workers
+         * is shorter, every worker's depth counts as 0 and the request is routed by load alone (so a
+         * shared system prompt does not pile every request onto the workers that hold it). The load
+         * charged still uses the chosen worker's real depth. Combined with {@link #minMatchTokens}, the
+         * stricter wins.
+         */
+        public Builder minMatchBlocks(int blocks) {
+            if (blocks < 0) {
+                throw new IllegalArgumentException("minMatchBlocks must be >= 0, got " + blocks);
+            }
+            minMatchBlocks = blocks;
+            return this;
+        }
+
+        /**
+         * Minimum match in tokens (default 0: none): as {@link #minMatchBlocks} with
+         * {@code ceil(tokens / blockSize)} blocks at the request's block size.
+         */
+        public Builder minMatchTokens(int tokens) {
+            if (tokens < 0) {
+                throw new IllegalArgumentException("minMatchTokens must be >= 0, got " + tokens);
+            }
+            minMatchTokens = tokens;
+            return this;
+        }
+
+        /**
+         * Spread misses (default off). A miss is a request no registered worker matches (at least the
+         * minimum match). At temperature 0, with this on, a miss goes round-robin over the workers tied
+         * for the lowest cost (the first one after the previous miss's worker, in worker order) instead
+         * of the usual tie-break, which sends every miss on an idle cluster to the same worker.
+         */
+        public Builder spreadMisses(boolean on) {
+            spreadMisses = on;
+            return this;
+        }
+
+        /** Registers a worker with capacity weight 1 (default: no workers). */
+        public Builder worker(Worker worker) {
+            return worker(worker, 1.0);
+        }
+
+        /**
+         * Registers a worker with a capacity weight (default 1.0): its cost is divided by the weight, so a
+         * worker with weight 2 counts its load at half. Finite, {@code > 0}.
+         */
+        public Builder worker(Worker worker, double capacityWeight) {
+            Objects.requireNonNull(worker, "worker");
+            checkWeight(capacityWeight);
+            int i = workers.indexOf(worker);
+            if (i >= 0) {
+                weights.set(i, capacityWeight);
+            } else {
+                workers.add(worker);
+                weights.add(capacityWeight);
+            }
+            return this;
+        }
+
+        static double checkWeight(double w) {
+            if (!(w > 0) || Double.isInfinite(w)) {
+                throw new IllegalArgumentException("capacity weight must be a finite number > 0, got " + w);
+            }
+            return w;
+        }
+
+        /** Predicted mode (default off): record each decision's blocks for the chosen worker; see {@link Router}. */
+        public Builder predicted(boolean on) {
+            predicted = on;
+            return this;
+        }
+
+        /** How long a predicted block lives after the last decision that routed it (default 120 s, Dynamo's). Positive. */
+        public Builder predictedTtl(Duration ttl) {
+            Objects.requireNonNull(ttl, "ttl");
+            if (ttl.isNegative() || ttl.isZero()) {
+                throw new IllegalArgumentException("predictedTtl must be positive, got " + ttl);
+            }
+            predictedTtl = ttl;
+            return this;
+        }
+
+        /**
+         * The most predicted (worker, block) pairs kept (default 1,048,576 = 2^20, Dynamo's); past it the
+         * oldest expire first. At least 1.
+         */
+        public Builder predictedMaxBlocks(long max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("predictedMaxBlocks must be >= 1, got " + max);
+            }
+            predictedMaxBlocks = max;
+            return this;
+        }
+
+        /** The clock of predicted mode, in nanoseconds (default {@link System#nanoTime()}); tests pass a fake one. */
+        public Builder clock(LongSupplier nanoClock) {
+            clock = Objects.requireNonNull(nanoClock, "clock");
+            return this;
+        }
+
+        /**
+         * Builds the router.
+         *
+         * @throws IllegalStateException if there is neither an event-fed index nor predicted mode, or both
+         *         an index and an index configuration were given
+         */
+        public Router build() {
+            if (index == null && !predicted) {
+                throw new IllegalStateException("a router needs an event-fed index, predicted mode, or both");
+            }
+            if (index != null && indexConfig != null) {
+                throw new IllegalStateException("indexConfig is for routers without an event-fed index; "
+                        + "with one, the index's configuration is used");
+            }
+            return new Router(this);
+        }
+    }
+}

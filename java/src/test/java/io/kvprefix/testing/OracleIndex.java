@@ -1,0 +1,284 @@
+package io.kvprefix.testing;
+
+import io.kvprefix.BlockHasher;
+import io.kvprefix.EventStatus;
+import io.kvprefix.Implementation;
+import io.kvprefix.IndexConfig;
+import io.kvprefix.IndexStats;
+import io.kvprefix.KvEvent;
+import io.kvprefix.MatchResult;
+import io.kvprefix.PrefixIndex;
+import io.kvprefix.Worker;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The reference model of CONTRACT sections 3 and 4: plain maps and sets, no cleverness, written to be
+ * read next to the contract and checked line by line. Every other {@link PrefixIndex} is compared with
+ * it ({@link Differential}).
+ *
+ * <ul>
+ *   <li>Per known worker, a map from engine hash {@code E} to the block it names, a block being its
+ *       {@code (position, chain hash)}. The chain hash is computed here from the parent's chain hash
+ *       and the block's local hash with a portable {@link BlockHasher}; the engine's hashes are never
+ *       used for it. A worker holds exactly the blocks that are values of its map, so one block under
+ *       two names stays held until its last name goes (rule 4 is {@link Map#put}).
+ *   <li>Statuses are decided in the contract's order: rule 1 ({@code invalid_block_sequence}), rule 2
+ *       ({@code parent_block_not_found}), then the worker slots ({@code capacity_exceeded}).
+ *   <li>Depth is computed literally from the definition: for {@code i = 0, 1, ...}, does the worker
+ *       hold a block at position {@code i} whose chain hash is the request's {@code cq[i]}?
+ *   <li>Worker slots: a worker becomes known on its first successful store (an empty store counts),
+ *       stays known after {@code cleared}, and is forgotten by {@code remove_worker}. A store for a
+ *       worker that is not known while {@code config.maxWorkers()} workers are known answers
+ *       {@code capacity_exceeded}.
+ *   <li>The memory budget is ignored: the oracle never answers {@code capacity_exceeded} for memory,
+ *       so it must not be compared with an index that runs under a budget small enough to matter.
+ *       {@link IndexStats#bytesUsed()} is reported as 0 and {@link IndexStats#entries()} as the number
+ *       of distinct {@code (position, chain hash)} blocks held by anyone.
+ * </ul>
+ *
+ * <p>Thread-safety: every method is {@code synchronized}, so concurrent calls are safe but fully
+ * serialised; it is meant to be driven by one thread as a reference, not to be measured.
+ */
+public final class OracleIndex implements PrefixIndex {
+
+    /** One block as the contract identifies it: where it sits and the chain hash of the prefix ending in it. */
+    private record Block(int position, long chain) {}
+
+    private final IndexConfig config;
+    private final BlockHasher hasher;
+    private final BlockHasher chainHasher;
+    /** Known workers and their names: E -> block. */
+    private final Map<Worker, Map<Long, Block>> workers = new HashMap<>();
+    /** The blocks each worker holds (the values of its name map), recomputed after any write to that worker. */
+    private final Map<Worker, Set<Block>> heldCache = new HashMap<>();
+    private final Map<EventStatus, Long> counts = new EnumMap<>(EventStatus.class);
+    private boolean closed;
+
+    /** An oracle for {@code config} (block size and seeds for token forms, and worker slots). */
+    public OracleIndex(IndexConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.hasher = config.hasher();
+        // Chain hashes always on the portable path, so the oracle does not share the native kernel.
+        this.chainHasher = BlockHasher.builder().blockSize(1).seed(config.seed()).chainSeed(config.chainSeed())
+                .implementation(Implementation.PORTABLE).build();
+        for (EventStatus s : EventStatus.values()) {
+            counts.put(s, 0L);
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("index closed");
+        }
+    }
+
+    // ------------------------------------------------------------------ events (CONTRACT section 3)
+
+    @Override
+    public synchronized EventStatus apply(KvEvent event) {
+        Objects.requireNonNull(event, "event");
+        checkOpen();
+        // Forget the cached holdings of every worker this event may touch.
+        heldCache.keySet().removeIf(w -> switch (event) {
+            case KvEvent.RemoveWorker rw -> w.workerId() == rw.workerId();
+            case KvEvent.Stored s -> w.equals(s.worker());
+            case KvEvent.StoredTokens t -> w.equals(t.worker());
+            case KvEvent.Removed r -> w.equals(r.worker());
+            case KvEvent.Cleared c -> w.equals(c.worker());
+        });
+        EventStatus status = switch (event) {
+            case KvEvent.Stored s -> stored(s.worker(), s.parentHash().isPresent(), s.parentHash().orElse(0L),
+                    s.blockHashes(), s.localHashes());
+            case KvEvent.StoredTokens t -> storedTokens(t);
+            case KvEvent.Removed r -> removed(r.worker(), r.blockHashes());
+            case KvEvent.Cleared c -> {
+                Map<Long, Block> names = workers.get(c.worker());
+                if (names != null) {
+                    names.clear(); // holds nothing, stays known
+                }
+                yield EventStatus.OK;
+            }
+            case KvEvent.RemoveWorker rw -> {
+                workers.keySet().removeIf(w -> w.workerId() == rw.workerId());
+                yield EventStatus.OK;
+            }
+        };
+        counts.merge(status, 1L, Long::sum);
+        return status;
+    }
+
+    private EventStatus storedTokens(KvEvent.StoredTokens t) {
+        if (t.blockSize() < 1 || t.blockHashes().length != t.tokenIds().length / t.blockSize()) {
+            return EventStatus.INVALID_INPUT;
+        }
+        long seed = BlockHasher.saltedSeed(config.seed(), t.loraName(), t.cacheNamespace());
+        BlockHasher h = BlockHasher.builder().blockSize(t.blockSize()).seed(seed).chainSeed(config.chainSeed())
+                .implementation(Implementation.PORTABLE).build();
+        long[] locals = h.localHashes(t.tokenIds());
+        return stored(t.worker(), t.parentHash().isPresent(), t.parentHash().orElse(0L), t.blockHashes(), locals);
+    }
+
+    private EventStatus stored(Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals) {
+        if (blockHashes.length != locals.length) {
+            return EventStatus.INVALID_INPUT;
+        }
+        // Rule 1: the same E twice, or the parent among the blocks.
+        Set<Long> seen = new HashSet<>();
+        for (long e : blockHashes) {
+            if (!seen.add(e)) {
+                return EventStatus.INVALID_BLOCK_SEQUENCE;
+            }
+        }
+        if (hasParent && seen.contains(parentHash)) {
+            return EventStatus.INVALID_BLOCK_SEQUENCE;
+        }
+        // Rule 2: the parent must be held by this worker.
+        Map<Long, Block> names = workers.get(worker);
+        Block parent = null;
+        if (hasParent) {
+            parent = names == null ? null : names.get(parentHash);
+            if (parent == null) {
+                return EventStatus.PARENT_BLOCK_NOT_FOUND;
+            }
+        }
+        // Rule 5 (worker slots): a new worker needs a free slot.
+        if (names == null) {
+            if (workers.size() >= config.maxWorkers()) {
+                return EventStatus.CAPACITY_EXCEEDED;
+            }
+            names = new HashMap<>();
+            workers.put(worker, names);
+        }
+        // Rules 3 and 4: positions follow the parent, chains are computed here, a name maps to its latest block.
+        int position = parent == null ? 0 : parent.position() + 1;
+        Block prev = parent;
+        for (int i = 0; i < blockHashes.length; i++) {
+            long chain = prev == null ? locals[i] : chainHasher.chainHash(prev.chain(), locals[i]);
+            Block b = new Block(position + i, chain);
+            names.put(blockHashes[i], b);
+            prev = b;
+        }
+        return EventStatus.OK;
+    }
+
+    private EventStatus removed(Worker worker, long[] hashes) {
+        Map<Long, Block> names = workers.get(worker);
+        boolean unknown = false;
+        for (long e : hashes) {
+            if (names == null || names.remove(e) == null) {
+                unknown = true;
+            }
+        }
+        return unknown ? EventStatus.BLOCK_NOT_FOUND : EventStatus.OK;
+    }
+
+    // ------------------------------------------------------------------ matches (CONTRACT section 4)
+
+    @Override
+    public synchronized void match(long[] localHashes, int offset, int length, MatchResult into) {
+        Objects.checkFromIndexSize(offset, length, localHashes.length);
+        Objects.requireNonNull(into, "into");
+        checkOpen();
+        into.reset(length);
+        long[] cq = new long[length];
+        for (int i = 0; i < length; i++) {
+            long q = localHashes[offset + i];
+            cq[i] = i == 0 ? q : chainHasher.chainHash(cq[i - 1], q);
+        }
+        for (Worker w : workers.keySet()) {
+            Set<Block> held = held(w);
+            int k = 0;
+            while (k < length && held.contains(new Block(k, cq[k]))) {
+                k++;
+            }
+            if (k > 0) {
+                into.add(w, k);
+            }
+        }
+    }
+
+    /** The distinct blocks {@code w} holds under any name. */
+    private Set<Block> held(Worker w) {
+        return heldCache.computeIfAbsent(w, k -> new HashSet<>(workers.get(k).values()));
+    }
+
+    @Override
+    public synchronized void match(int[] tokens, int offset, int length, BlockHasher hasher, MatchResult into) {
+        Objects.checkFromIndexSize(offset, length, tokens.length);
+        Objects.requireNonNull(into, "into");
+        if (hasher.chainSeed() != config.chainSeed()) {
+            throw new IllegalArgumentException("the hasher's chain seed " + Long.toUnsignedString(hasher.chainSeed())
+                    + " differs from the index's " + Long.toUnsignedString(config.chainSeed()));
+        }
+        checkOpen();
+        long[] locals = hasher.localHashes(tokens, offset, length);
+        match(locals, 0, locals.length, into);
+    }
+
+    // ------------------------------------------------------------------ introspection
+
+    @Override
+    public synchronized long blockCount(Worker worker) {
+        checkOpen();
+        return workers.containsKey(worker) ? held(worker).size() : 0;
+    }
+
+    @Override
+    public synchronized List<Worker> workers() {
+        checkOpen();
+        List<Worker> out = new ArrayList<>(workers.keySet());
+        out.sort(null);
+        return List.copyOf(out);
+    }
+
+    @Override
+    public synchronized long eventCount(EventStatus status) {
+        checkOpen();
+        return counts.get(status);
+    }
+
+    @Override
+    public synchronized IndexStats stats() {
+        checkOpen();
+        Map<Worker, Long> perWorker = new TreeMap<>();
+        Set<Block> everyBlock = new HashSet<>();
+        long blocks = 0;
+        for (Worker w : workers.keySet()) {
+            Set<Block> held = held(w);
+            perWorker.put(w, (long) held.size());
+            blocks += held.size();
+            everyBlock.addAll(held);
+        }
+        return new IndexStats(workers.size(), blocks, everyBlock.size(), 0L, perWorker, counts);
+    }
+
+    @Override
+    public BlockHasher hasher() {
+        return hasher;
+    }
+
+    @Override
+    public IndexConfig config() {
+        return config;
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        workers.clear();
+        heldCache.clear();
+    }
+
+    @Override
+    public String toString() {
+        return "OracleIndex[" + config + "]";
+    }
+}
