@@ -53,7 +53,7 @@ public enum DecodeIssue {
      * the configured rank wins. */
     DP_RANK_OVERRIDDEN("dp_rank_overridden", Category.NOTE);
 
-    /** Kinds of issue. */
+    /** Kinds of issue. Thread-safety: an immutable enum. */
     public enum Category {
         /** Malformed input, skipped. */
         ERROR,

@@ -21,7 +21,7 @@ import java.util.Optional;
  */
 public final class SubscriberStats {
 
-    /** Event counters of one engine (or of all of them). */
+    /** Event counters of one engine (or of all of them). Thread-safety: an immutable enum. */
     public enum Counter {
         /** Live batches received with a readable sequence number. */
         BATCHES("batches"),
@@ -60,7 +60,7 @@ public final class SubscriberStats {
         }
     }
 
-    /** Kinds of applied event. */
+    /** Kinds of applied event. Thread-safety: an immutable enum. */
     public enum EventKind {
         /** {@code BlockStored}. */
         STORED("stored"),
@@ -201,6 +201,8 @@ public final class SubscriberStats {
 
     /**
      * One engine's state and counters.
+     *
+     * <p>Thread-safety: immutable.
      *
      * @param engine the engine
      * @param state {@code waiting} (no batch received yet), {@code live} or {@code replaying}

@@ -58,6 +58,8 @@ public final class VllmEventDecoder {
     /**
      * The events of one batch, in order, with what was skipped or noted.
      *
+     * <p>Thread-safety: immutable (the lists are copies; the events' arrays must not be modified).
+     *
      * @param timestamp the publisher's timestamp (seconds since the epoch)
      * @param worker the worker the events belong to
      * @param batchRank the dp rank the batch named, or empty
@@ -74,6 +76,8 @@ public final class VllmEventDecoder {
 
     /**
      * One event skipped or noted.
+     *
+     * <p>Thread-safety: immutable.
      *
      * @param issue what kind
      * @param detail a human-readable description

@@ -16,7 +16,7 @@ import java.util.OptionalInt;
  */
 public record WireBatch(double timestamp, OptionalInt dpRank, List<Event> events) {
 
-    /** One event of a batch. */
+    /** One event of a batch. Thread-safety: every implementation is an immutable record. */
     public sealed interface Event permits Stored, Removed, Cleared, Bad {}
 
     /**
