@@ -1,6 +1,5 @@
 package io.kvprefix.cli;
 
-import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.MatchResult;
@@ -228,11 +227,7 @@ final class ListenCommand implements Callable<Integer> {
                         out.scores(result);
                     }
                     case ParsedOp.TokenMatch t -> {
-                        IndexConfig c = index.config();
-                        BlockHasher h = BlockHasher.builder().blockSize(t.blockSize()).seed(c.seed())
-                                .chainSeed(c.chainSeed()).loraName(t.loraName()).cacheNamespace(t.cacheNamespace())
-                                .implementation(c.implementation()).build();
-                        index.match(t.tokenIds(), 0, t.tokenIds().length, h, result);
+                        index.match(t.tokenIds(), 0, t.tokenIds().length, t.hasher(index.config()), result);
                         out.scores(result);
                     }
                     case ParsedOp.Event e -> skipped++;
