@@ -9,7 +9,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import io.kvprefix.BlockHasher;
 import io.kvprefix.IndexConfig;
-import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
@@ -113,8 +112,8 @@ class ListenCommandTest {
             assertEquals(tokenQueries.size() + 3, lines.size(), r.out());
 
             try (PrefixIndex oracle = PrefixIndex.heap(IndexConfig.defaults())) {
-                feed(oracle, truth.batches("E1"), 1, -1, -1);
-                feed(oracle, truth.batches("E2"), 2, 20, 25);
+                truth.feed(oracle, "E1", rank -> Worker.of(1, rank.orElse(0)), -1, -1);
+                truth.feed(oracle, "E2", rank -> Worker.of(2, rank.orElse(0)), 20, 25);
                 ByteArrayOutputStream expected = new ByteArrayOutputStream();
                 OpStreamWriter ew = new OpStreamWriter(expected);
                 MatchResult m = new MatchResult();
@@ -175,23 +174,6 @@ class ListenCommandTest {
             totals(lines.get(0)); // valid JSON
         } finally {
             p.destroyForcibly();
-        }
-    }
-
-    /** Applies the truth's batches as a correct subscriber would: all, or with [lostFrom, resumeAt) lost and a clear. */
-    private static void feed(PrefixIndex oracle, List<Truth.Batch> batches, long workerId, long lostFrom, long resumeAt) {
-        boolean cleared = false;
-        for (Truth.Batch b : batches) {
-            if (lostFrom >= 0 && b.seq() >= lostFrom && b.seq() < resumeAt) {
-                continue;
-            }
-            if (lostFrom >= 0 && b.seq() >= resumeAt && !cleared) {
-                oracle.apply(new KvEvent.Cleared(Worker.of(workerId)));
-                cleared = true;
-            }
-            for (KvEvent e : Truth.events(b, r -> Worker.of(workerId, r.orElse(0)))) {
-                oracle.apply(e);
-            }
         }
     }
 

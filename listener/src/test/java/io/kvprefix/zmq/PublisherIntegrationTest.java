@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
-import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
@@ -23,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.function.Function;
-import java.util.function.LongPredicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -169,24 +167,7 @@ class PublisherIntegrationTest {
                 new Plan("C", r -> Worker.of(3, 0), 50, 60),
                 new Plan("D", r -> Worker.of(4, r.orElse(0)), 60, 65));
         for (Plan p : plans) {
-            long[][] expected = new long[EventKind.values().length][EventStatus.values().length];
-            boolean cleared = false;
-            for (Truth.Batch b : truth.batches(p.engine())) {
-                LongPredicate lost = s -> p.lostFrom() >= 0 && s >= p.lostFrom() && s < p.resumeAt();
-                if (lost.test(b.seq())) {
-                    continue;
-                }
-                if (p.lostFrom() >= 0 && b.seq() >= p.resumeAt() && !cleared) {
-                    oracle.apply(new KvEvent.Cleared(p.workerOf().apply(OptionalInt.empty())));
-                    cleared = true;
-                }
-                for (KvEvent e : Truth.events(b, p.workerOf())) {
-                    EventStatus st = oracle.apply(e);
-                    EventKind k = e instanceof KvEvent.Removed ? EventKind.REMOVED
-                            : e instanceof KvEvent.Cleared ? EventKind.CLEARED : EventKind.STORED;
-                    expected[k.ordinal()][st.ordinal()]++;
-                }
-            }
+            long[][] expected = truth.feed(oracle, p.engine(), p.workerOf(), p.lostFrom(), p.resumeAt());
             SubscriberStats.Counts got = counts(stats, engines, p.engine());
             for (EventKind k : EventKind.values()) {
                 for (EventStatus st : EventStatus.values()) {

@@ -11,6 +11,7 @@ import io.kvprefix.zmq.SubscriberStats.EventKind;
 import io.kvprefix.zmq.VllmDecodeException;
 import io.kvprefix.zmq.VllmEventDecoder;
 import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -203,7 +204,7 @@ public final class EngineSession implements EngineSync.Port {
             }
             byte[] seqFrame = frames.get(frames.size() - 2);
             byte[] payload = frames.get(frames.size() - 1);
-            if (seqFrame.length == 8 && bigEndian(seqFrame) == END_SEQ && payload.length == 0) {
+            if (seqFrame.length == 8 && ByteBuffer.wrap(seqFrame).getLong() == END_SEQ && payload.length == 0) {
                 sync.onReplayEnd(now);
                 continue;
             }
@@ -240,20 +241,12 @@ public final class EngineSession implements EngineSync.Port {
             issue(DecodeIssue.BAD_SEQUENCE, "sequence frame of " + frame.length + " bytes, expected 8");
             return -1;
         }
-        long seq = bigEndian(frame);
+        long seq = ByteBuffer.wrap(frame).getLong(); // 8 bytes, big-endian
         if (seq < 0) {
             issue(DecodeIssue.BAD_SEQUENCE, "sequence number " + Long.toUnsignedString(seq) + " is out of range");
             return -1;
         }
         return seq;
-    }
-
-    private static long bigEndian(byte[] b) {
-        long v = 0;
-        for (int i = 0; i < 8; i++) {
-            v = (v << 8) | (b[i] & 0xFF);
-        }
-        return v;
     }
 
     private void publishGauges() {
@@ -313,10 +306,7 @@ public final class EngineSession implements EngineSync.Port {
         if (dealer == null) {
             return false;
         }
-        byte[] seq = new byte[8];
-        for (int i = 7, v = 0; i >= 0; i--, v++) {
-            seq[i] = (byte) (fromSeq >>> (8 * v));
-        }
+        byte[] seq = ByteBuffer.allocate(8).putLong(fromSeq).array(); // vLLM reads it as 8 bytes big-endian
         try {
             return dealer.send(new byte[0], ZMQ.SNDMORE | ZMQ.DONTWAIT) && dealer.send(seq, ZMQ.DONTWAIT);
         } catch (RuntimeException e) {

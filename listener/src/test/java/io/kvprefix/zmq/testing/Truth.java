@@ -1,7 +1,10 @@
 package io.kvprefix.zmq.testing;
 
+import io.kvprefix.EventStatus;
 import io.kvprefix.KvEvent;
+import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.zmq.SubscriberStats.EventKind;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -93,6 +96,33 @@ public final class Truth {
             }
         }
         return out;
+    }
+
+    /**
+     * Feeds {@code oracle} the batches of {@code engine} as a correct subscriber applies them: all of
+     * them, or, when {@code lostFrom >= 0}, those before {@code lostFrom}, then a clear of
+     * {@code workerOf(empty)}, then those from {@code resumeAt} on. Returns how many events of each
+     * {@link EventKind} got each {@link EventStatus}, indexed by ordinal (the clear not counted).
+     */
+    public long[][] feed(PrefixIndex oracle, String engine, Function<OptionalInt, Worker> workerOf, long lostFrom,
+                         long resumeAt) {
+        long[][] counts = new long[EventKind.values().length][EventStatus.values().length];
+        boolean cleared = false;
+        for (Batch b : batches(engine)) {
+            if (lostFrom >= 0 && b.seq() >= lostFrom && b.seq() < resumeAt) {
+                continue;
+            }
+            if (lostFrom >= 0 && b.seq() >= resumeAt && !cleared) {
+                oracle.apply(new KvEvent.Cleared(workerOf.apply(OptionalInt.empty())));
+                cleared = true;
+            }
+            for (KvEvent e : events(b, workerOf)) {
+                EventKind k = e instanceof KvEvent.Removed ? EventKind.REMOVED
+                        : e instanceof KvEvent.Cleared ? EventKind.CLEARED : EventKind.STORED;
+                counts[k.ordinal()][oracle.apply(e).ordinal()]++;
+            }
+        }
+        return counts;
     }
 
     private static boolean relevant(String medium, String group) {
