@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
                 HashCommand.class,
                 GenOpsCommand.class,
                 ReplayCommand.class,
+                ListenCommand.class,
                 BenchCommand.class,
                 SweepCommand.class,
                 JmhCommand.class,

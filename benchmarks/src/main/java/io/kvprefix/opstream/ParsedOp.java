@@ -1,5 +1,7 @@
 package io.kvprefix.opstream;
 
+import io.kvprefix.BlockHasher;
+import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import java.util.Arrays;
 import java.util.Objects;
@@ -69,6 +71,12 @@ public sealed interface ParsedOp permits ParsedOp.Event, ParsedOp.HashMatch, Par
             if (blockSize < 1) {
                 throw new IllegalArgumentException("block_size must be >= 1, got " + blockSize);
             }
+        }
+
+        /** The hasher this match needs on an index configured with {@code config}: its block size and salt, the index's seeds. */
+        public BlockHasher hasher(IndexConfig config) {
+            return BlockHasher.builder().blockSize(blockSize).seed(config.seed()).chainSeed(config.chainSeed())
+                    .loraName(loraName).cacheNamespace(cacheNamespace).implementation(config.implementation()).build();
         }
 
         @Override

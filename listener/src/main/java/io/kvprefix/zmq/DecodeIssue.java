@@ -1,0 +1,83 @@
+package io.kvprefix.zmq;
+
+/**
+ * Something the subscriber or the {@link VllmEventDecoder} noticed about a frame, a batch or one
+ * event, counted per engine in {@link SubscriberStats}. Three categories:
+ *
+ * <ul>
+ *   <li>{@link Category#ERROR}: malformed input, skipped. Frame- and batch-level errors skip the
+ *       whole batch (its sequence number still counts as received); event-level errors skip that
+ *       event and the rest of the batch is applied.
+ *   <li>{@link Category#IGNORED}: a well-formed event that is not about the engine's GPU cache of
+ *       full-attention blocks, skipped on purpose.
+ *   <li>{@link Category#NOTE}: a well-formed event applied with a caveat (a field kvprefix cannot use).
+ * </ul>
+ *
+ * <p>Each issue is logged once per engine (errors as warnings, the rest as information) and counted
+ * every time.
+ *
+ * <p>Thread-safety: an immutable enum.
+ */
+public enum DecodeIssue {
+    /** A live message that is not {@code [topic, seq, payload]}, or a replay answer that is not
+     * {@code ["", seq, payload]} / {@code ["", topic, seq, payload]}. */
+    BAD_FRAMES("bad_frames", Category.ERROR),
+    /** A sequence frame that is not 8 bytes. */
+    BAD_SEQUENCE("bad_sequence", Category.ERROR),
+    /** A payload that is not exactly one msgpack value (truncated, invalid bytes, trailing bytes). */
+    BAD_MSGPACK("bad_msgpack", Category.ERROR),
+    /** A payload that is msgpack but not a batch {@code [ts, [events...], dp_rank?]} (or its map form). */
+    BAD_BATCH("bad_batch", Category.ERROR),
+    /** An event whose tag is none of {@code BlockStored}, {@code BlockRemoved}, {@code AllBlocksCleared}. */
+    UNKNOWN_EVENT_TYPE("unknown_event_type", Category.ERROR),
+    /** An event with a required field missing, or a field of the wrong type or out of range. */
+    BAD_EVENT("bad_event", Category.ERROR),
+    /** A {@code BlockStored} whose number of block hashes differs from its number of full blocks of tokens. */
+    HASH_COUNT_MISMATCH("hash_count_mismatch", Category.ERROR),
+
+    /** An event about a medium other than the GPU ({@code medium} not {@code GPU} / {@code DEVICE} / absent). */
+    NON_DEVICE_MEDIUM("medium", Category.IGNORED),
+    /** An event about a KV-cache group that is not full attention (hybrid models: sliding window, mamba, ...). */
+    NON_FULL_ATTENTION_GROUP("group", Category.IGNORED),
+
+    /** A store carrying multimodal {@code extra_keys}: applied, hashed from its tokens only (kvprefix
+     * events have no multimodal field yet), so a multimodal-aware router's hashes will not match it. */
+    EXTRA_KEYS("extra_keys", Category.NOTE),
+    /** A store with a non-zero {@code lora_id} but no {@code lora_name}: applied unsalted (the
+     * contract salts by name only). */
+    LORA_ID_WITHOUT_NAME("lora_id_without_name", Category.NOTE),
+    /** A store whose {@code token_ids} came as (token, next token) pairs (Eagle); the first of each
+     * pair is the block's token. */
+    BIGRAM_TOKENS("bigram_tokens", Category.NOTE),
+    /** A batch whose {@code data_parallel_rank} differs from the rank the engine was configured with;
+     * the configured rank wins. */
+    DP_RANK_OVERRIDDEN("dp_rank_overridden", Category.NOTE);
+
+    /** Kinds of issue. Thread-safety: an immutable enum. */
+    public enum Category {
+        /** Malformed input, skipped. */
+        ERROR,
+        /** Well-formed but out of scope, skipped. */
+        IGNORED,
+        /** Applied with a caveat. */
+        NOTE
+    }
+
+    private final String wireName;
+    private final Category category;
+
+    DecodeIssue(String wireName, Category category) {
+        this.wireName = wireName;
+        this.category = category;
+    }
+
+    /** The name used in the JSON statistics, such as {@code bad_msgpack}. */
+    public String wireName() {
+        return wireName;
+    }
+
+    /** Error, ignored, or note. */
+    public Category category() {
+        return category;
+    }
+}

@@ -1,0 +1,172 @@
+package io.kvprefix.zmq;
+
+import io.kvprefix.Worker;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.regex.Pattern;
+
+/**
+ * One engine to subscribe to: the ZMQ endpoint its KV-event publisher serves (vLLM's
+ * {@code --kv-events-config endpoint}), the worker id its events belong to, optionally a fixed dp
+ * rank, its replay endpoint ({@code replay_endpoint}) and the topic to subscribe to.
+ *
+ * <p><b>dp rank.</b> Without a configured rank, every batch's {@code data_parallel_rank} names the
+ * worker's rank (rank 0 when a batch leaves it out), so one shared publisher can feed several ranks.
+ * With a configured rank ({@code WORKER/RANK}), every event of this engine goes to that rank; a batch
+ * that says otherwise is applied to the configured rank and counted as
+ * {@link DecodeIssue#DP_RANK_OVERRIDDEN}. vLLM starts one publisher per rank, on port
+ * {@code endpoint + rank}; configure each as its own engine.
+ *
+ * <p>The command-line form, parsed by {@link #parse}, is
+ * {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC]}, for example
+ * {@code tcp://10.0.0.5:5557=7,replay=tcp://10.0.0.5:5558}. Endpoints are {@code tcp://host:port},
+ * {@code ipc://path} or {@code inproc://name}; the subscriber connects to them (vLLM binds).
+ *
+ * <p>Thread-safety: immutable.
+ *
+ * @param endpoint the publisher's PUB endpoint, such as {@code tcp://10.0.0.5:5557}
+ * @param workerId the worker id (unsigned 64-bit) the engine's events belong to
+ * @param dpRank a fixed dp rank (unsigned 32-bit), or empty to take it from each batch
+ * @param replayEndpoint the publisher's ROUTER replay endpoint, or empty if it has none
+ * @param topic the topic prefix to subscribe to; empty (the vLLM default) for every message
+ */
+public record EngineEndpoint(String endpoint, long workerId, OptionalInt dpRank, Optional<String> replayEndpoint,
+                             String topic) {
+
+    private static final Pattern TCP = Pattern.compile("tcp://(\\[[0-9A-Fa-f:.]+]|[^:/\\s\\[\\]]+):(\\d{1,5})");
+    private static final Pattern OTHER = Pattern.compile("(ipc|inproc)://\\S+");
+
+    public EngineEndpoint {
+        checkEndpoint(endpoint, "endpoint");
+        Objects.requireNonNull(dpRank, "dpRank (use OptionalInt.empty())");
+        Objects.requireNonNull(replayEndpoint, "replayEndpoint (use Optional.empty())");
+        replayEndpoint.ifPresent(r -> checkEndpoint(r, "replay endpoint"));
+        Objects.requireNonNull(topic, "topic");
+    }
+
+    /** An engine at {@code endpoint} for worker {@code workerId}, rank from each batch, no replay, every topic. */
+    public static EngineEndpoint of(String endpoint, long workerId) {
+        return new EngineEndpoint(endpoint, workerId, OptionalInt.empty(), Optional.empty(), "");
+    }
+
+    /** This engine with a fixed dp rank. */
+    public EngineEndpoint withDpRank(int rank) {
+        return new EngineEndpoint(endpoint, workerId, OptionalInt.of(rank), replayEndpoint, topic);
+    }
+
+    /** This engine with a replay endpoint. */
+    public EngineEndpoint withReplay(String replay) {
+        return new EngineEndpoint(endpoint, workerId, dpRank, Optional.of(replay), topic);
+    }
+
+    /** This engine subscribed to {@code topicPrefix} only. */
+    public EngineEndpoint withTopic(String topicPrefix) {
+        return new EngineEndpoint(endpoint, workerId, dpRank, replayEndpoint, topicPrefix);
+    }
+
+    /** The worker a batch with this dp rank (or none) belongs to: the fixed rank if configured. */
+    public Worker worker(OptionalInt batchRank) {
+        return new Worker(workerId, dpRank.orElse(batchRank.orElse(0)));
+    }
+
+    /**
+     * Parses {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC]}.
+     *
+     * @throws IllegalArgumentException with a message naming what is wrong
+     */
+    public static EngineEndpoint parse(String spec) {
+        Objects.requireNonNull(spec, "spec");
+        String s = spec.strip();
+        int eq = s.indexOf('=');
+        if (eq <= 0) {
+            throw bad(spec, "expected ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC]");
+        }
+        String endpoint = s.substring(0, eq);
+        String[] parts = s.substring(eq + 1).split(",", -1);
+        String workerPart = parts[0].strip();
+        String rankPart = null;
+        int slash = workerPart.indexOf('/');
+        if (slash >= 0) {
+            rankPart = workerPart.substring(slash + 1);
+            workerPart = workerPart.substring(0, slash);
+        }
+        long worker;
+        try {
+            worker = Long.parseUnsignedLong(workerPart);
+        } catch (NumberFormatException e) {
+            throw bad(spec, "worker id '" + workerPart + "' is not an unsigned 64-bit integer");
+        }
+        OptionalInt rank = OptionalInt.empty();
+        if (rankPart != null) {
+            try {
+                rank = OptionalInt.of(Integer.parseUnsignedInt(rankPart));
+            } catch (NumberFormatException e) {
+                throw bad(spec, "dp rank '" + rankPart + "' is not an unsigned 32-bit integer");
+            }
+        }
+        Optional<String> replay = Optional.empty();
+        String topic = "";
+        for (int i = 1; i < parts.length; i++) {
+            String p = parts[i].strip();
+            int e = p.indexOf('=');
+            String key = e < 0 ? p : p.substring(0, e);
+            String value = e < 0 ? null : p.substring(e + 1);
+            switch (key) {
+                case "replay" -> {
+                    if (value == null || value.isEmpty()) {
+                        throw bad(spec, "replay= needs an endpoint");
+                    }
+                    replay = Optional.of(value);
+                }
+                case "topic" -> topic = value == null ? "" : value;
+                default -> throw bad(spec, "unknown option '" + key + "' (expected replay=ENDPOINT or topic=TOPIC)");
+            }
+        }
+        try {
+            return new EngineEndpoint(endpoint, worker, rank, replay, topic);
+        } catch (IllegalArgumentException ex) {
+            throw bad(spec, ex.getMessage());
+        }
+    }
+
+    /** The command-line form of this engine (what {@link #parse} reads). */
+    public String toSpec() {
+        StringBuilder sb = new StringBuilder(endpoint).append('=').append(Long.toUnsignedString(workerId));
+        dpRank.ifPresent(r -> sb.append('/').append(Integer.toUnsignedString(r)));
+        replayEndpoint.ifPresent(r -> sb.append(",replay=").append(r));
+        if (!topic.isEmpty()) {
+            sb.append(",topic=").append(topic);
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public String toString() {
+        return toSpec();
+    }
+
+    private static void checkEndpoint(String e, String what) {
+        Objects.requireNonNull(e, what);
+        var tcp = TCP.matcher(e);
+        if (tcp.matches() && tcp.group(1).equals("*")) {
+            throw new IllegalArgumentException(what + " '" + e + "' is not a ZMQ endpoint to connect to: * is what "
+                    + "the engine binds; name its host, as in tcp://HOST:" + tcp.group(2));
+        }
+        if (tcp.matches()) {
+            int port = Integer.parseInt(tcp.group(2));
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException(what + " '" + e + "': port " + port + " is outside 1..65535");
+            }
+            return;
+        }
+        if (!OTHER.matcher(e).matches()) {
+            throw new IllegalArgumentException(what + " '" + e
+                    + "' is not a ZMQ endpoint to connect to (tcp://HOST:PORT, ipc://PATH or inproc://NAME)");
+        }
+    }
+
+    private static IllegalArgumentException bad(String spec, String why) {
+        return new IllegalArgumentException("engine '" + spec + "': " + why);
+    }
+}

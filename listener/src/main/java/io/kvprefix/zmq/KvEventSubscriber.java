@@ -1,0 +1,291 @@
+package io.kvprefix.zmq;
+
+import io.kvprefix.PrefixIndex;
+import io.kvprefix.zmq.internal.EngineCounters;
+import io.kvprefix.zmq.internal.EngineSession;
+import io.kvprefix.zmq.internal.SubscriberLoop;
+import io.kvprefix.zmq.internal.SubscriberSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Feeds a {@link PrefixIndex} from real engines: subscribes to each engine's vLLM / SGLang
+ * KV-event publisher over ZMQ, decodes its batches ({@link VllmEventDecoder}) and applies the events
+ * in sequence order, recovering lost batches through the engine's replay socket.
+ *
+ * <pre>{@code
+ * try (KvEventSubscriber sub = KvEventSubscriber.builder(index).build()) {
+ *     sub.addEngine(EngineEndpoint.parse("tcp://10.0.0.5:5557=7,replay=tcp://10.0.0.5:5558"));
+ *     ...                                  // route with index.match(...) meanwhile
+ *     System.out.println(sub.stats().toJson());
+ * }
+ * }</pre>
+ *
+ * <p><b>Per engine</b>: a ZMQ SUB socket on its endpoint, and a DEALER socket on its replay endpoint
+ * if it has one. Sequence numbers are tracked per engine: on a gap the subscriber sends the replay
+ * request vLLM serves ({@code ["", start_seq]}, 8 bytes big-endian) and holds live batches back until
+ * the answers ({@code ["", seq, payload]} or {@code ["", topic, seq, payload]}, ended by a sequence of
+ * eight {@code 0xff} bytes with an empty payload) have filled the gap; duplicates are dropped. When a
+ * range cannot be recovered (no replay endpoint, evicted from the engine's buffer, no answer within
+ * the replay timeout), the engine's workers are cleared ({@link io.kvprefix.KvEvent.Cleared}, a
+ * counted <em>resync</em>) and the live stream goes on; stores whose parents were lost then answer
+ * {@code parent_block_not_found}, counted like every status. A sequence that goes backwards means
+ * the engine restarted: its workers are cleared too. The first batch seen starts the stream; if it is
+ * later than 0 and there is a replay endpoint, everything from 0 is requested first (as Dynamo does).
+ * ZMQ reconnects by itself after a connection drops, and what was published meanwhile is a gap.
+ * Malformed frames, batches and events are counted per {@link DecodeIssue}, logged once per engine and
+ * kind, and skipped; nothing an engine sends can stop the subscriber.
+ *
+ * <p><b>Engines at run time</b>: {@link #addEngine} and {@link #removeEngine} may be called at any
+ * time. Removing an engine makes the index forget it: {@link io.kvprefix.KvEvent.RemoveWorker} of its
+ * worker id, or, when another subscribed engine shares that worker id, {@code Cleared} of each rank it
+ * fed.
+ *
+ * <p><b>Threads</b>: one I/O thread ({@code kvprefix-zmq-subscriber-N}) owns every socket, decodes,
+ * and calls {@link PrefixIndex#apply} (so never concurrently for one worker id), plus ZMQ's own I/O
+ * and reaper threads; all are daemon threads and {@link #close()} stops them. Logs go to the
+ * {@code io.kvprefix.zmq} {@link System.Logger}. {@link #close()} does not close or change the index.
+ *
+ * <p>Thread-safety: every public method may be called from any thread.
+ */
+public final class KvEventSubscriber implements AutoCloseable {
+    private static final AtomicInteger SERIAL = new AtomicInteger();
+    private static final long COMMAND_TIMEOUT_SECONDS = 10;
+
+    private final PrefixIndex index;
+    private final SubscriberSettings settings;
+    private final SubscriberLoop loop;
+    private final Thread thread;
+    private final Map<String, EngineSession> sessions = new LinkedHashMap<>();
+    private final long[] retired = new long[EngineCounters.SIZE];
+    private boolean closed;
+
+    private KvEventSubscriber(Builder b) {
+        this.index = b.index;
+        this.settings = new SubscriberSettings(b.replayTimeout.toNanos(), b.maxPendingBatches, b.bootstrapReplay,
+                (int) b.heartbeat.toMillis(), (int) b.reconnectMax.toMillis(), b.receiveHighWaterMark,
+                (int) b.handshakeTimeout.toMillis());
+        String name = "kvprefix-zmq-subscriber-" + SERIAL.incrementAndGet();
+        this.loop = new SubscriberLoop(name + "-");
+        this.thread = new Thread(loop, name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** A builder for a subscriber that applies events to {@code index}. */
+    public static Builder builder(PrefixIndex index) {
+        return new Builder(index);
+    }
+
+    /**
+     * Subscribes to {@code engine}; returns once its sockets are connecting (ZMQ connects in the
+     * background and retries until the engine is there).
+     *
+     * @throws IllegalArgumentException if an engine with the same endpoint is subscribed already, or
+     *         the endpoint cannot be used
+     * @throws IllegalStateException if the subscriber is closed
+     */
+    public synchronized void addEngine(EngineEndpoint engine) {
+        Objects.requireNonNull(engine, "engine");
+        checkOpen();
+        if (sessions.containsKey(engine.endpoint())) {
+            throw new IllegalArgumentException("engine " + engine.endpoint() + " is subscribed already");
+        }
+        EngineSession s = new EngineSession(engine, index, settings);
+        await(loop.submit(ctx -> {
+            ctx.add(s);
+            return null;
+        }));
+        sessions.put(engine.endpoint(), s);
+    }
+
+    /**
+     * Unsubscribes from the engine at {@code endpoint} and makes the index forget it (see the class
+     * comment); false if no engine is subscribed there.
+     */
+    public synchronized boolean removeEngine(String endpoint) {
+        checkOpen();
+        EngineSession s = sessions.get(endpoint);
+        if (s == null) {
+            return false;
+        }
+        await(loop.submit(ctx -> {
+            ctx.remove(s);
+            return null;
+        }));
+        sessions.remove(endpoint);
+        long[] c = s.counters().snapshot();
+        for (int i = 0; i < c.length; i++) {
+            retired[i] += c[i];
+        }
+        return true;
+    }
+
+    /** The engines subscribed to, in the order they were added. */
+    public synchronized List<EngineEndpoint> engines() {
+        List<EngineEndpoint> out = new ArrayList<>(sessions.size());
+        for (EngineSession s : sessions.values()) {
+            out.add(s.engine());
+        }
+        return List.copyOf(out);
+    }
+
+    /** A snapshot of every engine's counters and state (cheap; may be called often). */
+    public synchronized SubscriberStats stats() {
+        List<SubscriberStats.EngineStats> engines = new ArrayList<>(sessions.size());
+        for (EngineSession s : sessions.values()) {
+            engines.add(new SubscriberStats.EngineStats(s.engine(), s.state(), s.lastSeq(), s.lagMillis(), s.pending(),
+                    new SubscriberStats.Counts(s.counters().snapshot())));
+        }
+        return new SubscriberStats(engines, new SubscriberStats.Counts(retired));
+    }
+
+    /**
+     * Stops the I/O thread and closes every socket and ZMQ's threads, waiting for them (a few
+     * seconds at most). The index keeps what was applied. Idempotent.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        loop.stop();
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(COMMAND_TIMEOUT_SECONDS));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            System.getLogger("io.kvprefix.zmq").log(System.Logger.Level.WARNING,
+                    thread.getName() + " did not stop within " + COMMAND_TIMEOUT_SECONDS + " s");
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("subscriber closed");
+        }
+    }
+
+    private static void await(CompletableFuture<?> f) {
+        try {
+            f.get(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the subscriber's I/O thread did not answer within " + COMMAND_TIMEOUT_SECONDS + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /**
+     * Builds a {@link KvEventSubscriber}; {@link #build()} starts it.
+     *
+     * <p>Thread-safety: not thread-safe; use one builder per thread.
+     */
+    public static final class Builder {
+        private final PrefixIndex index;
+        private Duration replayTimeout = Duration.ofSeconds(3);
+        private int maxPendingBatches = 10_000;
+        private boolean bootstrapReplay = true;
+        private Duration heartbeat = Duration.ofSeconds(5);
+        private Duration reconnectMax = Duration.ofSeconds(5);
+        private int receiveHighWaterMark = 100_000;
+        private Duration handshakeTimeout = Duration.ofSeconds(1);
+
+        private Builder(PrefixIndex index) {
+            this.index = Objects.requireNonNull(index, "index");
+        }
+
+        /**
+         * How long a replay may go without an answer before it is given up and the worker resynced
+         * (default 3 s; keep it above {@link #handshakeTimeout}, since a request sent on a connection that
+         * is being re-established waits for it).
+         */
+        public Builder replayTimeout(Duration d) {
+            replayTimeout = positive(d, "replayTimeout");
+            return this;
+        }
+
+        /** How many live batches may wait behind a replay before it is given up (default 10,000). */
+        public Builder maxPendingBatches(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxPendingBatches must be >= 1, got " + n);
+            }
+            maxPendingBatches = n;
+            return this;
+        }
+
+        /** Whether an engine whose first batch seen is later than 0 is asked for everything from 0 (default true). */
+        public Builder bootstrapReplay(boolean b) {
+            bootstrapReplay = b;
+            return this;
+        }
+
+        /** ZMTP heartbeat interval, to notice dead connections (default 5 s; the timeout is 3 intervals; zero turns it off). */
+        public Builder heartbeat(Duration d) {
+            Objects.requireNonNull(d, "heartbeat");
+            if (d.isNegative() || d.toMillis() > Integer.MAX_VALUE / 3) {
+                throw new IllegalArgumentException("heartbeat out of range: " + d);
+            }
+            heartbeat = d;
+            return this;
+        }
+
+        /** The longest wait between reconnection attempts (default 5 s; ZMQ starts at 100 ms and backs off). */
+        public Builder reconnectMax(Duration d) {
+            reconnectMax = positive(d, "reconnectMax");
+            return this;
+        }
+
+        /** Messages a live socket may queue before ZMQ drops (default 100,000; a drop is a gap). */
+        public Builder receiveHighWaterMark(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("receiveHighWaterMark must be >= 1, got " + n);
+            }
+            receiveHighWaterMark = n;
+            return this;
+        }
+
+        /**
+         * How long a new connection may take to complete its ZMTP handshake before it is dropped and
+         * retried (default 1 s; ZMQ's own default is 30 s). JeroMQ 0.6.0 occasionally never starts the
+         * handshake of a fresh TCP connection (jeromq PR #1022); this bounds how long such an engine
+         * stays silent.
+         */
+        public Builder handshakeTimeout(Duration d) {
+            handshakeTimeout = positive(d, "handshakeTimeout");
+            return this;
+        }
+
+        /** Starts the subscriber (its I/O thread); add engines with {@link KvEventSubscriber#addEngine}. */
+        public KvEventSubscriber build() {
+            return new KvEventSubscriber(this);
+        }
+
+        private static Duration positive(Duration d, String what) {
+            Objects.requireNonNull(d, what);
+            if (d.isNegative() || d.isZero() || d.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException(what + " must be positive (and below 24 days), got " + d);
+            }
+            return d;
+        }
+    }
+}

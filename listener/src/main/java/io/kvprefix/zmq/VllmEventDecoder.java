@@ -1,0 +1,177 @@
+package io.kvprefix.zmq;
+
+import io.kvprefix.KvEvent;
+import io.kvprefix.Worker;
+import io.kvprefix.zmq.internal.WireBatch;
+import io.kvprefix.zmq.internal.WireReader;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * Turns the msgpack payload of one vLLM (or SGLang) KV-event batch into kvprefix {@link KvEvent}s
+ * for one engine. The {@link KvEventSubscriber} uses one per engine; a router that receives vLLM
+ * payloads some other way can use it directly.
+ *
+ * <p>Both encodings vLLM has used are read: the batch as {@code [ts, [events...], dp_rank?]} or as a
+ * map, each event as a tagged array ({@code ["BlockStored", block_hashes, parent_block_hash,
+ * token_ids, block_size, lora_id, medium, lora_name, extra_keys, group_idx, kv_cache_spec_kind, ...]})
+ * or as a map with the tag under {@code "type"}; fields equal to their default may be absent, unknown
+ * fields are skipped, block hashes may be signed or unsigned (the same 64 bits either way).
+ *
+ * <p>Mapping:
+ * <ul>
+ *   <li>{@code BlockStored} becomes {@link KvEvent.StoredTokens}: kvprefix hashes the tokens itself
+ *       (CONTRACT section 3), salted by {@code lora_name} (section 2.1). {@code lora_id} alone is not a
+ *       salt ({@link DecodeIssue#LORA_ID_WITHOUT_NAME}); multimodal {@code extra_keys} are counted
+ *       ({@link DecodeIssue#EXTRA_KEYS}) and not hashed, as kvprefix events have no multimodal field yet.
+ *   <li>{@code BlockRemoved} becomes {@link KvEvent.Removed}, {@code AllBlocksCleared}
+ *       {@link KvEvent.Cleared} of the batch's worker.
+ *   <li>Events whose {@code medium} is set and is not {@code GPU} / {@code DEVICE} are ignored
+ *       ({@link DecodeIssue#NON_DEVICE_MEDIUM}).
+ *   <li>Hybrid models: events of a KV-cache group that is not full attention are ignored
+ *       ({@link DecodeIssue#NON_FULL_ATTENTION_GROUP}). A store names its group's
+ *       {@code kv_cache_spec_kind}; full attention means {@code full_attention}, {@code mla_attention}
+ *       or {@code sink_full_attention}. The decoder remembers each group's kind from the stores, so a
+ *       removal, which carries only {@code group_idx}, is judged by its group's kind; for a group whose
+ *       kind it has not seen, group 0 (or no group) counts as full attention and any other as not.
+ *   <li>The worker is {@link EngineEndpoint#worker(OptionalInt)} of the batch's dp rank.
+ * </ul>
+ *
+ * <p>Thread-safety: not thread-safe (it learns group kinds as it goes); use one decoder per engine,
+ * from one thread at a time.
+ */
+public final class VllmEventDecoder {
+    private final EngineEndpoint engine;
+    /** KV-cache group index -> whether it is full attention, learned from stores that name their kind. */
+    private final Map<Integer, Boolean> groupIsFullAttention = new HashMap<>();
+
+    /** A decoder for the events of {@code engine} (its worker id and, if set, its fixed dp rank). */
+    public VllmEventDecoder(EngineEndpoint engine) {
+        this.engine = Objects.requireNonNull(engine, "engine");
+    }
+
+    /**
+     * The events of one batch, in order, with what was skipped or noted.
+     *
+     * <p>Thread-safety: immutable (the lists are copies; the events' arrays must not be modified).
+     *
+     * @param timestamp the publisher's timestamp (seconds since the epoch)
+     * @param worker the worker the events belong to
+     * @param batchRank the dp rank the batch named, or empty
+     * @param events the events to apply, in order
+     * @param issues what was skipped or noted, one entry per event concerned, in order
+     */
+    public record DecodedBatch(double timestamp, Worker worker, OptionalInt batchRank, List<KvEvent> events,
+                               List<Issue> issues) {
+        public DecodedBatch {
+            events = List.copyOf(events);
+            issues = List.copyOf(issues);
+        }
+    }
+
+    /**
+     * One event skipped or noted.
+     *
+     * <p>Thread-safety: immutable.
+     *
+     * @param issue what kind
+     * @param detail a human-readable description
+     */
+    public record Issue(DecodeIssue issue, String detail) {}
+
+    /**
+     * Decodes one payload.
+     *
+     * @throws VllmDecodeException if the payload as a whole is unreadable ({@link DecodeIssue#BAD_MSGPACK},
+     *         {@link DecodeIssue#BAD_BATCH}); problems with single events come back as {@link Issue}s
+     */
+    public DecodedBatch decode(byte[] payload) throws VllmDecodeException {
+        WireBatch wire = WireReader.read(payload);
+        Worker worker = engine.worker(wire.dpRank());
+        List<Issue> issues = new ArrayList<>(0);
+        if (engine.dpRank().isPresent() && wire.dpRank().isPresent()
+                && wire.dpRank().getAsInt() != engine.dpRank().getAsInt()) {
+            issues.add(new Issue(DecodeIssue.DP_RANK_OVERRIDDEN, "batch dp rank "
+                    + Integer.toUnsignedString(wire.dpRank().getAsInt()) + ", engine configured as rank "
+                    + Integer.toUnsignedString(engine.dpRank().getAsInt())));
+        }
+        List<KvEvent> events = new ArrayList<>(wire.events().size());
+        for (WireBatch.Event e : wire.events()) {
+            switch (e) {
+                case WireBatch.Bad b -> issues.add(new Issue(b.issue(), b.detail()));
+                case WireBatch.Cleared c -> events.add(new KvEvent.Cleared(worker));
+                case WireBatch.Removed r -> {
+                    if (skipped(r.medium(), r.groupIdx(), r.specKind(), "BlockRemoved", issues)) {
+                        continue;
+                    }
+                    events.add(new KvEvent.Removed(worker, r.blockHashes()));
+                }
+                case WireBatch.Stored s -> {
+                    if (s.groupIdx() >= 0 && s.specKind() != null) {
+                        groupIsFullAttention.put(s.groupIdx(), isFullAttention(s.specKind()));
+                    }
+                    if (skipped(s.medium(), s.groupIdx(), s.specKind(), "BlockStored", issues)) {
+                        continue;
+                    }
+                    KvEvent stored = stored(worker, s, issues);
+                    if (stored != null) {
+                        events.add(stored);
+                    }
+                }
+            }
+        }
+        return new DecodedBatch(wire.timestamp(), worker, wire.dpRank(), events, issues);
+    }
+
+    private static KvEvent stored(Worker worker, WireBatch.Stored s, List<Issue> issues) {
+        int fullBlocks = s.tokenIds().length / s.blockSize();
+        if (fullBlocks != s.blockHashes().length) {
+            issues.add(new Issue(DecodeIssue.HASH_COUNT_MISMATCH, "BlockStored: " + s.tokenIds().length
+                    + " tokens at block size " + s.blockSize() + " make " + fullBlocks + " full blocks, but "
+                    + s.blockHashes().length + " block hashes were given"));
+            return null;
+        }
+        String lora = s.loraName() == null || s.loraName().isEmpty() ? null : s.loraName();
+        if (lora == null && s.loraId() != 0) {
+            issues.add(new Issue(DecodeIssue.LORA_ID_WITHOUT_NAME, "BlockStored with lora_id " + s.loraId()
+                    + " and no lora_name: hashed without a LoRA salt"));
+        }
+        if (s.extraKeys()) {
+            issues.add(new Issue(DecodeIssue.EXTRA_KEYS, "BlockStored with extra_keys (multimodal): hashed from tokens only"));
+        }
+        if (s.bigram()) {
+            issues.add(new Issue(DecodeIssue.BIGRAM_TOKENS, "BlockStored with (token, next token) pairs: first of each used"));
+        }
+        OptionalLong parent = s.hasParent() ? OptionalLong.of(s.parent()) : OptionalLong.empty();
+        return new KvEvent.StoredTokens(worker, parent, s.tokenIds(), s.blockSize(), s.blockHashes(), lora, null);
+    }
+
+    private boolean skipped(String medium, int groupIdx, String specKind, String what, List<Issue> issues) {
+        if (medium != null && !medium.equalsIgnoreCase("GPU") && !medium.equalsIgnoreCase("DEVICE")) {
+            issues.add(new Issue(DecodeIssue.NON_DEVICE_MEDIUM, what + " on medium '" + medium + "'"));
+            return true;
+        }
+        boolean full;
+        if (specKind != null) {
+            full = isFullAttention(specKind);
+        } else {
+            int g = Math.max(groupIdx, 0);
+            full = groupIsFullAttention.getOrDefault(g, g == 0);
+        }
+        if (!full) {
+            issues.add(new Issue(DecodeIssue.NON_FULL_ATTENTION_GROUP, what + " of KV-cache group " + Math.max(groupIdx, 0)
+                    + (specKind == null ? "" : " (" + specKind + ")")));
+            return true;
+        }
+        return false;
+    }
+
+    private static boolean isFullAttention(String kind) {
+        return kind.equals("full_attention") || kind.equals("mla_attention") || kind.equals("sink_full_attention");
+    }
+}

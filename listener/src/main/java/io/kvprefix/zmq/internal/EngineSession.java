@@ -1,0 +1,366 @@
+package io.kvprefix.zmq.internal;
+
+import io.kvprefix.EventStatus;
+import io.kvprefix.KvEvent;
+import io.kvprefix.PrefixIndex;
+import io.kvprefix.Worker;
+import io.kvprefix.zmq.DecodeIssue;
+import io.kvprefix.zmq.EngineEndpoint;
+import io.kvprefix.zmq.SubscriberStats.Counter;
+import io.kvprefix.zmq.SubscriberStats.EventKind;
+import io.kvprefix.zmq.VllmDecodeException;
+import io.kvprefix.zmq.VllmEventDecoder;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+
+/**
+ * One subscribed engine: its SUB socket (live batches), its DEALER socket (replay requests and
+ * answers), its decoder and {@link EngineSync}, and its counters. Events are applied to the index
+ * here, in sequence order.
+ *
+ * <p>Thread-safety: every method except the gauges ({@link #engine()}, {@link #counters()},
+ * {@link #state()}, {@link #lastSeq()}, {@link #lagMillis()}, {@link #pending()}) must be called on
+ * the subscriber's I/O thread, which owns the sockets; the gauges may be read from any thread.
+ */
+public final class EngineSession implements EngineSync.Port {
+    private static final System.Logger LOG = System.getLogger("io.kvprefix.zmq");
+    /** Replay end marker: a sequence frame of eight 0xff bytes (vLLM's -1) with an empty payload. */
+    private static final long END_SEQ = -1L;
+
+    private final EngineEndpoint engine;
+    private final PrefixIndex index;
+    private final SubscriberSettings settings;
+    private final EngineCounters counters = new EngineCounters();
+    private final VllmEventDecoder decoder;
+    private final EngineSync sync;
+    /** The workers this engine has fed, which a resync clears. */
+    private final Set<Worker> workersFed = new LinkedHashSet<>();
+    private final Set<DecodeIssue> logged = EnumSet.noneOf(DecodeIssue.class);
+    private boolean applyErrorLogged;
+    private Runnable socketsChanged = () -> {};
+
+    private ZContext context;
+    private ZMQ.Socket sub;
+    private ZMQ.Socket dealer;
+
+    private volatile String state = "waiting";
+    private volatile long lastSeq = -1;
+    private volatile long lagMillis = -1;
+    private volatile int pending;
+
+    public EngineSession(EngineEndpoint engine, PrefixIndex index, SubscriberSettings settings) {
+        this.engine = engine;
+        this.index = index;
+        this.settings = settings;
+        this.decoder = new VllmEventDecoder(engine);
+        this.sync = new EngineSync(this, counters, engine.replayEndpoint().isPresent(), settings.bootstrapReplay(),
+                settings.replayTimeoutNanos(), settings.maxPendingBatches());
+        engine.dpRank().ifPresent(r -> workersFed.add(new Worker(engine.workerId(), r)));
+    }
+
+    public EngineEndpoint engine() {
+        return engine;
+    }
+
+    public EngineCounters counters() {
+        return counters;
+    }
+
+    public String state() {
+        return state;
+    }
+
+    public long lastSeq() {
+        return lastSeq;
+    }
+
+    public long lagMillis() {
+        return lagMillis;
+    }
+
+    public int pending() {
+        return pending;
+    }
+
+    // ------------------------------------------------------------------ sockets (I/O thread)
+
+    /** Creates and connects the sockets; {@code socketsChanged} is called whenever they are replaced. */
+    public void open(ZContext ctx, Runnable socketsChanged) {
+        this.context = ctx;
+        this.socketsChanged = socketsChanged;
+        try {
+            sub = ctx.createSocket(SocketType.SUB);
+            configure(sub);
+            sub.setRcvHWM(settings.receiveHighWaterMark());
+            sub.subscribe(engine.topic().getBytes(StandardCharsets.UTF_8));
+            connect(sub, engine.endpoint());
+            if (engine.replayEndpoint().isPresent()) {
+                openDealer();
+            }
+        } catch (RuntimeException e) {
+            closeSockets();
+            throw e;
+        }
+    }
+
+    /** The live socket (for polling). */
+    public ZMQ.Socket liveSocket() {
+        return sub;
+    }
+
+    /** The replay socket (for polling), or null. */
+    public ZMQ.Socket replaySocket() {
+        return dealer;
+    }
+
+    private void openDealer() {
+        dealer = context.createSocket(SocketType.DEALER);
+        configure(dealer);
+        // Replays arrive in one burst; a large receive queue keeps the engine's ROUTER from dropping answers.
+        dealer.setRcvHWM(Math.max(settings.receiveHighWaterMark(), 1_000_000));
+        connect(dealer, engine.replayEndpoint().orElseThrow());
+    }
+
+    private void configure(ZMQ.Socket s) {
+        s.setLinger(0);
+        s.setReconnectIVL(100);
+        s.setReconnectIVLMax(settings.reconnectMaxMillis());
+        // JeroMQ 0.6.0 sometimes leaves a freshly connected TCP socket unregistered in its I/O thread
+        // (jeromq PR #1022): the ZMTP handshake never happens until this timer drops the connection and
+        // ZMQ reconnects. The default (30 s) would leave such an engine silent for that long.
+        s.setHandshakeIvl(settings.handshakeMillis());
+        if (settings.heartbeatMillis() > 0) {
+            s.setHeartbeatIvl(settings.heartbeatMillis());
+            s.setHeartbeatTimeout(settings.heartbeatMillis() * 3);
+        }
+    }
+
+    private static void connect(ZMQ.Socket s, String endpoint) {
+        boolean ok;
+        try {
+            ok = s.connect(endpoint);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("cannot connect to " + endpoint + ": " + describe(e), e);
+        }
+        if (!ok) {
+            throw new IllegalArgumentException("cannot connect to " + endpoint + " (errno " + s.errno() + ")");
+        }
+    }
+
+    /** Closes both sockets (idempotent). */
+    public void closeSockets() {
+        if (sub != null) {
+            sub.close();
+            sub = null;
+        }
+        if (dealer != null) {
+            dealer.close();
+            dealer = null;
+        }
+        state = "closed";
+    }
+
+    /** Reads what the live socket has (at most {@code max} messages). */
+    public void readLive(long now, int max) {
+        for (int i = 0; i < max && sub != null; i++) {
+            List<byte[]> frames = receive(sub);
+            if (frames == null) {
+                break;
+            }
+            if (frames.size() != 3) {
+                issue(DecodeIssue.BAD_FRAMES, "live message with " + frames.size() + " frames, expected [topic, seq, payload]");
+                continue;
+            }
+            long seq = sequence(frames.get(1));
+            if (seq < 0) {
+                continue;
+            }
+            sync.onLive(seq, frames.get(2), now);
+        }
+        publishGauges();
+    }
+
+    /** Reads what the replay socket has (at most {@code max} messages). */
+    public void readReplay(long now, int max) {
+        for (int i = 0; i < max && dealer != null; i++) {
+            List<byte[]> frames = receive(dealer);
+            if (frames == null) {
+                break;
+            }
+            // ["", seq, payload] (vLLM up to mid-2026) or ["", topic, seq, payload] (current vLLM)
+            if ((frames.size() != 3 && frames.size() != 4) || frames.get(0).length != 0) {
+                issue(DecodeIssue.BAD_FRAMES, "replay answer with " + frames.size()
+                        + " frames, expected [\"\", seq, payload] or [\"\", topic, seq, payload]");
+                continue;
+            }
+            byte[] seqFrame = frames.get(frames.size() - 2);
+            byte[] payload = frames.get(frames.size() - 1);
+            if (seqFrame.length == 8 && ByteBuffer.wrap(seqFrame).getLong() == END_SEQ && payload.length == 0) {
+                sync.onReplayEnd(now);
+                continue;
+            }
+            long seq = sequence(seqFrame);
+            if (seq >= 0) {
+                sync.onReplayBatch(seq, payload, now);
+            }
+        }
+        publishGauges();
+    }
+
+    /** Gives up a replay that took too long. */
+    public void tick(long now) {
+        sync.onTick(now);
+        publishGauges();
+    }
+
+    private static List<byte[]> receive(ZMQ.Socket s) {
+        byte[] first = s.recv(ZMQ.DONTWAIT);
+        if (first == null) {
+            return null;
+        }
+        List<byte[]> frames = new ArrayList<>(4);
+        frames.add(first);
+        while (s.hasReceiveMore()) {
+            frames.add(s.recv(0)); // the parts of a multipart message arrive together
+        }
+        return frames;
+    }
+
+    /** The sequence number in an 8-byte big-endian frame, or -1 (counted) if the frame is not one. */
+    private long sequence(byte[] frame) {
+        if (frame.length != 8) {
+            issue(DecodeIssue.BAD_SEQUENCE, "sequence frame of " + frame.length + " bytes, expected 8");
+            return -1;
+        }
+        long seq = ByteBuffer.wrap(frame).getLong(); // 8 bytes, big-endian
+        if (seq < 0) {
+            issue(DecodeIssue.BAD_SEQUENCE, "sequence number " + Long.toUnsignedString(seq) + " is out of range");
+            return -1;
+        }
+        return seq;
+    }
+
+    private void publishGauges() {
+        state = sync.state();
+        pending = sync.pending();
+    }
+
+    // ------------------------------------------------------------------ EngineSync.Port
+
+    @Override
+    public void apply(long seq, byte[] payload) {
+        VllmEventDecoder.DecodedBatch batch;
+        try {
+            batch = decoder.decode(payload);
+        } catch (VllmDecodeException e) {
+            issue(e.issue(), "batch " + seq + ": " + e.getMessage());
+            lastSeq = seq;
+            return;
+        }
+        for (VllmEventDecoder.Issue i : batch.issues()) {
+            issue(i.issue(), "batch " + seq + ": " + i.detail());
+        }
+        if (!batch.events().isEmpty()) {
+            workersFed.add(batch.worker());
+        }
+        for (KvEvent e : batch.events()) {
+            EventKind kind = switch (e) {
+                case KvEvent.Removed r -> EventKind.REMOVED;
+                case KvEvent.Cleared c -> EventKind.CLEARED;
+                default -> EventKind.STORED;
+            };
+            EventStatus status = applyToIndex(e);
+            if (status != null) {
+                counters.event(kind, status);
+            }
+        }
+        lagMillis = Math.max(0, System.currentTimeMillis() - (long) (batch.timestamp() * 1000.0));
+        lastSeq = seq; // published last: a reader that sees it sees the batch applied
+    }
+
+    private EventStatus applyToIndex(KvEvent e) {
+        try {
+            return index.apply(e);
+        } catch (RuntimeException ex) {
+            counters.increment(Counter.APPLY_ERRORS);
+            if (!applyErrorLogged) {
+                applyErrorLogged = true;
+                LOG.log(Level.WARNING, engine.endpoint() + ": the index refused an event: " + describe(ex)
+                        + " (logged once; counted as apply_errors)");
+            }
+            return null;
+        }
+    }
+
+    @Override
+    public boolean requestReplay(long fromSeq) {
+        if (dealer == null) {
+            return false;
+        }
+        byte[] seq = ByteBuffer.allocate(8).putLong(fromSeq).array(); // vLLM reads it as 8 bytes big-endian
+        try {
+            return dealer.send(new byte[0], ZMQ.SNDMORE | ZMQ.DONTWAIT) && dealer.send(seq, ZMQ.DONTWAIT);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, engine.endpoint() + ": cannot send a replay request: " + describe(e));
+            return false;
+        }
+    }
+
+    @Override
+    public void abandonReplay() {
+        if (dealer != null) {
+            dealer.close();
+            dealer = null;
+        }
+        if (engine.replayEndpoint().isPresent() && context != null) {
+            try {
+                openDealer();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, engine.endpoint() + ": cannot reopen the replay socket: " + describe(e));
+            }
+        }
+        socketsChanged.run();
+    }
+
+    @Override
+    public void clearWorkers() {
+        for (Worker w : workersFed) {
+            applyToIndex(new KvEvent.Cleared(w));
+        }
+    }
+
+    @Override
+    public void log(boolean warning, String message) {
+        LOG.log(warning ? Level.WARNING : Level.INFO, engine.endpoint() + ": " + message);
+    }
+
+    /** The engine is being removed: drop what it fed into the index ({@code RemoveWorker} unless another engine shares its worker id). */
+    public void forget(boolean workerIdShared) {
+        if (workerIdShared) {
+            clearWorkers();
+        } else {
+            applyToIndex(new KvEvent.RemoveWorker(engine.workerId()));
+        }
+    }
+
+    private void issue(DecodeIssue issue, String detail) {
+        counters.issue(issue);
+        if (logged.add(issue)) {
+            LOG.log(issue.category() == DecodeIssue.Category.ERROR ? Level.WARNING : Level.INFO,
+                    engine.endpoint() + ": " + issue.wireName() + ": " + detail + " (logged once per engine; counted)");
+        }
+    }
+
+    private static String describe(Throwable e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+}

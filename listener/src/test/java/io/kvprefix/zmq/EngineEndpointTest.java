@@ -1,0 +1,67 @@
+package io.kvprefix.zmq;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kvprefix.Worker;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+
+/** The {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC]} form and the worker it names. */
+class EngineEndpointTest {
+
+    @Test
+    void parsesEveryPart() {
+        EngineEndpoint e = EngineEndpoint.parse("tcp://10.0.0.5:5557=18446744073709551615/4294967295,replay=tcp://10.0.0.5:5558,topic=kv");
+        assertEquals("tcp://10.0.0.5:5557", e.endpoint());
+        assertEquals(-1L, e.workerId());
+        assertEquals(OptionalInt.of(-1), e.dpRank());
+        assertEquals(Optional.of("tcp://10.0.0.5:5558"), e.replayEndpoint());
+        assertEquals("kv", e.topic());
+        assertEquals(e, EngineEndpoint.parse(e.toSpec()));
+        assertEquals("tcp://10.0.0.5:5557=18446744073709551615/4294967295,replay=tcp://10.0.0.5:5558,topic=kv", e.toSpec());
+
+        EngineEndpoint plain = EngineEndpoint.parse(" tcp://vllm-0.svc:5557=7 ");
+        assertEquals(EngineEndpoint.of("tcp://vllm-0.svc:5557", 7), plain);
+        assertEquals(EngineEndpoint.of("ipc:///tmp/kv.sock", 1), EngineEndpoint.parse("ipc:///tmp/kv.sock=1"));
+        assertEquals("tcp://[::1]:5557", EngineEndpoint.parse("tcp://[::1]:5557=1").endpoint());
+    }
+
+    @Test
+    void theBatchRankNamesTheWorkerUnlessARankIsConfigured() {
+        EngineEndpoint free = EngineEndpoint.of("tcp://h:1", 3);
+        assertEquals(Worker.of(3, 2), free.worker(OptionalInt.of(2)));
+        assertEquals(Worker.of(3, 0), free.worker(OptionalInt.empty()));
+        EngineEndpoint pinned = free.withDpRank(5);
+        assertEquals(Worker.of(3, 5), pinned.worker(OptionalInt.of(2)));
+        assertEquals(Worker.of(3, 5), pinned.worker(OptionalInt.empty()));
+    }
+
+    @Test
+    void badSpecsSayWhatIsWrong() {
+        record Case(String spec, String message) {}
+        for (Case c : List.of(
+                new Case("", "expected ENDPOINT=WORKER"),
+                new Case("tcp://h:1", "expected ENDPOINT=WORKER"),
+                new Case("=1", "expected ENDPOINT=WORKER"),
+                new Case("tcp://h:1=", "worker id '' is not an unsigned 64-bit integer"),
+                new Case("tcp://h:1=-1", "worker id '-1'"),
+                new Case("tcp://h:1=18446744073709551616", "worker id '18446744073709551616'"),
+                new Case("tcp://h:1=1/x", "dp rank 'x'"),
+                new Case("tcp://h:1=1/4294967296", "dp rank '4294967296'"),
+                new Case("tcp://h:1=1,replay", "replay= needs an endpoint"),
+                new Case("tcp://h:1=1,replay=udp://h:2", "replay endpoint 'udp://h:2' is not a ZMQ endpoint"),
+                new Case("tcp://h:1=1,color=red", "unknown option 'color'"),
+                new Case("tcp://h=1", "'tcp://h' is not a ZMQ endpoint"),
+                new Case("tcp://*:5557=1", "is not a ZMQ endpoint to connect to"),
+                new Case("tcp://h:0=1", "port 0 is outside 1..65535"),
+                new Case("h:5557=1", "is not a ZMQ endpoint"))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EngineEndpoint.parse(c.spec()), c.spec());
+            assertTrue(e.getMessage().contains(c.message()), c.spec() + " -> " + e.getMessage());
+            assertTrue(e.getMessage().startsWith("engine '" + c.spec() + "'"), e.getMessage());
+        }
+    }
+}

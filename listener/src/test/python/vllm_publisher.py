@@ -1,0 +1,365 @@
+#!/usr/bin/python3
+"""A vLLM-shaped KV-event publisher, for kvprefix's listener tests (needs Debian's python3-zmq and
+python3-msgpack).
+
+    vllm_publisher.py SPEC.json TRUTH.txt
+
+Each engine of the spec gets a PUB-like socket (XPUB, so the script can see when a subscriber has
+arrived) and, unless its replay is "none", a ROUTER replay socket, both bound to 127.0.0.1 on free
+ports. It simulates an engine's KV cache (stores of new and continued sequences, removals of any
+block, now and then a clear, plus events a router must ignore: CPU-medium stores and sliding-window
+groups), and publishes one batch per step as vLLM does: frames [topic, seq (8 bytes big-endian),
+msgpack payload], the payload [ts, [events], dp_rank?] ("array" encoding, vLLM up to mid-2026) or
+{"ts", "events", "data_parallel_rank"} with events as maps tagged by "type" ("map" encoding). Replay
+requests ["", start_seq] are answered as vLLM's ZmqEventPublisher does: one message per buffered
+batch from start_seq on, then an end marker (sequence of eight 0xff bytes, empty payload); "plain"
+answers are ["", seq, payload], "topic" answers ["", topic, seq, payload].
+
+Spec (JSON): {"seed": N, "engines": [{
+    "name": "A", "encoding": "array"|"map", "replay": "none"|"plain"|"topic", "topic": "",
+    "ranks": [0, 1] (dp ranks the batches name, round robin) or null (batches name none),
+    "batches": 100, "block_size": 4, "signed": true (hashes >= 2**63 sent as negative int64),
+    "drop": [[first, last], ...] (sequence numbers not sent live, but kept for replay),
+    "buffer": 10000 (batches kept for replay), "pause_after_drop": false (after the batch that
+    follows a dropped range, wait until this engine's replay socket is asked), "early": 0 (batches
+    published before waiting for a subscriber), "replay_hole_once": false (leave one batch out of the
+    first replay answer that has at least three)}]}
+
+Standard output: "READY {name: {"pub": port, "replay": port|null, "topic": str}}" once bound, then
+"DONE {name: last_seq}" once every batch is out; it keeps answering replay requests until standard
+input closes (or 60 s pass). The truth file lists every batch published, dropped ones included:
+    B name seq rank|-
+    S parent|- block_size lora|- medium|- group|- kind|- hashes|- tokens|-      (BlockStored)
+    R medium|- group|- hashes|-                                                   (BlockRemoved)
+    C                                                                             (AllBlocksCleared)
+and, at the end, queries "Q name rank block_size lora|- depth tokens": the full token prefix of
+blocks stored over the run, and how many leading blocks of it the engine's simulated cache holds at
+the end (the contract's match depth for that worker).
+Hashes are unsigned decimals, lists comma-separated, "-" for none.
+"""
+
+import json
+import random
+import select
+import sys
+import time
+
+import msgpack
+import zmq
+
+END_SEQ = b"\xff" * 8
+MASK = (1 << 64) - 1
+
+
+def csv(xs):
+    return ",".join(str(x) for x in xs) if xs else "-"
+
+
+def opt(x):
+    return "-" if x is None else str(x)
+
+
+class Cache:
+    """The blocks one dp rank of one engine holds, by engine hash."""
+
+    def __init__(self):
+        self.held = {}        # hash -> parent hash or None, for the blocks held now
+        self.parent = {}      # hash -> parent hash or None, for every block ever stored
+        self.prefix = {}      # hash -> (tokens of the whole prefix, lora), for every block ever stored
+
+    def clear(self):
+        self.held.clear()
+
+    def depth(self, h):
+        """How many leading blocks of the chain ending at h are held now (the contract's match depth)."""
+        chain = []
+        while h is not None:
+            chain.append(h)
+            h = self.parent[h]
+        n = 0
+        for b in reversed(chain):
+            if b not in self.held:
+                break
+            n += 1
+        return n
+
+
+class Engine:
+    def __init__(self, ctx, spec, rng):
+        self.spec = spec
+        self.name = spec["name"]
+        self.rng = rng
+        self.encoding = spec.get("encoding", "array")
+        self.replay_mode = spec.get("replay", "plain")
+        self.topic = spec.get("topic", "").encode()
+        self.ranks = spec.get("ranks", [0])
+        self.batches = spec.get("batches", 100)
+        self.block_size = spec.get("block_size", 4)
+        self.signed = spec.get("signed", True)
+        self.drops = [tuple(d) for d in spec.get("drop", [])]
+        self.buffer_size = spec.get("buffer", 10000)
+        self.pause_after_drop = spec.get("pause_after_drop", False)
+        self.early = spec.get("early", 0)
+        self.hole_once = spec.get("replay_hole_once", False)
+        self.pub = ctx.socket(zmq.XPUB)
+        self.pub.setsockopt(zmq.SNDHWM, 100000)
+        self.pub_port = self.pub.bind_to_random_port("tcp://127.0.0.1")
+        self.router = None
+        self.replay_port = None
+        if self.replay_mode != "none":
+            self.router = ctx.socket(zmq.ROUTER)
+            self.replay_port = self.router.bind_to_random_port("tcp://127.0.0.1")
+        self.seq = 0
+        self.buffer = []
+        self.caches = {r: Cache() for r in (self.ranks or [0])}
+        self.subscribed = False
+        self.replay_requests = 0
+        self.truth = []
+
+    # ---------------------------------------------------------------- events
+
+    def wire_hash(self, h):
+        return h - (1 << 64) if self.signed and h >= (1 << 63) else h
+
+    def new_hash(self):
+        return self.rng.getrandbits(64)
+
+    def tokens(self, n):
+        return [self.rng.randrange(0, 50000) for _ in range(n)]
+
+    def make_events(self, cache):
+        events = []
+        for _ in range(self.rng.randint(1, 3)):
+            roll = self.rng.random()
+            bs = self.block_size
+            if roll < 0.40 or (roll < 0.89 and not cache.held):
+                n = self.rng.randint(1, 4)
+                lora = "adapter-a" if self.rng.random() < 0.15 else None
+                events.append(self.store(cache, None, n, lora))
+            elif roll < 0.70:
+                parent = self.rng.choice(list(cache.held))
+                events.append(self.store(cache, parent, self.rng.randint(1, 3), cache.prefix[parent][1]))
+            elif roll < 0.89:
+                victims = self.rng.sample(list(cache.held), min(len(cache.held), self.rng.randint(1, 3)))
+                if self.rng.random() < 0.2:
+                    victims.append(self.new_hash())          # unknown: block_not_found
+                for v in victims:
+                    cache.held.pop(v, None)
+                events.append(("R", victims, None, None))
+            elif roll < 0.90:
+                cache.clear()
+                events.append(("C",))
+            elif roll < 0.95:
+                # a store on the CPU tier: ignored by the router
+                hashes = [self.new_hash() for _ in range(2)]
+                events.append(("S", None, hashes, self.tokens(2 * bs), bs, None, "CPU", None, None, None))
+            else:
+                # a sliding-window group of a hybrid model: store names its kind, remove only its group
+                hashes = [self.new_hash() for _ in range(2)]
+                events.append(("S", None, hashes, self.tokens(2 * bs), bs, None, None, 1, "sliding_window", None))
+                events.append(("R", hashes[:1], None, 1))
+        return events
+
+    def store(self, cache, parent, n, lora):
+        bs = self.block_size
+        hashes = [self.new_hash() for _ in range(n)]
+        toks = self.tokens(n * bs)
+        prev = parent
+        base = cache.prefix[parent][0] if parent is not None else []
+        for i, h in enumerate(hashes):
+            cache.held[h] = prev
+            cache.parent[h] = prev
+            base = base + toks[i * bs:(i + 1) * bs]
+            cache.prefix[h] = (base, lora)
+            prev = h
+        extra = [None] * n if self.rng.random() < 0.1 else None
+        if extra is not None:
+            extra[0] = ["0" * 64]                 # a multimodal identifier: applied, counted as a note
+        medium = "GPU" if self.rng.random() < 0.5 else None
+        group = (0, "full_attention") if self.rng.random() < 0.3 else (None, None)
+        return ("S", parent, hashes, toks, bs, lora, medium, group[0], group[1], extra)
+
+    def encode_event(self, e):
+        if e[0] == "C":
+            return ["AllBlocksCleared"] if self.encoding == "array" else {"type": "AllBlocksCleared"}
+        if e[0] == "R":
+            _, hashes, medium, group = e
+            wire = [self.wire_hash(h) for h in hashes]
+            if self.encoding == "array":
+                ev = ["BlockRemoved", wire, medium]
+                if group is not None:
+                    ev.append(group)
+                return ev
+            ev = {"type": "BlockRemoved", "block_hashes": wire, "medium": medium}
+            if group is not None:
+                ev["group_idx"] = group
+            return ev
+        _, parent, hashes, toks, bs, lora, medium, group, kind, extra = e
+        wire = [self.wire_hash(h) for h in hashes]
+        wparent = None if parent is None else self.wire_hash(parent)
+        lora_id = 1 if lora else None
+        if self.encoding == "array":
+            ev = ["BlockStored", wire, wparent, toks, bs, lora_id, medium, lora]
+            # extra_keys, group_idx, kv_cache_spec_kind, kv_cache_spec_sliding_window
+            trailing = [extra, group, kind, None]
+            if self.rng.random() < 0.1:
+                trailing.extend(["a-future-field", 7])      # unknown fields after the known ones
+            while trailing and trailing[-1] is None:
+                trailing.pop()                      # omit_defaults: trailing defaults are left out
+            ev.extend(trailing)
+            return ev
+        ev = {"type": "BlockStored", "block_hashes": wire, "parent_block_hash": wparent, "token_ids": toks,
+              "block_size": bs}
+        for key, value in (("lora_id", lora_id), ("medium", medium), ("lora_name", lora), ("extra_keys", extra),
+                           ("group_idx", group), ("kv_cache_spec_kind", kind)):
+            if value is not None or self.rng.random() < 0.5:
+                ev[key] = value
+        if self.rng.random() < 0.1:
+            ev["a_future_field"] = {"x": [1, 2]}
+        return ev
+
+    def payload(self, events, rank):
+        wire = [self.encode_event(e) for e in events]
+        ts = time.time()
+        if self.encoding == "array":
+            batch = [ts, wire] if rank is None else [ts, wire, rank]
+        else:
+            batch = {"ts": ts, "events": wire}
+            if rank is not None:
+                batch["data_parallel_rank"] = rank
+        return msgpack.packb(batch, use_bin_type=True)
+
+    def record(self, seq, rank, events):
+        self.truth.append("B %s %d %s" % (self.name, seq, opt(rank)))
+        for e in events:
+            if e[0] == "C":
+                self.truth.append("C")
+            elif e[0] == "R":
+                self.truth.append("R %s %s %s" % (opt(e[2]), opt(e[3]), csv(e[1])))
+            else:
+                _, parent, hashes, toks, bs, lora, medium, group, kind, extra = e
+                self.truth.append("S %s %d %s %s %s %s %s %s" % (
+                    opt(parent), bs, opt(lora), opt(medium), opt(group), opt(kind), csv(hashes), csv(toks)))
+
+    # ---------------------------------------------------------------- publishing
+
+    def dropped(self, seq):
+        return any(a <= seq <= b for a, b in self.drops)
+
+    def publish_next(self):
+        seq = self.seq
+        rank = None if self.ranks is None else self.ranks[seq % len(self.ranks)]
+        cache = self.caches[rank if rank is not None else 0]
+        events = self.make_events(cache)
+        data = self.payload(events, rank)
+        self.record(seq, rank, events)
+        self.buffer.append((seq, data))
+        if len(self.buffer) > self.buffer_size:
+            self.buffer.pop(0)
+        if not self.dropped(seq):
+            self.pub.send_multipart([self.topic, seq.to_bytes(8, "big"), data])
+        self.seq += 1
+        return seq
+
+    def after_drop(self, seq):
+        """True if seq is the first batch after a dropped range."""
+        return self.dropped(seq - 1) and not self.dropped(seq)
+
+    def serve_replay(self):
+        client, empty, start = self.router.recv_multipart()
+        self.replay_requests += 1
+        start_seq = int.from_bytes(start, "big")
+        answers = [(s, d) for s, d in self.buffer if s >= start_seq]
+        if self.hole_once and len(answers) >= 3:
+            self.hole_once = False
+            del answers[1]
+        for s, d in answers:
+            if self.replay_mode == "topic":
+                self.router.send_multipart([client, b"", self.topic, s.to_bytes(8, "big"), d])
+            else:
+                self.router.send_multipart([client, b"", s.to_bytes(8, "big"), d])
+        if self.replay_mode == "topic":
+            self.router.send_multipart([client, b"", self.topic, END_SEQ, b""])
+        else:
+            self.router.send_multipart([client, b"", END_SEQ, b""])
+
+    def check_subscription(self):
+        while self.pub.poll(0):
+            msg = self.pub.recv()
+            if msg[:1] == b"\x01":
+                self.subscribed = True
+
+
+def service(engines, timeout_ms):
+    """Answers pending replay requests and notes subscriptions, waiting up to timeout_ms for one."""
+    poller = zmq.Poller()
+    for e in engines:
+        poller.register(e.pub, zmq.POLLIN)
+        if e.router is not None:
+            poller.register(e.router, zmq.POLLIN)
+    ready = dict(poller.poll(timeout_ms))
+    for e in engines:
+        if e.pub in ready:
+            e.check_subscription()
+        if e.router is not None and e.router in ready:
+            e.serve_replay()
+    return bool(ready)
+
+
+def main():
+    spec = json.load(open(sys.argv[1]))
+    truth_path = sys.argv[2]
+    rng = random.Random(spec.get("seed", 1))
+    ctx = zmq.Context()
+    engines = [Engine(ctx, e, random.Random(rng.getrandbits(64))) for e in spec["engines"]]
+    ready = {e.name: {"pub": e.pub_port, "replay": e.replay_port, "topic": e.topic.decode()} for e in engines}
+    print("READY " + json.dumps(ready), flush=True)
+
+    for e in engines:
+        for _ in range(e.early):
+            e.publish_next()
+
+    deadline = time.time() + 20
+    while not all(e.subscribed for e in engines):
+        if time.time() > deadline:
+            sys.exit("no subscriber arrived within 20 s")
+        service(engines, 10)
+
+    while any(e.seq < e.batches for e in engines):
+        for e in engines:
+            if e.seq >= e.batches:
+                continue
+            seq = e.publish_next()
+            if e.pause_after_drop and e.after_drop(seq):
+                asked = e.replay_requests
+                until = time.time() + 10
+                while e.replay_requests == asked and time.time() < until:
+                    service(engines, 10)
+        service(engines, 0)
+        time.sleep(0.002)
+
+    with open(truth_path, "w") as out:
+        out.write("\n".join(line for e in engines for line in e.truth) + "\n")
+        for e in engines:
+            for rank, cache in e.caches.items():
+                blocks = list(cache.prefix)
+                for h in e.rng.sample(blocks, min(len(blocks), 60)):
+                    toks, lora = cache.prefix[h]
+                    out.write("Q %s %s %d %s %s %s\n" % (e.name, rank, e.block_size, opt(lora), cache.depth(h),
+                                                         csv(toks)))
+    print("DONE " + json.dumps({e.name: e.seq - 1 for e in engines}), flush=True)
+
+    end = time.time() + 60
+    while time.time() < end:
+        service(engines, 10)
+        if select.select([sys.stdin], [], [], 0)[0] and not sys.stdin.readline():
+            break
+    for e in engines:
+        e.pub.close(0)
+        if e.router is not None:
+            e.router.close(0)
+    ctx.term()
+
+
+if __name__ == "__main__":
+    main()
