@@ -313,9 +313,7 @@ public final class ReplayBench {
                     case ParsedOp.HashMatch h -> ops.add(h.localHashes());
                     case ParsedOp.TokenMatch t -> {
                         String k = t.blockSize() + "/" + t.loraName() + "/" + t.cacheNamespace();
-                        BlockHasher h = hashers.computeIfAbsent(k, x -> BlockHasher.builder().blockSize(t.blockSize())
-                                .seed(config.seed()).chainSeed(config.chainSeed()).loraName(t.loraName())
-                                .cacheNamespace(t.cacheNamespace()).build());
+                        BlockHasher h = hashers.computeIfAbsent(k, x -> t.hasher(config));
                         ops.add(h.localHashes(t.tokenIds()));
                     }
                     case ParsedOp.Invalid i -> invalid++;

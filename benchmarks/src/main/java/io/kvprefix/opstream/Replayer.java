@@ -2,7 +2,6 @@ package io.kvprefix.opstream;
 
 import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
-import io.kvprefix.IndexConfig;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import java.io.IOException;
@@ -226,10 +225,7 @@ public final class Replayer {
             if (hashers.size() >= MAX_CACHED_HASHERS) {
                 hashers.clear(); // a stream with endless distinct salts: keep memory bounded
             }
-            IndexConfig c = index.config();
-            h = BlockHasher.builder().blockSize(t.blockSize()).seed(c.seed()).chainSeed(c.chainSeed())
-                    .loraName(t.loraName()).cacheNamespace(t.cacheNamespace()).implementation(c.implementation())
-                    .build();
+            h = t.hasher(index.config());
             hashers.put(k, h);
         }
         return h;
