@@ -15,7 +15,7 @@ import java.util.Objects;
  *       {@link EventStatus#CAPACITY_EXCEEDED}. A slot is freed by {@link KvEvent.RemoveWorker}.
  *   <li>{@code memoryBudgetBytes} (unlimited): the most memory the index may hold; a store that would need
  *       more answers {@link EventStatus#CAPACITY_EXCEEDED}.
- *   <li>{@code jumpSize} (8): positions skipped per step of the jump search (an implementation detail that
+ *   <li>{@code jumpSize} (4, measured): positions skipped per step of the jump search (an implementation detail that
  *       never changes an answer).
  *   <li>{@code writerThreads} (1): threads of the index's {@code EventSink}.
  *   <li>{@code expectedBlocks} (0 = no hint): distinct blocks the index is expected to hold at
@@ -29,6 +29,11 @@ import java.util.Objects;
 public final class IndexConfig {
     /** Unlimited memory budget. */
     public static final long UNLIMITED = Long.MAX_VALUE;
+    /**
+     * The default jump size: fastest or within noise of the fastest for both read paths on the
+     * Mooncake conversation trace and the built-in workload (JumpSizeBenchmark, benchmarks/RESULTS.md).
+     */
+    public static final int DEFAULT_JUMP_SIZE = 4;
     /** The largest number of worker slots an index supports. */
     public static final int MAX_WORKER_SLOTS = 1 << 16;
 
@@ -106,7 +111,7 @@ public final class IndexConfig {
         private long chainSeed = BlockHasher.DEFAULT_CHAIN_SEED;
         private int maxWorkers = 1024;
         private long memoryBudgetBytes = UNLIMITED;
-        private int jumpSize = 8;
+        private int jumpSize = DEFAULT_JUMP_SIZE;
         private int writerThreads = 1;
         private Implementation implementation = Implementation.fromEnvironment();
         private long expectedBlocks;

@@ -28,9 +28,11 @@ import java.util.List;
  * writes stop. {@link #apply} may be called concurrently for events of <em>different worker ids</em>,
  * never concurrently for events of the same worker id (all its dp ranks; {@link KvEvent.RemoveWorker}
  * touches every rank of its id); an implementation may document a stricter rule. {@link EventSink}
- * applies events on writer threads with exactly this routing. After
- * {@link #close()}, every call fails with {@link IllegalStateException} ("index closed"); calls
- * already running complete or fail the same way, and memory is released after they drain.
+ * applies events on writer threads with exactly this routing. After {@link #close()},
+ * {@link #apply}, {@link #match}, {@link #blockCount}, {@link #workers} and {@link #stats} fail with
+ * {@link IllegalStateException} ("index closed"); calls already running complete or fail the same
+ * way, and memory is released after they drain. {@link #config}, {@link #hasher} and
+ * {@link #eventCount} keep answering (they hold no index memory).
  */
 public interface PrefixIndex extends AutoCloseable {
 

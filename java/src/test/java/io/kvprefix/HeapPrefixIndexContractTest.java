@@ -3,8 +3,8 @@ package io.kvprefix;
 import org.junit.jupiter.api.Nested;
 
 /**
- * The contract suite against {@link PrefixIndex#heap}, once per jump size: 1 (no jumps), 2, 8 (the
- * default) and 64 (jumps longer than most chains). The answer never depends on the jump size.
+ * The contract suite against {@link PrefixIndex#heap}, once per jump size: 1 (no jumps), 2, 8 and 64
+ * (jumps longer than most chains). The answer never depends on the jump size.
  */
 class HeapPrefixIndexContractTest {
 

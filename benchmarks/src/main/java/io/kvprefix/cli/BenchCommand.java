@@ -60,8 +60,8 @@ public final class BenchCommand implements Callable<Integer> {
             description = "free: everything as fast as possible; trace: a match waits (untimed) for the events before it (default: ${DEFAULT-VALUE})")
     String order;
 
-    @Option(names = "--jump-size", paramLabel = "J", defaultValue = "8", description = "jump size of the positional search (default: ${DEFAULT-VALUE})")
-    int jumpSize;
+    @Option(names = "--jump-size", paramLabel = "J", description = "jump size of the positional search (default: the index's, " + IndexConfig.DEFAULT_JUMP_SIZE + ")")
+    int jumpSize = IndexConfig.DEFAULT_JUMP_SIZE;
 
     @Option(names = "--max-workers", paramLabel = "N", defaultValue = "1024", description = "worker slots (default: ${DEFAULT-VALUE})")
     int maxWorkers;

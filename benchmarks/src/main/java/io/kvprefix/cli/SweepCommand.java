@@ -63,8 +63,8 @@ public final class SweepCommand implements Callable<Integer> {
     @Option(names = "--steps-per-decade", paramLabel = "N", defaultValue = "4", description = "log-spaced steps per factor of 10 (default: ${DEFAULT-VALUE})")
     int stepsPerDecade;
 
-    @Option(names = "--jump-size", paramLabel = "J", defaultValue = "8", description = "jump size (default: ${DEFAULT-VALUE})")
-    int jumpSize;
+    @Option(names = "--jump-size", paramLabel = "J", description = "jump size (default: the index's, " + IndexConfig.DEFAULT_JUMP_SIZE + ")")
+    int jumpSize = IndexConfig.DEFAULT_JUMP_SIZE;
 
     @Option(names = "--out", paramLabel = "DIR", defaultValue = "kvprefix-sweep", description = "output folder (default: ${DEFAULT-VALUE})")
     Path out;
