@@ -4,10 +4,7 @@
  */
 #define KVP_BUILDING_LIBRARY 1
 #include "kvprefix.h"
-#include "kvp_internal.h"
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "kvp_internal.h" /* XXH3, inlined */
 
 #include <string.h>
 
@@ -53,20 +50,36 @@ int64_t kvp_hash_blocks(const uint32_t *tokens, int64_t n_tokens, int32_t block_
     const int64_t blocks = n_tokens / block_size;
     if (blocks == 0) return 0;
     if (tokens == NULL || local_out == NULL) return KVP_EINVAL;
-    const size_t block_bytes = (size_t)block_size * sizeof(uint32_t);
     if (chain_out == NULL) {
-        for (int64_t b = 0; b < blocks; b++) {
-            local_out[b] = XXH3_64bits_withSeed(tokens + b * block_size, block_bytes, seed);
+        /* one loop per common block size, each with a constant length (see kvp_block_hash) */
+#define KVP_LOCAL_LOOP(BS)                                                                           \
+        for (int64_t b = 0; b < blocks; b++) {                                                       \
+            local_out[b] = XXH3_64bits_withSeed(tokens + b * (BS), (size_t)(BS) * sizeof(uint32_t), seed); \
         }
+        switch (block_size) {
+            case 16: KVP_LOCAL_LOOP(16) break;
+            case 32: KVP_LOCAL_LOOP(32) break;
+            case 64: KVP_LOCAL_LOOP(64) break;
+            default: KVP_LOCAL_LOOP(block_size) break;
+        }
+#undef KVP_LOCAL_LOOP
         return blocks;
     }
     uint64_t c = 0;
-    for (int64_t b = 0; b < blocks; b++) {
-        const uint64_t l = XXH3_64bits_withSeed(tokens + b * block_size, block_bytes, seed);
-        local_out[b] = l;
-        c = (b == 0) ? l : chain_step(c, l, chain_seed);
-        chain_out[b] = c;
+#define KVP_CHAIN_LOOP(BS)                                                                           \
+    for (int64_t b = 0; b < blocks; b++) {                                                           \
+        const uint64_t l = XXH3_64bits_withSeed(tokens + b * (BS), (size_t)(BS) * sizeof(uint32_t), seed); \
+        local_out[b] = l;                                                                            \
+        c = (b == 0) ? l : chain_step(c, l, chain_seed);                                             \
+        chain_out[b] = c;                                                                            \
     }
+    switch (block_size) {
+        case 16: KVP_CHAIN_LOOP(16) break;
+        case 32: KVP_CHAIN_LOOP(32) break;
+        case 64: KVP_CHAIN_LOOP(64) break;
+        default: KVP_CHAIN_LOOP(block_size) break;
+    }
+#undef KVP_CHAIN_LOOP
     return blocks;
 }
 

@@ -4,15 +4,13 @@
  */
 #define KVP_BUILDING_LIBRARY 1
 #include "kvprefix.h"
-#include "kvp_internal.h"
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "kvp_internal.h" /* XXH3, inlined */
 
 #include <stddef.h>
 #include <string.h>
 
 #define STATE_EMPTY 0
+#define PREFETCH_AHEAD 8 /* jump targets prefetched ahead of the search */
 
 static inline uint32_t home_slot(int32_t pos, uint64_t local, uint32_t mask) {
     uint64_t h = local ^ (0x9E3779B97F4A7C15ULL * (uint64_t)((int64_t)pos + 1));
@@ -72,8 +70,7 @@ typedef struct {
 static inline uint64_t local_at(req_t *r, int32_t p) {
     while (r->n_local <= p) {
         const int32_t b = r->n_local;
-        r->local[b] = XXH3_64bits_withSeed(r->tokens + (size_t)b * (size_t)r->block_size,
-                                           (size_t)r->block_size * sizeof(uint32_t), r->seed);
+        r->local[b] = kvp_block_hash(r->tokens + (size_t)b * (size_t)r->block_size, r->block_size, r->seed);
         r->n_local = b + 1;
     }
     return r->local[p];
@@ -128,13 +125,17 @@ static int32_t search(req_t *r, int32_t n, int32_t jump, int32_t *out_slots, int
     uint64_t active[KVP_MAX_WORDS];
     int32_t count = 0;
     if (n <= 0) return 0;
-    if (r->tokens == NULL) {
-        /* Start the cache misses of every jump target's home slot at once (their local hashes are
-         * known; with tokens they would have to be hashed first, which a divergent request never needs). */
-        for (int32_t p = jump; p < n - 1; p += jump) {
-            __builtin_prefetch(r->hot + (size_t)home_slot(p, r->local[p], r->mask) * r->stride);
+    /* Prefetch the home slots of the next PREFETCH_AHEAD jump targets, a sliding window: their cache
+     * misses overlap. Only when the local hashes are given; with tokens they would have to be hashed
+     * first, which a divergent request never needs. */
+    int32_t touched = 0;
+    const int prefetch = r->tokens == NULL;
+    if (prefetch) {
+        for (int32_t p = jump; p < n && p <= PREFETCH_AHEAD * jump; p += jump) {
+            const int32_t t = p < n - 1 ? p : n - 1;
+            __builtin_prefetch(r->hot + (size_t)home_slot(t, r->local[t], r->mask) * r->stride);
+            touched = p;
         }
-        __builtin_prefetch(r->hot + (size_t)home_slot(n - 1, r->local[n - 1], r->mask) * r->stride);
     }
     const uint8_t *e0 = probe(r, 0);
     if (e0 == NULL) return 0;
@@ -146,6 +147,11 @@ static int32_t search(req_t *r, int32_t n, int32_t jump, int32_t *out_slots, int
     int32_t cur = 0;
     while (any && cur < n - 1) {
         const int32_t nxt = cur + jump < n - 1 ? cur + jump : n - 1;
+        if (prefetch && touched < n - 1) {
+            touched += jump;
+            const int32_t t = touched < n - 1 ? touched : n - 1;
+            __builtin_prefetch(r->hot + (size_t)home_slot(t, r->local[t], r->mask) * r->stride);
+        }
         const uint8_t *t = probe(r, nxt);
         if (t != NULL) {
             uint64_t missing = 0;
