@@ -33,6 +33,8 @@ final class MemoryPool {
     static final long HUGE_THRESHOLD = 8L << 20;
     private static final long HUGE_PAGE = 2L << 20;
     private static final int MADV_HUGEPAGE = 14; // Linux
+    /** Blocks at least this large are touched (zeroed) when allocated, not on first use. */
+    static final long PREFAULT_THRESHOLD = 1L << 20;
     /** {@code -Dkvprefix.hugepages=false} turns the huge page hint off. */
     private static final boolean HUGE_PAGES = !"false".equals(System.getProperty("kvprefix.hugepages"));
 
@@ -142,7 +144,13 @@ final class MemoryPool {
                 if (huge) {
                     int ignored = (int) Libc.MADVISE.invokeExact(MemorySegment.ofAddress(aligned), size & -HUGE_PAGE, MADV_HUGEPAGE);
                 }
-                return new Block(null, p.address(), MemorySegment.ofAddress(aligned).reinterpret(size), size);
+                MemorySegment seg = MemorySegment.ofAddress(aligned).reinterpret(size);
+                if (size >= PREFAULT_THRESHOLD) {
+                    // calloc's fresh pages are mapped on first touch; take those faults (and, with huge
+                    // pages, the zeroing of 2 MiB at a time) now rather than in the middle of a store or a match.
+                    seg.fill((byte) 0);
+                }
+                return new Block(null, p.address(), seg, size);
             }
             Arena arena = Arena.ofShared();
             try {

@@ -18,9 +18,12 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class PositionalTable {
     /** Most slots (live, dead or reserved) a generation may hold, as a fraction of its capacity. */
-    static final int MAX_LOAD_PERCENT = 60;
-    /** Load a rebuild aims for, leaving room to grow before the next one. */
-    static final int TARGET_LOAD_PERCENT = 30;
+    static final int MAX_LOAD_PERCENT = 70;
+    /**
+     * Highest load a rebuild leaves (the smallest power of two at or under it is chosen), so a table
+     * runs between about 35% and 70% full: memory per entry stays low, probes stay short.
+     */
+    static final int TARGET_LOAD_PERCENT = 50;
     static final int MIN_CAPACITY = 1 << 10;
 
     final MemoryPool.Block hotBlock;
@@ -60,13 +63,13 @@ final class PositionalTable {
         return (long) capacity * (TableLayout.hotStride(words) + TableLayout.COLD_STRIDE);
     }
 
-    /** The capacity a rebuild picks for {@code entries} entries. */
+    /** The capacity a rebuild picks for {@code entries} entries: the smallest power of two they fill at most half of. */
     static int capacityFor(long entries) {
-        long need = Math.max(MIN_CAPACITY, entries * 100 / TARGET_LOAD_PERCENT + 1);
+        long need = Math.max(MIN_CAPACITY, (entries * 100 + TARGET_LOAD_PERCENT - 1) / TARGET_LOAD_PERCENT);
         if (need > (1 << 30)) {
             return -1;
         }
-        return Integer.highestOneBit((int) need - 1) << 1;
+        return need <= 1 ? 1 : Integer.highestOneBit((int) need - 1) << 1;
     }
 
     /** The capacity of a first table meant to hold {@code expected} entries (half full when they are all there). */
@@ -74,8 +77,8 @@ final class PositionalTable {
         if (expected <= 0) {
             return MIN_CAPACITY;
         }
-        long need = Math.max(MIN_CAPACITY, expected * 2);
-        return need > (1 << 30) ? (1 << 30) : Integer.highestOneBit((int) need - 1) << 1;
+        int cap = capacityFor(expected);
+        return cap < 0 ? (1 << 30) : cap;
     }
 
     /**
