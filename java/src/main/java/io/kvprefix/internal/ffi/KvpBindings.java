@@ -200,8 +200,16 @@ public final class KvpBindings {
      */
     public static int matchHashes(MemorySegment hot, int mask, int words, int jump, long chainSeed, long[] local,
                                   int nBlocks, MemorySegment chainScratch, MemorySegment outSlots, MemorySegment outDepths) {
-        return matchHashes(hot, mask, words, jump, chainSeed, MemorySegment.ofArray(local), nBlocks, chainScratch,
-                outSlots, outDepths);
+        int r;
+        try {
+            // invokeExact here, not through the segment overload: the method handle is always inlined,
+            // so the wrapper allocation and its only use compile together and the JIT can drop it.
+            r = (int) KVP_MATCH_HASHES.invokeExact(hot, mask, words, jump, chainSeed, MemorySegment.ofArray(local), nBlocks,
+                    chainScratch, outSlots, outDepths);
+        } catch (Throwable t) {
+            throw failure("kvp_match_hashes", t);
+        }
+        return r < 0 ? (int) checked("kvp_match_hashes", r) : r;
     }
 
     /** {@code kvp_match_tokens} on {@code tokens[0 .. nTokens)} of a Java array (see {@link #matchHashes(MemorySegment, int, int, int, long, long[], int, MemorySegment, MemorySegment, MemorySegment)}). */
@@ -209,8 +217,14 @@ public final class KvpBindings {
                                   int blockSize, long seed, long chainSeed, MemorySegment localScratch,
                                   MemorySegment chainScratch, MemorySegment nHashed, MemorySegment outSlots,
                                   MemorySegment outDepths) {
-        return matchTokens(hot, mask, words, jump, MemorySegment.ofArray(tokens), nTokens, blockSize, seed, chainSeed,
-                localScratch, chainScratch, nHashed, outSlots, outDepths);
+        int r;
+        try {
+            r = (int) KVP_MATCH_TOKENS.invokeExact(hot, mask, words, jump, MemorySegment.ofArray(tokens), nTokens, blockSize,
+                    seed, chainSeed, localScratch, chainScratch, nHashed, outSlots, outDepths);
+        } catch (Throwable t) {
+            throw failure("kvp_match_tokens", t);
+        }
+        return r < 0 ? (int) checked("kvp_match_tokens", r) : r;
     }
 
     /** {@code kvp_layout}: the record offsets the library was built with. */

@@ -9,6 +9,7 @@ import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.internal.hash.PortableHashKernel;
+import io.kvprefix.internal.hash.SaltedHashers;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
 import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
 import it.unimi.dsi.fastutil.objects.Object2IntOpenHashMap;
@@ -19,7 +20,6 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -113,7 +113,9 @@ public final class HeapPrefixIndex implements PrefixIndex {
         final int slot;
         final Long2ObjectOpenHashMap<Entry> names = new Long2ObjectOpenHashMap<>();
         final Object2IntOpenHashMap<Entry> held = new Object2IntOpenHashMap<>();
-        final ObjectOpenHashSet<Entry> unreachable = new ObjectOpenHashSet<>();
+        // presized: fastutil shrinks on removal down to the initial size, so a small set would
+        // shrink and regrow (allocating) on every hole cycle
+        final ObjectOpenHashSet<Entry> unreachable = new ObjectOpenHashSet<>(256);
 
         WorkerState(Worker worker, int slot) {
             this.worker = worker;
@@ -124,6 +126,7 @@ public final class HeapPrefixIndex implements PrefixIndex {
 
     private final IndexConfig config;
     private final BlockHasher hasher;
+    private final SaltedHashers hashers;
     private final LongHashFunction chainFn;
     private final long chainSeed;
     private final StampedLock lock = new StampedLock();
@@ -136,7 +139,6 @@ public final class HeapPrefixIndex implements PrefixIndex {
     private long entryCount;
     private long pairCount;
     private final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
-    private final Map<String, BlockHasher> eventHashers = new LinkedHashMap<>(16, 0.75f, true);
     private final long[] writeScratch = new long[2];
     private volatile boolean closed;
 
@@ -153,6 +155,7 @@ public final class HeapPrefixIndex implements PrefixIndex {
     public HeapPrefixIndex(IndexConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         this.hasher = config.hasher();
+        this.hashers = new SaltedHashers(config);
         this.chainSeed = config.chainSeed();
         this.chainFn = new PortableHashKernel(config.seed(), config.chainSeed()).chainFunction();
         this.slotWorkers = new Worker[config.maxWorkers()];
@@ -202,7 +205,7 @@ public final class HeapPrefixIndex implements PrefixIndex {
                 if (t.blockSize() < 1 || t.blockHashes().length != t.tokenIds().length / t.blockSize()) {
                     yield EventStatus.INVALID_INPUT;
                 }
-                long[] locals = eventHasher(t.blockSize(), t.loraName(), t.cacheNamespace()).localHashes(t.tokenIds());
+                long[] locals = hashers.get(t.blockSize(), t.loraName(), t.cacheNamespace()).localHashes(t.tokenIds());
                 yield store(t.worker(), t.parentHash().isPresent(), t.parentHash().orElse(0L), t.blockHashes(), locals);
             }
             case KvEvent.Removed r -> remove(r.worker(), r.blockHashes());
@@ -234,19 +237,6 @@ public final class HeapPrefixIndex implements PrefixIndex {
         };
     }
 
-    private BlockHasher eventHasher(int blockSize, String lora, String namespace) {
-        String k = blockSize + "\u0000" + (lora == null ? "" : lora) + "\u0000" + (namespace == null ? "" : namespace);
-        BlockHasher h = eventHashers.get(k);
-        if (h == null) {
-            h = BlockHasher.builder().blockSize(blockSize).seed(config.seed()).chainSeed(chainSeed).loraName(lora)
-                    .cacheNamespace(namespace).implementation(config.implementation()).build();
-            if (eventHashers.size() >= 256) {
-                eventHashers.remove(eventHashers.keySet().iterator().next());
-            }
-            eventHashers.put(k, h);
-        }
-        return h;
-    }
 
     private EventStatus store(Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals) {
         int n = blockHashes.length;
@@ -504,10 +494,7 @@ public final class HeapPrefixIndex implements PrefixIndex {
     public void match(int[] tokens, int offset, int length, BlockHasher hasher, MatchResult into) {
         Objects.checkFromIndexSize(offset, length, tokens.length);
         Objects.requireNonNull(into, "into");
-        if (hasher.chainSeed() != chainSeed) {
-            throw new IllegalArgumentException("the hasher's chain seed " + Long.toUnsignedString(hasher.chainSeed())
-                    + " differs from the index's " + Long.toUnsignedString(chainSeed));
-        }
+        hashers.checkChainSeed(hasher);
         checkOpen();
         ReadScratch s = readScratch.get();
         int blocks = hasher.blockCount(length);

@@ -14,6 +14,7 @@ import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.internal.ffi.KvpBindings;
 import io.kvprefix.internal.hash.PortableHashKernel;
+import io.kvprefix.internal.hash.SaltedHashers;
 import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
@@ -21,7 +22,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -78,6 +78,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
 
     private final IndexConfig config;
     private final BlockHasher hasher;
+    private final SaltedHashers hashers;
     private final long chainSeed;
     private final LongHashFunction chainFn;
     private final int jump;
@@ -100,6 +101,12 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
 
     private final ThreadLocal<ReadScratch> readScratch = ThreadLocal.withInitial(ReadScratch::new);
     private final ThreadLocal<WriteScratch> writeScratch = ThreadLocal.withInitial(WriteScratch::new);
+
+    /**
+     * Initial (and smallest) size of a worker's side sets: fastutil shrinks a set on removal down to
+     * its initial size, so a small one would shrink and regrow (allocating) on every hole cycle.
+     */
+    private static final int SIDE_SET_SIZE = 256;
 
     /** One worker's state, owned by the thread applying its events. */
     private static final class WorkerState {
@@ -182,6 +189,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
     public OffHeapPrefixIndex(IndexConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         this.hasher = config.hasher();
+        this.hashers = new SaltedHashers(config);
         this.chainSeed = config.chainSeed();
         this.chainFn = new PortableHashKernel(config.seed(), config.chainSeed()).chainFunction();
         this.jump = config.jumpSize();
@@ -251,7 +259,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
                 if (t.blockSize() < 1 || t.blockHashes().length != t.tokenIds().length / t.blockSize()) {
                     yield EventStatus.INVALID_INPUT;
                 }
-                long[] locals = eventHasher(t.blockSize(), t.loraName(), t.cacheNamespace()).localHashes(t.tokenIds());
+                long[] locals = hashers.get(t.blockSize(), t.loraName(), t.cacheNamespace()).localHashes(t.tokenIds());
                 yield store(t.worker(), t.parentHash().isPresent(), t.parentHash().orElse(0L), t.blockHashes(), locals,
                         scratch);
             }
@@ -270,21 +278,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         };
     }
 
-    private final Map<String, BlockHasher> eventHashers = new ConcurrentHashMap<>();
 
-    private BlockHasher eventHasher(int blockSize, String lora, String namespace) {
-        String k = blockSize + "\u0000" + (lora == null ? "" : lora) + "\u0000" + (namespace == null ? "" : namespace);
-        BlockHasher h = eventHashers.get(k);
-        if (h == null) {
-            h = BlockHasher.builder().blockSize(blockSize).seed(config.seed()).chainSeed(chainSeed).loraName(lora)
-                    .cacheNamespace(namespace).implementation(config.implementation()).build();
-            if (eventHashers.size() >= 256) {
-                eventHashers.clear();
-            }
-            eventHashers.put(k, h);
-        }
-        return h;
-    }
 
     private boolean hasDuplicate(long[] hashes, boolean hasParent, long parent, WriteScratch scratch) {
         int n = hashes.length;
@@ -494,7 +488,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
     private void addHold(PositionalTable t, WorkerState w, int slot) {
         if (holds(t, w, slot)) {
             if (w.extraNames == null) {
-                w.extraNames = new Int2IntOpenHashMap();
+                w.extraNames = new Int2IntOpenHashMap(SIDE_SET_SIZE);
             }
             w.extraNames.addTo(slot, 1);
             return;
@@ -506,7 +500,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             makeReachable(t, w, slot);
         } else {
             if (w.unreachable == null) {
-                w.unreachable = new IntOpenHashSet();
+                w.unreachable = new IntOpenHashSet(SIDE_SET_SIZE);
             }
             w.unreachable.add(slot);
         }
@@ -566,7 +560,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
                 }
             }
             if (order.size() > 1 && w.unreachable == null) {
-                w.unreachable = new IntOpenHashSet();
+                w.unreachable = new IntOpenHashSet(SIDE_SET_SIZE);
             }
             for (int k = order.size() - 1; k >= 1; k--) {
                 int d = order.getInt(k);
@@ -771,14 +765,14 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         for (WorkerState w : workers.values()) {
             w.names.remapValues(remap);
             if (w.extraNames != null) {
-                Int2IntOpenHashMap m = new Int2IntOpenHashMap(w.extraNames.size());
+                Int2IntOpenHashMap m = new Int2IntOpenHashMap(Math.max(SIDE_SET_SIZE, w.extraNames.size()));
                 for (var e : w.extraNames.int2IntEntrySet()) {
                     m.put(remap[e.getIntKey()], e.getIntValue());
                 }
                 w.extraNames = m;
             }
             if (w.unreachable != null) {
-                IntOpenHashSet u = new IntOpenHashSet(w.unreachable.size());
+                IntOpenHashSet u = new IntOpenHashSet(Math.max(SIDE_SET_SIZE, w.unreachable.size()));
                 for (int s : w.unreachable) {
                     u.add(remap[s]);
                 }
@@ -831,10 +825,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
     public void match(int[] tokens, int offset, int length, BlockHasher h, MatchResult into) {
         Objects.checkFromIndexSize(offset, length, tokens.length);
         Objects.requireNonNull(into, "into");
-        if (h.chainSeed() != chainSeed) {
-            throw new IllegalArgumentException("the hasher's chain seed " + Long.toUnsignedString(h.chainSeed())
-                    + " differs from the index's " + Long.toUnsignedString(chainSeed));
-        }
+        hashers.checkChainSeed(h);
         if (closed) {
             throw closedException();
         }
@@ -900,15 +891,14 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         long[] active = s.active;
         chain[0] = q[off];
         int computed = 0; // chain[0..computed] are valid
-        // Touch the home slots of the jump targets first, so their cache misses overlap.
+        // Touch the home slots of the next PREFETCH_AHEAD jump targets before they are probed, so their
+        // cache misses overlap; a sliding window, so a very long request does not flood the caches.
+        int touched = 0; // jump targets up to here have been touched
         long sink = 0;
-        for (int p = jump; p < len - 1; p += jump) {
-            sink += TableLayout.local(hot, TableLayout.home(p, q[off + p], mask) * stride);
+        for (int p = jump; p < len && p <= PREFETCH_AHEAD * jump; p += jump) {
+            sink += touch(hot, mask, stride, Math.min(p, len - 1), q, off);
+            touched = p;
         }
-        if (len > 1) {
-            sink += TableLayout.local(hot, TableLayout.home(len - 1, q[off + len - 1], mask) * stride);
-        }
-        s.sink += sink;
 
         int e0 = probe(hot, mask, stride, 0, q[off], q[off]);
         if (e0 < 0) {
@@ -923,6 +913,10 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         int cur = 0;
         while (any && cur < len - 1) {
             int nxt = Math.min(cur + jump, len - 1);
+            if (touched < len - 1) {
+                touched += jump;
+                sink += touch(hot, mask, stride, Math.min(touched, len - 1), q, off);
+            }
             // Probe the jump target; its chain hash is computed only if its key exists.
             int slot = probeLazy(hot, mask, stride, nxt, q, off, chain, computed, s);
             computed = Math.max(computed, s.computedAfterProbe);
@@ -957,6 +951,15 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
                 report(into, (w << 6) + bit, len);
             }
         }
+        s.sink += sink;
+    }
+
+    /** Jump targets whose home slots are touched ahead of the search. */
+    private static final int PREFETCH_AHEAD = 8;
+
+    /** Loads the home slot of position {@code p} (to start its cache miss); the value means nothing. */
+    private static long touch(MemorySegment hot, int mask, long stride, int p, long[] q, int off) {
+        return TableLayout.local(hot, TableLayout.home(p, q[off + p], mask) * stride);
     }
 
     private void report(MatchResult into, int slot, int depth) {
