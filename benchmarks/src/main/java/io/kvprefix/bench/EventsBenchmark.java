@@ -74,7 +74,7 @@ public class EventsBenchmark {
                     he[i] = e++;
                     hl[i] = r.nextLong();
                 }
-                check(index.apply(KvEvent.Stored.root(Worker.of(w), he, hl)));
+                BenchFixtures.ok(index.apply(KvEvent.Stored.root(Worker.of(w), he, hl)));
                 parents[pi++] = he[63]; // the last block of this sequence: new batches continue it
             }
         }
@@ -98,21 +98,16 @@ public class EventsBenchmark {
         spareClear = new KvEvent.Cleared(spare);
         long before = index.stats().blocks();
         for (int c = 0; c < CYCLE; c++) {
-            check(index.apply(stores[c]));
-            check(index.apply(removes[c]));
-            check(index.apply(spareStores[c]));
-            check(index.apply(spareClear));
+            BenchFixtures.ok(index.apply(stores[c]));
+            BenchFixtures.ok(index.apply(removes[c]));
+            BenchFixtures.ok(index.apply(spareStores[c]));
+            BenchFixtures.ok(index.apply(spareClear));
         }
         if (index.stats().blocks() != before) {
             throw new IllegalStateException("a store/remove cycle changed the block count");
         }
     }
 
-    private static void check(EventStatus s) {
-        if (s != EventStatus.OK) {
-            throw new IllegalStateException("setup event answered " + s);
-        }
-    }
 
     @TearDown(Level.Trial)
     public void tearDown() {

@@ -3,7 +3,6 @@ package io.kvprefix.bench;
 import io.kvprefix.cli.Implementations;
 
 import io.kvprefix.BlockHasher;
-import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
@@ -82,35 +81,14 @@ public class HashAndMatchBenchmark {
             for (int i = 0; i < held; i++) {
                 names[i] = e++;
             }
-            check(index.apply(KvEvent.Stored.root(Worker.of(w), names, java.util.Arrays.copyOf(locals, held))));
+            BenchFixtures.ok(index.apply(KvEvent.Stored.root(Worker.of(w), names, java.util.Arrays.copyOf(locals, held))));
             expected[w] = held;
-            for (int k = 0; k < MatchBenchmark.FILLER; k += 16) {
-                long[] fe = new long[16];
-                long[] fl = new long[16];
-                for (int i = 0; i < 16; i++) {
-                    fe[i] = e++;
-                    fl[i] = r.nextLong();
-                }
-                check(index.apply(KvEvent.Stored.root(Worker.of(w), fe, fl)));
-            }
+            e = BenchFixtures.filler(index, Worker.of(w), MatchBenchmark.FILLER, r, e);
         }
         MatchResult m = index.match(request);
-        if (m.size() != workers) {
-            throw new IllegalStateException(impl + ": " + m.size() + " workers matched, expected " + workers);
-        }
-        for (int i = 0; i < m.size(); i++) {
-            int w = (int) m.worker(i).workerId();
-            if (m.depth(i) != expected[w]) {
-                throw new IllegalStateException(impl + ": worker " + w + " depth " + m.depth(i) + ", expected " + expected[w]);
-            }
-        }
+        BenchFixtures.checkDepths(m, expected, impl);
     }
 
-    private static void check(EventStatus s) {
-        if (s != EventStatus.OK) {
-            throw new IllegalStateException("setup event answered " + s);
-        }
-    }
 
     @TearDown(Level.Trial)
     public void tearDown() {

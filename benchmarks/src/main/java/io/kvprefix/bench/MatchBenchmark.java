@@ -2,7 +2,6 @@ package io.kvprefix.bench;
 
 import io.kvprefix.cli.Implementations;
 
-import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
@@ -94,40 +93,18 @@ public class MatchBenchmark {
                 }
                 expected[w] = shared;
             }
-            check(index.apply(KvEvent.Stored.root(worker, hashes, locals)));
+            BenchFixtures.ok(index.apply(KvEvent.Stored.root(worker, hashes, locals)));
             if (scenario.equals("holes") && w % 2 == 1 && depth > 1) {
                 int hole = 1 + (w % (depth - 1));
-                check(index.apply(new KvEvent.Removed(worker, new long[] {hashes[hole]})));
+                BenchFixtures.ok(index.apply(new KvEvent.Removed(worker, new long[] {hashes[hole]})));
                 expected[w] = hole;
             }
-            for (int k = 0; k < FILLER; k += 16) {
-                long[] fe = new long[16];
-                long[] fl = new long[16];
-                for (int i = 0; i < 16; i++) {
-                    fe[i] = e++;
-                    fl[i] = r.nextLong();
-                }
-                check(index.apply(KvEvent.Stored.root(worker, fe, fl)));
-            }
+            e = BenchFixtures.filler(index, worker, FILLER, r, e);
         }
         MatchResult m = index.match(query);
-        if (m.size() != workers) {
-            throw new IllegalStateException(impl + "/" + scenario + ": " + m.size() + " workers matched, expected " + workers);
-        }
-        for (int i = 0; i < m.size(); i++) {
-            int w = (int) m.worker(i).workerId();
-            if (m.depth(i) != expected[w]) {
-                throw new IllegalStateException(impl + "/" + scenario + ": worker " + w + " depth " + m.depth(i)
-                        + ", expected " + expected[w]);
-            }
-        }
+        BenchFixtures.checkDepths(m, expected, impl + "/" + scenario);
     }
 
-    private static void check(EventStatus s) {
-        if (s != EventStatus.OK) {
-            throw new IllegalStateException("setup event answered " + s);
-        }
-    }
 
     @TearDown(Level.Trial)
     public void tearDown() {

@@ -69,9 +69,18 @@ public final class ReplayBench {
         this.config = config;
     }
 
+    /**
+     * A fresh index for a pass, built after a full collection: the previous pass's garbage (the heap
+     * index makes plenty) must not trigger a pause inside this one. Outside the timed region.
+     */
+    private PrefixIndex freshIndex(String impl) {
+        System.gc();
+        return Implementations.create(impl, config);
+    }
+
     /** Runs one pass of {@code impl} as fast as possible. */
     public Pass run(String impl) throws InterruptedException {
-        PrefixIndex index = Implementations.create(impl, config);
+        PrefixIndex index = freshIndex(impl);
         try {
             return run(impl, index, -1);
         } finally {
@@ -86,7 +95,7 @@ public final class ReplayBench {
      * behind a saturated index shows up in them.
      */
     public Pass runPaced(String impl, long windowNanos) throws InterruptedException {
-        PrefixIndex index = Implementations.create(impl, config);
+        PrefixIndex index = freshIndex(impl);
         try {
             return run(impl, index, windowNanos);
         } finally {

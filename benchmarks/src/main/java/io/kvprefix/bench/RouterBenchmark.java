@@ -1,7 +1,6 @@
 package io.kvprefix.bench;
 
 import io.kvprefix.BlockHasher;
-import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.RoutingDecision;
@@ -75,15 +74,8 @@ public class RouterBenchmark {
             for (int i = 0; i < held; i++) {
                 names[i] = e++;
             }
-            check(index.apply(KvEvent.Stored.root(worker, names, java.util.Arrays.copyOf(locals, held))));
-            for (int k = 0; k < MatchBenchmark.FILLER; k += 16) {
-                long[] fe = new long[16], fl = new long[16];
-                for (int i = 0; i < 16; i++) {
-                    fe[i] = e++;
-                    fl[i] = r.nextLong();
-                }
-                check(index.apply(KvEvent.Stored.root(worker, fe, fl)));
-            }
+            BenchFixtures.ok(index.apply(KvEvent.Stored.root(worker, names, java.util.Arrays.copyOf(locals, held))));
+            e = BenchFixtures.filler(index, worker, MatchBenchmark.FILLER, r, e);
         }
         router = b.build();
         RoutingDecision d = router.route(request);
@@ -94,11 +86,6 @@ public class RouterBenchmark {
         d.finished();
     }
 
-    private static void check(EventStatus s) {
-        if (s != EventStatus.OK) {
-            throw new IllegalStateException("setup event answered " + s);
-        }
-    }
 
     @TearDown(Level.Trial)
     public void tearDown() {

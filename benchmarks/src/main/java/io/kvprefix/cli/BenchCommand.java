@@ -4,10 +4,7 @@ import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.bench.OpStream;
 import io.kvprefix.bench.ReplayBench;
-import io.kvprefix.trace.Trace;
-import io.kvprefix.trace.Workload;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -34,21 +31,8 @@ import picocli.CommandLine.Option;
                 "block ops/s (match blocks + stored blocks per second), ops/s, and match latency.",
                 "The stream: --ops FILE (CONTRACT section 5), or a --trace replayed against mock engines, or the built-in workload."})
 public final class BenchCommand implements Callable<Integer> {
-    @Option(names = "--impl", split = ",", paramLabel = "NAMES",
-            description = "implementations, comma-separated (default: heap,offheap-java,offheap-native)")
-    List<String> impls = List.of("heap", "offheap-java", "offheap-native");
-
-    @Option(names = "--ops", paramLabel = "FILE", description = "an op-stream file (for example from gen-ops)")
-    Path ops;
-
     @Mixin
-    WorkloadOptions workload = new WorkloadOptions();
-
-    @Option(names = "--writers", paramLabel = "N", defaultValue = "1", description = "writer threads (default: ${DEFAULT-VALUE})")
-    int writers;
-
-    @Option(names = "--readers", paramLabel = "M", defaultValue = "1", description = "reader threads (default: ${DEFAULT-VALUE})")
-    int readers;
+    ReplayOptions replay = new ReplayOptions();
 
     @Option(names = "--repeat", paramLabel = "K", defaultValue = "10", description = "timed passes per implementation (default: ${DEFAULT-VALUE})")
     int repeat;
@@ -60,11 +44,7 @@ public final class BenchCommand implements Callable<Integer> {
             description = "free: everything as fast as possible; trace: a match waits (untimed) for the events before it (default: ${DEFAULT-VALUE})")
     String order;
 
-    @Option(names = "--jump-size", paramLabel = "J", description = "jump size of the positional search (default: the index's, " + IndexConfig.DEFAULT_JUMP_SIZE + ")")
-    int jumpSize = IndexConfig.DEFAULT_JUMP_SIZE;
 
-    @Option(names = "--max-workers", paramLabel = "N", defaultValue = "1024", description = "worker slots (default: ${DEFAULT-VALUE})")
-    int maxWorkers;
 
     @Option(names = "--latency-at", split = ",", paramLabel = "FRACTIONS",
             description = "after the saturation passes, one paced pass per implementation at these fractions of its own "
@@ -79,19 +59,13 @@ public final class BenchCommand implements Callable<Integer> {
         if (repeat < 1 || warmup < 0) {
             throw new IllegalArgumentException("--repeat must be >= 1 and --warmup >= 0");
         }
-        for (String impl : impls) {
-            if (!Implementations.isKnown(impl)) {
-                throw new IllegalArgumentException("unknown implementation '" + impl + "': known implementations are "
-                        + String.join(", ", Implementations.names()));
-            }
-        }
+        replay.checkImpls();
         PrintStream err = System.err;
-        IndexConfig base = IndexConfig.builder().jumpSize(jumpSize).maxWorkers(maxWorkers).build();
-        OpStream stream = loadStream(base, err);
-        // Every implementation is sized for the deployment up front (the same hint for all): the
-        // mock engines' total cache, or for an op file the blocks it stores.
-        long expected = ops != null ? stream.storedBlocks() : (long) workload.workers() * workload.cacheBlocks();
-        IndexConfig config = base.toBuilder().expectedBlocks(Math.min(expected, 1L << 29)).build();
+        ReplayOptions.Loaded loaded = replay.load(err);
+        OpStream stream = loaded.stream();
+        IndexConfig config = loaded.config();
+        int writers = replay.writers, readers = replay.readers;
+        List<String> impls = replay.impls;
         ReplayBench bench = new ReplayBench(stream, writers, readers, order.equals("trace"), config);
 
         Map<String, List<ReplayBench.Pass>> passes = new LinkedHashMap<>();
@@ -180,27 +154,6 @@ public final class BenchCommand implements Callable<Integer> {
             out.put(e.getKey(), byFraction);
         }
         return out;
-    }
-
-    private OpStream loadStream(IndexConfig config, PrintStream err) throws Exception {
-        if (ops != null) {
-            if (workload.hasTrace()) {
-                throw new IllegalArgumentException("give --ops or --trace, not both");
-            }
-            int[] invalid = new int[1];
-            OpStream s = ReplayBench.loadOps(ops, config, invalid);
-            if (invalid[0] > 0) {
-                err.printf("bench: %s: %d invalid line(s) skipped%n", ops, invalid[0]);
-            }
-            return s;
-        }
-        long t0 = System.nanoTime();
-        Trace trace = workload.load();
-        Workload w = Workload.load(trace, workload.engines());
-        err.printf(Locale.ROOT, "bench: %s, %d workers x %d blocks: %s (%.1f s to simulate)%n", trace.source(),
-                workload.workers(), workload.cacheBlocks(), w.totals(), (System.nanoTime() - t0) / 1e9);
-        return OpStream.of(w, Path.of(trace.source()).getFileName() + " (" + trace.tokensPerBlock() + " tokens/block, "
-                + workload.workers() + " workers x " + workload.cacheBlocks() + " blocks)");
     }
 
     /** Every implementation must report the same statuses and final pairs in every pass. */

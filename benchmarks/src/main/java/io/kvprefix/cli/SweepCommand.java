@@ -1,11 +1,8 @@
 package io.kvprefix.cli;
 
-import io.kvprefix.IndexConfig;
 import io.kvprefix.bench.OpStream;
 import io.kvprefix.bench.ReplayBench;
 import io.kvprefix.bench.SvgPlot;
-import io.kvprefix.trace.Trace;
-import io.kvprefix.trace.Workload;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -38,21 +35,8 @@ import picocli.CommandLine.Option;
                 "low to high), record achieved block ops/s and p99 per step, stop an implementation after two steps below",
                 "90% of offered, and write sweep.json and sweep.svg to --out."})
 public final class SweepCommand implements Callable<Integer> {
-    @Option(names = "--impl", split = ",", paramLabel = "NAMES",
-            description = "implementations, comma-separated (default: heap,offheap-java,offheap-native)")
-    List<String> impls = List.of("heap", "offheap-java", "offheap-native");
-
-    @Option(names = "--ops", paramLabel = "FILE", description = "an op-stream file (ops are spread evenly: it has no timestamps)")
-    Path ops;
-
     @Mixin
-    WorkloadOptions workload = new WorkloadOptions();
-
-    @Option(names = "--writers", paramLabel = "N", defaultValue = "1", description = "writer threads (default: ${DEFAULT-VALUE})")
-    int writers;
-
-    @Option(names = "--readers", paramLabel = "M", defaultValue = "1", description = "reader threads (default: ${DEFAULT-VALUE})")
-    int readers;
+    ReplayOptions replay = new ReplayOptions();
 
     @Option(names = "--from", paramLabel = "OPS/S", defaultValue = "1000000", description = "first offered load in block ops/s (default: ${DEFAULT-VALUE})")
     double from;
@@ -63,8 +47,6 @@ public final class SweepCommand implements Callable<Integer> {
     @Option(names = "--steps-per-decade", paramLabel = "N", defaultValue = "4", description = "log-spaced steps per factor of 10 (default: ${DEFAULT-VALUE})")
     int stepsPerDecade;
 
-    @Option(names = "--jump-size", paramLabel = "J", description = "jump size (default: the index's, " + IndexConfig.DEFAULT_JUMP_SIZE + ")")
-    int jumpSize = IndexConfig.DEFAULT_JUMP_SIZE;
 
     @Option(names = "--out", paramLabel = "DIR", defaultValue = "kvprefix-sweep", description = "output folder (default: ${DEFAULT-VALUE})")
     Path out;
@@ -77,27 +59,13 @@ public final class SweepCommand implements Callable<Integer> {
         if (from <= 0 || to < from || stepsPerDecade < 1) {
             throw new IllegalArgumentException("need 0 < --from <= --to and --steps-per-decade >= 1");
         }
-        for (String impl : impls) {
-            if (!Implementations.isKnown(impl)) {
-                throw new IllegalArgumentException("unknown implementation '" + impl + "': known implementations are "
-                        + String.join(", ", Implementations.names()));
-            }
-        }
+        replay.checkImpls();
         PrintStream err = System.err;
-        IndexConfig base = IndexConfig.builder().jumpSize(jumpSize).build();
-        OpStream stream;
-        long expected;
-        if (ops != null) {
-            stream = ReplayBench.loadOps(ops, base, null);
-            expected = stream.storedBlocks();
-        } else {
-            Trace trace = workload.load();
-            Workload w = Workload.load(trace, workload.engines());
-            stream = OpStream.of(w, Path.of(trace.source()).getFileName().toString());
-            expected = (long) workload.workers() * workload.cacheBlocks();
-        }
-        IndexConfig config = base.toBuilder().expectedBlocks(Math.min(expected, 1L << 29)).build();
-        ReplayBench bench = new ReplayBench(stream, writers, readers, false, config);
+        ReplayOptions.Loaded loaded = replay.load(err);
+        OpStream stream = loaded.stream();
+        List<String> impls = replay.impls;
+        int writers = replay.writers, readers = replay.readers;
+        ReplayBench bench = new ReplayBench(stream, writers, readers, false, loaded.config());
         for (String impl : impls) {
             bench.run(impl); // one warm-up pass each, unpaced
         }
@@ -140,12 +108,12 @@ public final class SweepCommand implements Callable<Integer> {
         Files.createDirectories(out);
         PrintStream o = System.out;
         o.printf(Locale.ROOT, "# sweep of %s: %d block ops per pass, %d writer(s), %d reader(s); latency from scheduled start%n",
-                stream.name(), stream.blockOps(), writers, readers);
+                stream.name(), stream.blockOps(), replay.writers, replay.readers);
         o.printf(Locale.ROOT, "%-16s %14s %14s %7s %10s %10s %10s%n", "impl", "offered", "achieved", "ratio", "p50_ns", "p99_ns", "p999_ns");
         StringBuilder json = new StringBuilder("{\"stream\":\"").append(BenchCommand.jsonEscape(stream.name()))
-                .append("\",\"block_ops\":").append(stream.blockOps()).append(",\"writers\":").append(writers)
-                .append(",\"readers\":").append(readers).append(",\"implementations\":{");
-        SvgPlot plot = new SvgPlot("Offered vs achieved: " + stream.name() + " (" + writers + "W/" + readers + "R)",
+                .append("\",\"block_ops\":").append(stream.blockOps()).append(",\"writers\":").append(replay.writers)
+                .append(",\"readers\":").append(replay.readers).append(",\"implementations\":{");
+        SvgPlot plot = new SvgPlot("Offered vs achieved: " + stream.name() + " (" + replay.writers + "W/" + replay.readers + "R)",
                 "offered block ops/s", "achieved block ops/s").identityLine();
         boolean firstImpl = true;
         for (var e : results.entrySet()) {
