@@ -48,7 +48,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--latency-at", split = ",", paramLabel = "FRACTIONS",
             description = "after the saturation passes, one paced pass per implementation at these fractions of its own "
-                    + "saturation, reporting match latency from the scheduled start (default: 0.5,0.9; 'none' to skip)")
+                    + "saturation, reporting match call latency (default: 0.5,0.9; 'none' to skip)")
     List<String> latencyAt = List.of("0.5", "0.9");
 
     @Override

@@ -176,6 +176,8 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         final IntArrayList order = new IntArrayList();
         final it.unimi.dsi.fastutil.longs.LongOpenHashSet dedupe = new it.unimi.dsi.fastutil.longs.LongOpenHashSet();
         int inserted;
+        /** Change of the held (worker, block) pairs during the current event, published once at its end. */
+        long heldDelta;
         /** Keeps prefetching loads alive (their values are never used). */
         long sink;
         /** Why a store asked for a rebuild: slots needed, and bitset words needed. */
@@ -231,8 +233,12 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
                 }
                 ws.needSlots = 0;
                 ws.needWords = 0;
+                ws.heldDelta = 0;
                 s = applyOnce(event, ws);
             } finally {
+                if (ws.heldDelta != 0) {
+                    heldPairs.addAndGet(ws.heldDelta); // one atomic add per event, not per block
+                }
                 shared.unlock();
             }
             if (s != RETRY) {
@@ -475,7 +481,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         if (old == slot) {
             return;
         }
-        addHold(t, w, slot);
+        addHold(t, w, slot, scratch);
         if (old >= 0) {
             dropHold(t, w, old, scratch);
         }
@@ -485,7 +491,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         return TableLayout.hasBit(t.hot, slot * t.stride, w.slot) || (w.hasUnreachable() && w.unreachable.contains(slot));
     }
 
-    private void addHold(PositionalTable t, WorkerState w, int slot) {
+    private void addHold(PositionalTable t, WorkerState w, int slot, WriteScratch scratch) {
         if (holds(t, w, slot)) {
             if (w.extraNames == null) {
                 w.extraNames = new Int2IntOpenHashMap(SIDE_SET_SIZE);
@@ -494,7 +500,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             return;
         }
         w.distinct++;
-        heldPairs.incrementAndGet();
+        scratch.heldDelta++;
         int parent = TableLayout.parent(t.hot, slot * t.stride);
         if (parent < 0 || TableLayout.hasBit(t.hot, parent * t.stride, w.slot)) {
             makeReachable(t, w, slot);
@@ -540,7 +546,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             }
         }
         w.distinct--;
-        heldPairs.decrementAndGet();
+        scratch.heldDelta--;
         long base = slot * t.stride;
         if (TableLayout.hasBit(t.hot, base, w.slot)) {
             // Held descendants become unreachable: clear their bits deepest first (post-order).
