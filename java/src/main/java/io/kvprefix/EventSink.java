@@ -25,7 +25,9 @@ import java.util.concurrent.locks.LockSupport;
  * writer, and is rethrown by the next {@link #submit}, {@link #flush} or {@link #close}.
  *
  * <p>Thread-safety: {@link #submit} and {@link #flush} may be called from any number of threads;
- * events submitted by one thread for one worker id are applied in submission order.
+ * events submitted by one thread for one worker id are applied in submission order. A
+ * {@link StatusListener} runs on a writer thread and must not call {@link #flush} or {@link #close}
+ * (the writer would wait for itself).
  */
 public final class EventSink implements AutoCloseable {
 
@@ -41,8 +43,10 @@ public final class EventSink implements AutoCloseable {
     private final PrefixIndex index;
     private final StatusListener listener;
     private final Lane[] lanes;
+    private volatile boolean closing;
     private volatile boolean closed;
     private volatile Throwable failure;
+    private final AtomicInteger inFlight = new AtomicInteger();
 
     private EventSink(PrefixIndex index, int threads, StatusListener listener) {
         this.index = Objects.requireNonNull(index, "index");
@@ -88,14 +92,21 @@ public final class EventSink implements AutoCloseable {
     /** Queues {@code event} for its worker's writer; blocks while that writer's queue is full. */
     public void submit(KvEvent event) {
         Objects.requireNonNull(event, "event");
-        checkState();
-        lanes[laneOf(event.workerId())].put(event);
+        inFlight.incrementAndGet();
+        try {
+            checkState(); // after the increment: close() either sees this submit or this submit sees close()
+            lanes[laneOf(event.workerId())].put(event);
+        } finally {
+            inFlight.decrementAndGet();
+        }
     }
 
     /** Waits until every event submitted before this call has been applied. */
     public void flush() {
         for (Lane l : lanes) {
-            long target = l.submitted.get();
+            // Every event whose submit() returned holds a ring position below the tail (applied
+            // counts positions in order, so a later submit cannot be mistaken for an earlier one).
+            long target = l.tail.get(8);
             int spins = 0;
             while (l.applied < target) {
                 checkFailure();
@@ -129,6 +140,15 @@ public final class EventSink implements AutoCloseable {
             return;
         }
         try {
+            closing = true; // new submits fail from here on
+            int spins = 0;
+            while (inFlight.get() != 0) { // submits that got past the check finish queueing
+                if (++spins < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    LockSupport.parkNanos(10_000);
+                }
+            }
             if (failure == null) {
                 flush();
             }
@@ -150,7 +170,7 @@ public final class EventSink implements AutoCloseable {
     }
 
     private void checkState() {
-        if (closed) {
+        if (closing || closed) {
             throw new IllegalStateException("event sink closed");
         }
         checkFailure();
@@ -168,7 +188,6 @@ public final class EventSink implements AutoCloseable {
         private final AtomicReferenceArray<KvEvent> cells = new AtomicReferenceArray<>(QUEUE_CAPACITY);
         private final AtomicLongArray seq = new AtomicLongArray(QUEUE_CAPACITY);
         private final AtomicLongArray tail = new AtomicLongArray(16); // [8]: padded counter
-        private final java.util.concurrent.atomic.AtomicLong submitted = new java.util.concurrent.atomic.AtomicLong();
         private final AtomicInteger sleeping = new AtomicInteger();
         private long head;                 // consumer only
         private volatile long applied;     // written by the consumer only
@@ -192,7 +211,6 @@ public final class EventSink implements AutoCloseable {
                     if (tail.compareAndSet(8, pos, pos + 1)) {
                         cells.setPlain(cell, e);
                         seq.setRelease(cell, pos + 1);
-                        submitted.incrementAndGet();
                         if (sleeping.get() != 0) {
                             LockSupport.unpark(thread);
                         }

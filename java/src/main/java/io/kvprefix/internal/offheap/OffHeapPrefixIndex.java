@@ -59,7 +59,10 @@ import net.openhft.hashing.LongHashFunction;
  * read-write lock in shared mode, claim empty slots by CAS, push child links by CAS and change
  * bits with atomic or / and-not. Each worker's own state (names, side sets) is touched only by the
  * thread applying that worker's events. A store reserves table slots and name-map room before it
- * changes anything, so it applies whole or not at all.
+ * changes anything, so it applies whole or not at all; it then records all its name changes and
+ * changes bits in two monotone phases (blocks that lost their last name first, deepest first; then
+ * blocks that gained their first, parents first), so every intermediate state gives each worker a
+ * depth between its depths before and after the event (IntermediateStatesTest checks every one).
  *
  * <p><b>Growth and reclamation.</b> When a store's reservation would pass the table's load limit,
  * or a new worker slot needs a wider bitset, the writer takes the lock exclusively and rebuilds:
@@ -130,6 +133,21 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         }
     }
 
+    /** Called after every change of a worker bit; tests use it to check every intermediate state. */
+    interface BitObserver {
+        void afterBitChange();
+    }
+
+    /** Null outside tests. Package-private: the only way to set it is from this package's tests. */
+    volatile BitObserver bitObserver;
+
+    private void observeBit() {
+        BitObserver o = bitObserver;
+        if (o != null) {
+            o.afterBitChange();
+        }
+    }
+
     /** Per-thread read buffers (grown as needed, never shrunk), with their segment views for native calls. */
     private static final class ReadScratch {
         long[] chain = new long[64];
@@ -175,6 +193,29 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         final IntArrayList stack = new IntArrayList();
         final IntArrayList order = new IntArrayList();
         final it.unimi.dsi.fastutil.longs.LongOpenHashSet dedupe = new it.unimi.dsi.fastutil.longs.LongOpenHashSet();
+        /** Net change of each block's name count during a store. */
+        final Int2IntOpenHashMap delta = new Int2IntOpenHashMap(64);
+        /** Blocks a store gave their first name, with their name count. */
+        final Int2IntOpenHashMap gained = new Int2IntOpenHashMap(64);
+        private int[] slots = new int[64];
+        /** Workers removed by remove_worker whose slots wait for the readers to leave. */
+        final List<WorkerState> pendingRelease = new ArrayList<>();
+
+        int[] slots(int n) {
+            if (slots.length < n) {
+                slots = new int[Math.max(n, slots.length * 2)];
+            }
+            return slots;
+        }
+
+        void clearDelta() {
+            if (delta.size() > 4096) {
+                delta.clear();
+                delta.trim(64);
+            } else {
+                delta.clear();
+            }
+        }
         int inserted;
         /** Change of the held (worker, block) pairs during the current event, published once at its end. */
         long heldDelta;
@@ -240,6 +281,9 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
                     heldPairs.addAndGet(ws.heldDelta); // one atomic add per event, not per block
                 }
                 shared.unlock();
+                if (!ws.pendingRelease.isEmpty()) {
+                    releaseSlots(ws);
+                }
             }
             if (s != RETRY) {
                 statusCounts[s.ordinal()].increment();
@@ -273,12 +317,12 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             case KvEvent.Cleared c -> {
                 WorkerState w = workers.get(c.worker());
                 if (w != null) {
-                    clear(w);
+                    clear(w, true);
                 }
                 yield EventStatus.OK;
             }
             case KvEvent.RemoveWorker rw -> {
-                removeWorker(rw.workerId());
+                removeWorker(rw.workerId(), scratch);
                 yield EventStatus.OK;
             }
         };
@@ -388,16 +432,69 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             }
             scratch.sink += sink;
         }
+        int[] slots = scratch.slots(n);
+        var delta = scratch.delta;
         for (int i = 0; i < n; i++, pos++) {
             long local = locals[i];
             long chain = prev < 0 ? local : PortableHashKernel.chainStep(chainFn, prevChain, local, scratch.pair);
             int slot = findOrInsert(t, pos, local, chain, prev, scratch);
-            bindName(t, w, blockHashes[i], slot, scratch);
+            slots[i] = slot;
+            // Rule 4: the name now means this block; the block it named before loses a name.
+            int old = w.names.put(blockHashes[i], slot);
+            if (old != slot) {
+                delta.addTo(slot, 1);
+                if (old >= 0) {
+                    delta.addTo(old, -1);
+                }
+            }
             prev = slot;
             prevChain = chain;
         }
+        applyNameChanges(t, w, slots, n, scratch);
         t.unreserve(n - scratch.inserted);
         return EventStatus.OK;
+    }
+
+    /**
+     * Applies a store's net name changes ({@code scratch.delta}: block to change of its name count)
+     * to the worker's bits, in an order that keeps a concurrent match between the worker's depths
+     * before and after the event (CONTRACT section 4): first every block that lost its last name is
+     * dropped, its held descendants' bits cleared deepest first; then every block that gained its
+     * first name is added, in the event's order (parents first), its bit set only under a reachable
+     * parent. Dropping only clears bits the final state does not have, adding only sets bits the
+     * final state has, so the bits move monotonically from the old state through their intersection
+     * to the new one.
+     */
+    private void applyNameChanges(PositionalTable t, WorkerState w, int[] slots, int n, WriteScratch scratch) {
+        var delta = scratch.delta;
+        if (delta.isEmpty()) {
+            return;
+        }
+        var gained = scratch.gained;
+        for (var it = delta.int2IntEntrySet().fastIterator(); it.hasNext(); ) {
+            var e = it.next();
+            int slot = e.getIntKey();
+            int before = nameCount(t, w, slot);
+            int after = before + e.getIntValue();
+            if (after == 0) {
+                if (before > 0) {
+                    lose(t, w, slot, scratch);
+                }
+            } else if (before > 0) {
+                setExtraNames(w, slot, after - 1);
+            } else {
+                gained.put(slot, after);
+            }
+        }
+        scratch.clearDelta();
+        for (int i = 0; i < n && !gained.isEmpty(); i++) {
+            int names = gained.remove(slots[i]);
+            if (names > 0) {
+                setExtraNames(w, slots[i], names - 1);
+                gain(t, w, slots[i], scratch);
+            }
+        }
+        gained.clear();
     }
 
     /**
@@ -475,30 +572,31 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         }
     }
 
-    /** Rule 4: the name {@code hash} now means {@code slot}; the block it named before loses a name. */
-    private void bindName(PositionalTable t, WorkerState w, long hash, int slot, WriteScratch scratch) {
-        int old = w.names.put(hash, slot);
-        if (old == slot) {
-            return;
-        }
-        addHold(t, w, slot, scratch);
-        if (old >= 0) {
-            dropHold(t, w, old, scratch);
-        }
-    }
-
     private boolean holds(PositionalTable t, WorkerState w, int slot) {
         return TableLayout.hasBit(t.hot, slot * t.stride, w.slot) || (w.hasUnreachable() && w.unreachable.contains(slot));
     }
 
-    private void addHold(PositionalTable t, WorkerState w, int slot, WriteScratch scratch) {
-        if (holds(t, w, slot)) {
+    /** How many of the worker's names mean {@code slot} (0 if it does not hold it). */
+    private int nameCount(PositionalTable t, WorkerState w, int slot) {
+        if (!holds(t, w, slot)) {
+            return 0;
+        }
+        return 1 + (w.extraNames == null ? 0 : w.extraNames.get(slot));
+    }
+
+    private void setExtraNames(WorkerState w, int slot, int extra) {
+        if (extra > 0) {
             if (w.extraNames == null) {
                 w.extraNames = new Int2IntOpenHashMap(SIDE_SET_SIZE);
             }
-            w.extraNames.addTo(slot, 1);
-            return;
+            w.extraNames.put(slot, extra);
+        } else if (w.extraNames != null) {
+            w.extraNames.remove(slot);
         }
+    }
+
+    /** The worker now holds {@code slot} (it did not): its bit is set if its parent's is. */
+    private void gain(PositionalTable t, WorkerState w, int slot, WriteScratch scratch) {
         w.distinct++;
         scratch.heldDelta++;
         int parent = TableLayout.parent(t.hot, slot * t.stride);
@@ -515,6 +613,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
     /** Sets the worker's bit on {@code slot}, then on its held-but-unreachable descendants, parents first. */
     private void makeReachable(PositionalTable t, WorkerState w, int slot) {
         TableLayout.setBit(t.hot, slot * t.stride, w.slot);
+        observeBit();
         if (!w.hasUnreachable()) {
             return;
         }
@@ -527,26 +626,28 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
                  c = TableLayout.nextSibling(t.cold, c * TableLayout.COLD_STRIDE)) {
                 if (w.unreachable.remove(c)) {
                     TableLayout.setBit(t.hot, c * t.stride, w.slot);
+                    observeBit();
                     stack.add(c);
                 }
             }
         }
     }
 
-    private void dropHold(PositionalTable t, WorkerState w, int slot, WriteScratch scratch) {
-        if (w.extraNames != null) {
-            int extra = w.extraNames.get(slot);
-            if (extra > 0) {
-                if (extra == 1) {
-                    w.extraNames.remove(slot);
-                } else {
-                    w.extraNames.put(slot, extra - 1);
-                }
-                return;
-            }
+    /** One of the worker's names for {@code slot} is gone: the block is dropped if it was the last. */
+    private void dropName(PositionalTable t, WorkerState w, int slot, WriteScratch scratch) {
+        int names = nameCount(t, w, slot);
+        if (names > 1) {
+            setExtraNames(w, slot, names - 2);
+        } else {
+            lose(t, w, slot, scratch);
         }
+    }
+
+    /** The worker no longer holds {@code slot}; its held descendants become unreachable. */
+    private void lose(PositionalTable t, WorkerState w, int slot, WriteScratch scratch) {
         w.distinct--;
         scratch.heldDelta--;
+        setExtraNames(w, slot, 0);
         long base = slot * t.stride;
         if (TableLayout.hasBit(t.hot, base, w.slot)) {
             // Held descendants become unreachable: clear their bits deepest first (post-order).
@@ -571,9 +672,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             for (int k = order.size() - 1; k >= 1; k--) {
                 int d = order.getInt(k);
                 TableLayout.clearBit(t.hot, d * t.stride, w.slot);
+                observeBit();
                 w.unreachable.add(d);
             }
             TableLayout.clearBit(t.hot, base, w.slot);
+            observeBit();
         } else if (w.unreachable != null) {
             w.unreachable.remove(slot);
         }
@@ -592,22 +695,37 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
                 status = EventStatus.BLOCK_NOT_FOUND;
                 continue;
             }
-            dropHold(t, w, slot, scratch);
+            dropName(t, w, slot, scratch);
         }
         return status;
     }
 
-    /** Drops everything {@code w} holds; the worker stays known with an empty map. */
-    private void clear(WorkerState w) {
+    /**
+     * Drops everything {@code w} holds, its bits cleared deepest position first, so they stay
+     * prefix-closed while they go (a concurrent match never jumps over a cleared ancestor to a still
+     * set descendant). With {@code keepNames} the worker stays known with a fresh minimal name map;
+     * without, the caller frees its map.
+     */
+    private void clear(WorkerState w, boolean keepNames) {
         PositionalTable t = table;
         MemorySegment hot = t.hot;
         long stride = t.stride;
         int s = w.slot;
-        w.names.forEach((e, slot) -> TableLayout.clearBit(hot, slot * stride, s));
+        long[] byPosition = new long[w.names.size()]; // (state << 32 | slot): state is position + 1
+        int[] k = {0};
+        w.names.forEach((e, slot) -> byPosition[k[0]++] = ((long) TableLayout.stateAcquire(hot, slot * stride) << 32) | slot);
+        Arrays.sort(byPosition, 0, k[0]);
+        for (int i = k[0] - 1; i >= 0; i--) {
+            TableLayout.clearBit(hot, (int) byPosition[i] * stride, s);
+            observeBit();
+        }
         heldPairs.addAndGet(-w.distinct);
         w.distinct = 0;
         w.extraNames = null;
         w.unreachable = null;
+        if (!keepNames) {
+            return;
+        }
         // Give the memory back: a fresh minimal map, or (if even that does not fit) the old one emptied.
         NameMap fresh = w.names.capacity() > NameMap.MIN_CAPACITY ? NameMap.create(pool, 0) : null;
         if (fresh != null) {
@@ -618,28 +736,31 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         }
     }
 
-    private void removeWorker(long workerId) {
-        List<WorkerState> victims = new ArrayList<>();
+    /**
+     * Forgets every dp rank of {@code workerId}. Their slots are released later, by
+     * {@link #releaseSlots}, once the readers that may have seen their bits have left; that wait
+     * happens outside the writers' lock.
+     */
+    private void removeWorker(long workerId, WriteScratch scratch) {
         for (WorkerState w : workers.values()) {
             if (w.worker.workerId() == workerId) {
-                victims.add(w);
+                clear(w, false);
+                workers.remove(w.worker);
+                scratch.pendingRelease.add(w);
             }
         }
-        if (victims.isEmpty()) {
-            return;
-        }
-        for (WorkerState w : victims) {
-            clear(w);
-            workers.remove(w.worker);
-        }
-        // Readers that saw these slots' bits must be gone before the slots can name another worker.
-        gate.synchronize();
+    }
+
+    /** Waits for every reader that may have seen the removed workers' bits, then frees their slots and maps. */
+    private void releaseSlots(WriteScratch scratch) {
+        gate.synchronize(); // a slot must not name another worker while a reader may still read its old bits
         synchronized (slotLock) {
-            for (WorkerState w : victims) {
+            for (WorkerState w : scratch.pendingRelease) {
                 usedSlots.clear(w.slot);
                 w.names.free();
             }
         }
+        scratch.pendingRelease.clear();
     }
 
     // =================================================================== rebuild
@@ -662,7 +783,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             if (roomy && needWords <= old.words) {
                 return true; // another writer rebuilt meanwhile
             }
-            fresh = copyLive(old, needSlots, Math.max(old.words, needWords));
+            fresh = copyLive(old, needSlots, Math.max(old.words, needWords), Integer.MAX_VALUE);
             if (fresh == null) {
                 return false;
             }
@@ -676,10 +797,15 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         return true;
     }
 
+    /** Held pairs when a shrink last found nothing to gain (live entries, kept ancestors included, still filled the table). */
+    private volatile long futileShrinkPairs = Long.MAX_VALUE;
+
     /** Shrinks the table after large removals. */
     private void maybeShrink() {
         PositionalTable t = table;
-        if (t.capacity > PositionalTable.MIN_CAPACITY && heldPairs.get() * 100 < (long) t.capacity * 4) {
+        long pairs = heldPairs.get();
+        if (t.capacity > PositionalTable.MIN_CAPACITY && pairs * 100 < (long) t.capacity * 4
+                && pairs < futileShrinkPairs / 2) {
             PositionalTable old;
             var exclusive = writeLock.writeLock();
             exclusive.lock();
@@ -687,13 +813,14 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
                 if (closed || table != t) {
                     return;
                 }
-                PositionalTable fresh = copyLive(t, 0, t.words);
-                if (fresh == null || fresh.capacity >= t.capacity) {
-                    if (fresh != null) {
-                        fresh.free();
-                    }
+                PositionalTable fresh = copyLive(t, 0, t.words, t.capacity);
+                if (fresh == null) {
+                    // Entries nobody names but that are ancestors of held ones (engines evicting prefixes
+                    // and keeping tails) still need the room: do not try again until pairs halve.
+                    futileShrinkPairs = pairs;
                     return;
                 }
+                futileShrinkPairs = Long.MAX_VALUE;
                 table = fresh;
                 rebuilds.incrementAndGet();
                 old = t;
@@ -705,8 +832,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         }
     }
 
-    /** Copies the live entries of {@code old} into a new generation (every writer is held out). */
-    private PositionalTable copyLive(PositionalTable old, int extra, int words) {
+    /**
+     * Copies the live entries of {@code old} into a new generation (every writer is held out); null if
+     * the budget does not allow it or its capacity would not be below {@code capacityBelow}.
+     */
+    private PositionalTable copyLive(PositionalTable old, int extra, int words, int capacityBelow) {
         final int unmarked = -1, live = -2;
         int[] remap = new int[old.capacity];
         Arrays.fill(remap, unmarked);
@@ -724,7 +854,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             });
         }
         int cap = PositionalTable.capacityFor(liveCount[0] + extra);
-        if (cap < 0) {
+        if (cap < 0 || cap >= capacityBelow) {
             return null;
         }
         PositionalTable nt = PositionalTable.allocate(pool, cap, words, nativeMatch);

@@ -121,6 +121,60 @@ class OffHeapConcurrencyTest {
     /** Alternates the Java and native read paths across rounds. */
     private static int configs;
 
+    /**
+     * Stores whose engine hashes come from a tiny per-worker alphabet, so names keep moving between
+     * blocks (CONTRACT section 3 rule 4), including onto descendants and ancestors of the blocks they
+     * named, plus clears: the write paths where a careless order lets a reader see a depth the worker
+     * never had.
+     */
+    static Workload renames(SplittableRandom r, int workers, int opsPerWorker) {
+        Map<Worker, List<KvEvent>> per = new HashMap<>();
+        long[][] docs = new long[6][];
+        List<long[]> queries = new ArrayList<>();
+        for (int d = 0; d < docs.length; d++) {
+            docs[d] = new long[12 + r.nextInt(20)];
+            for (int i = 0; i < docs[d].length; i++) {
+                docs[d][i] = i < 2 ? 5 + i : r.nextLong();
+            }
+            queries.add(docs[d]);
+        }
+        for (int w = 0; w < workers; w++) {
+            Worker worker = Worker.of(5000 + w);
+            List<KvEvent> evs = new ArrayList<>();
+            long[] heldNames = new long[0];
+            for (int k = 0; k < opsPerWorker; k++) {
+                if (r.nextInt(25) == 0) {
+                    evs.add(new KvEvent.Cleared(worker));
+                    heldNames = new long[0];
+                    continue;
+                }
+                int d = r.nextInt(docs.length);
+                int n = 1 + r.nextInt(Math.min(8, docs[d].length));
+                long[] names = new long[n];
+                java.util.Set<Long> used = new java.util.HashSet<>();
+                for (int i = 0; i < n; i++) {
+                    long e;
+                    do {
+                        e = 1 + r.nextInt(12); // tiny alphabet: names get reused for other blocks all the time
+                    } while (!used.add(e));
+                    names[i] = e;
+                }
+                long[] locals = java.util.Arrays.copyOf(docs[d], n);
+                OptionalLong parent = OptionalLong.empty();
+                if (heldNames.length > 0 && r.nextBoolean()) {
+                    long p = heldNames[r.nextInt(heldNames.length)];
+                    if (!used.contains(p)) {
+                        parent = OptionalLong.of(p);
+                    }
+                }
+                evs.add(new KvEvent.Stored(worker, parent, names, locals));
+                heldNames = names;
+            }
+            per.put(worker, evs);
+        }
+        return new Workload(per, queries);
+    }
+
     private static IndexConfig config(int jump) {
         Implementation impl = (configs++ & 1) == 0 ? Implementation.NATIVE : Implementation.PORTABLE;
         return IndexConfig.builder().maxWorkers(256).jumpSize(jump).implementation(impl).build();
@@ -278,6 +332,26 @@ class OffHeapConcurrencyTest {
         }
     }
 
+    @Test
+    void renamesAndClearsNeverShowADepthTheWorkerNeverHad() throws Exception {
+        int rounds = TestScale.iterations(4, 30);
+        for (int round = 0; round < rounds; round++) {
+            long seed = TestScale.seed();
+            String where = TestScale.replay(seed);
+            SplittableRandom r = new SplittableRandom(seed);
+            Workload wl = renames(r, 6 + r.nextInt(20), 1500);
+            IndexConfig cfg = config(new int[] {1, 2, 4, 8}[r.nextInt(4)]);
+            Map<Worker, int[]> bound = maxDepthEver(wl, cfg);
+            try (PrefixIndex ref = reference(wl, cfg);
+                 OffHeapPrefixIndex ix = new OffHeapPrefixIndex(cfg)) {
+                where += ", " + (ix.nativeMatch() ? "native" : "java") + " reads";
+                List<String> v = runConcurrently(ix, wl, 2, 2, bound, seed);
+                assertTrue(v.isEmpty(), where + ": " + v.subList(0, Math.min(5, v.size())));
+                assertSameState(ref, ix, wl, where);
+            }
+        }
+    }
+
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.EnumSource(value = Implementation.class, names = {"NATIVE", "PORTABLE"})
     void closeDuringTheRunFailsCallsCleanly(Implementation impl) throws Exception {
@@ -344,6 +418,36 @@ class OffHeapConcurrencyTest {
         }
         ix.close(); // idempotent
         assertEquals(0, ix.bytesUsed(), "every off-heap byte is freed after close");
+    }
+
+    @Test
+    void eventSinkFlushCoversEverySubmitThatReturnedWithManyProducers() throws Exception {
+        IndexConfig cfg = config(4);
+        try (PrefixIndex ix = PrefixIndex.offHeap(cfg); EventSink sink = EventSink.create(ix, 2, null)) {
+            int producers = 4;
+            ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+            List<Thread> threads = new ArrayList<>();
+            for (int p = 0; p < producers; p++) {
+                final int producer = p;
+                threads.add(new Thread(() -> {
+                    long e = 1_000_000L * (producer + 1);
+                    for (int round = 0; round < 300; round++) {
+                        Worker w = Worker.of(producer * 10 + round % 3);
+                        long before = ix.blockCount(w);
+                        sink.submit(KvEvent.Stored.root(w, new long[] {e++, e++}, new long[] {e, e + 7}));
+                        sink.flush(); // everything this thread submitted is applied now
+                        if (ix.blockCount(w) < before + 2) {
+                            failures.add("producer " + producer + " round " + round + ": flush returned before its store was applied");
+                        }
+                    }
+                }));
+            }
+            threads.forEach(Thread::start);
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertTrue(failures.isEmpty(), failures.toString());
+        }
     }
 
     @Test
