@@ -224,10 +224,14 @@ class OffHeapConcurrencyTest {
         AtomicBoolean done = new AtomicBoolean();
         AtomicLong matches = new AtomicLong();
         CountDownLatch start = new CountDownLatch(1);
+        // Writers begin only once every reader is matching, so reads overlap writes even when the
+        // writers would finish a small workload before a reader thread got going.
+        CountDownLatch readersMatching = new CountDownLatch(readers);
         List<Thread> threads = new ArrayList<>();
         for (List<KvEvent> lane : lanes) {
             threads.add(new Thread(() -> {
                 await(start);
+                await(readersMatching);
                 for (KvEvent ev : lane) {
                     EventStatus s = ix.apply(ev);
                     if (s == EventStatus.INVALID_INPUT || s == EventStatus.CAPACITY_EXCEEDED) {
@@ -241,6 +245,7 @@ class OffHeapConcurrencyTest {
             threads.add(new Thread(() -> {
                 SplittableRandom r = new SplittableRandom(rs);
                 MatchResult m = new MatchResult();
+                boolean matching = false;
                 await(start);
                 while (!done.get()) {
                     int qi = r.nextInt(wl.queries().size());
@@ -248,6 +253,10 @@ class OffHeapConcurrencyTest {
                     int len = 1 + r.nextInt(q.length);
                     ix.match(q, 0, len, m);
                     matches.incrementAndGet();
+                    if (!matching) {
+                        matching = true;
+                        readersMatching.countDown(); // once per reader
+                    }
                     for (int i = 0; i < m.size(); i++) {
                         int[] b = bound.get(m.worker(i));
                         if (b == null) {
