@@ -10,12 +10,14 @@ import picocli.CommandLine.Unmatched;
 /**
  * {@code kvprefix jmh [JMH options] [benchmark regexps]}: runs the JMH suites packaged in this jar
  * (HashingBenchmark, MatchBenchmark, EventsBenchmark, ...) with JMH's own command line, for example
- * {@code ./kvprefix jmh MatchBenchmark -p depth=64 -prof gc}. {@code ./kvprefix jmh -h} lists JMH's options.
+ * {@code ./kvprefix jmh 'bench.MatchBenchmark' -p depth=64 -prof gc} (the pattern is a regular expression
+ * over full names: plain {@code MatchBenchmark} also selects HashAndMatchBenchmark). {@code ./kvprefix jmh -h}
+ * lists JMH's options.
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
 @Command(name = "jmh", description = {"Run the JMH benchmark suites (arguments go to JMH; -h for its help, -l to list).",
-        "Example: ./kvprefix jmh MatchBenchmark -p depth=64 -prof gc"})
+        "Example: ./kvprefix jmh 'bench.MatchBenchmark' -p depth=64 -prof gc (patterns are regular expressions)"})
 final class JmhCommand implements Callable<Integer> {
     @Parameters(arity = "0..*", paramLabel = "ARGS", description = "JMH arguments")
     List<String> args = new ArrayList<>();

@@ -210,6 +210,21 @@ final class NameMap {
         }
     }
 
+    /**
+     * Copies every slot value (one per key, so a slot held under several names appears several
+     * times) into {@code into}, which must have room for {@link #size()} values; returns the count.
+     */
+    int slots(int[] into) {
+        int k = 0;
+        for (int i = 0; i <= mask; i++) {
+            int val = seg.get(ValueLayout.JAVA_INT, i * NAME_STRIDE + NAME_VALUE);
+            if (val != 0) {
+                into[k++] = val - 1;
+            }
+        }
+        return k;
+    }
+
     /** Replaces every slot value {@code s} by {@code remap[s]} (after a table rebuild). */
     void remapValues(int[] remap) {
         for (int i = 0; i <= mask; i++) {

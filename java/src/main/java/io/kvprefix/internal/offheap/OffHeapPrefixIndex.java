@@ -198,6 +198,10 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         /** Blocks a store gave their first name, with their name count. */
         final Int2IntOpenHashMap gained = new Int2IntOpenHashMap(64);
         private int[] slots = new int[64];
+        /** For each block of a store, the block its name meant before (-1 if none). */
+        private int[] olds = new int[64];
+        /** Sort keys for clear(). */
+        private long[] keys = new long[64];
         /** Workers removed by remove_worker whose slots wait for the readers to leave. */
         final List<WorkerState> pendingRelease = new ArrayList<>();
 
@@ -206,6 +210,20 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
                 slots = new int[Math.max(n, slots.length * 2)];
             }
             return slots;
+        }
+
+        int[] olds(int n) {
+            if (olds.length < n) {
+                olds = new int[Math.max(n, olds.length * 2)];
+            }
+            return olds;
+        }
+
+        long[] keys(int n) {
+            if (keys.length < n) {
+                keys = new long[Math.max(n, keys.length * 2)];
+            }
+            return keys;
         }
 
         void clearDelta() {
@@ -317,7 +335,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             case KvEvent.Cleared c -> {
                 WorkerState w = workers.get(c.worker());
                 if (w != null) {
-                    clear(w, true);
+                    clear(w, true, scratch);
                 }
                 yield EventStatus.OK;
             }
@@ -433,7 +451,8 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             scratch.sink += sink;
         }
         int[] slots = scratch.slots(n);
-        var delta = scratch.delta;
+        int[] olds = scratch.olds(n);
+        boolean renamed = false;
         for (int i = 0; i < n; i++, pos++) {
             long local = locals[i];
             long chain = prev < 0 ? local : PortableHashKernel.chainStep(chainFn, prevChain, local, scratch.pair);
@@ -441,16 +460,16 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             slots[i] = slot;
             // Rule 4: the name now means this block; the block it named before loses a name.
             int old = w.names.put(blockHashes[i], slot);
-            if (old != slot) {
-                delta.addTo(slot, 1);
-                if (old >= 0) {
-                    delta.addTo(old, -1);
-                }
-            }
+            olds[i] = old;
+            renamed |= old >= 0 && old != slot;
             prev = slot;
             prevChain = chain;
         }
-        applyNameChanges(t, w, slots, n, scratch);
+        if (renamed) {
+            applyNameChanges(t, w, slots, olds, n, scratch);
+        } else {
+            addNames(t, w, slots, olds, n, scratch);
+        }
         t.unreserve(n - scratch.inserted);
         return EventStatus.OK;
     }
@@ -465,17 +484,27 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
      * final state has, so the bits move monotonically from the old state through their intersection
      * to the new one.
      */
-    private void applyNameChanges(PositionalTable t, WorkerState w, int[] slots, int n, WriteScratch scratch) {
+    private void applyNameChanges(PositionalTable t, WorkerState w, int[] slots, int[] olds, int n,
+                                  WriteScratch scratch) {
         var delta = scratch.delta;
-        if (delta.isEmpty()) {
-            return;
+        for (int i = 0; i < n; i++) {
+            if (olds[i] != slots[i]) {
+                delta.addTo(slots[i], 1);
+                if (olds[i] >= 0) {
+                    delta.addTo(olds[i], -1);
+                }
+            }
         }
         var gained = scratch.gained;
-        for (var it = delta.int2IntEntrySet().fastIterator(); it.hasNext(); ) {
-            var e = it.next();
-            int slot = e.getIntKey();
+        // Every changed block once (remove() hands over its net change; 0 means absent or unchanged).
+        for (int i = 0; i < 2 * n; i++) {
+            int slot = (i & 1) == 0 ? olds[i >> 1] : slots[i >> 1];
+            int change = slot < 0 ? 0 : delta.remove(slot);
+            if (change == 0) {
+                continue;
+            }
             int before = nameCount(t, w, slot);
-            int after = before + e.getIntValue();
+            int after = before + change;
             if (after == 0) {
                 if (before > 0) {
                     lose(t, w, slot, scratch);
@@ -495,6 +524,26 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
             }
         }
         gained.clear();
+    }
+
+    /**
+     * The common store: no name moved from one block to another, so every block either gains a
+     * name or keeps the one it had. Only bits are set, parents first, so the bits move monotonically
+     * to the new state; this is what {@link #applyNameChanges} does in that case, without its maps.
+     */
+    private void addNames(PositionalTable t, WorkerState w, int[] slots, int[] olds, int n, WriteScratch scratch) {
+        for (int i = 0; i < n; i++) {
+            int slot = slots[i];
+            if (olds[i] == slot) {
+                continue; // the name already meant this block
+            }
+            int before = nameCount(t, w, slot);
+            if (before > 0) {
+                setExtraNames(w, slot, before); // one more name for a block it holds
+            } else {
+                gain(t, w, slot, scratch);
+            }
+        }
     }
 
     /**
@@ -706,16 +755,20 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
      * set descendant). With {@code keepNames} the worker stays known with a fresh minimal name map;
      * without, the caller frees its map.
      */
-    private void clear(WorkerState w, boolean keepNames) {
+    private void clear(WorkerState w, boolean keepNames, WriteScratch scratch) {
         PositionalTable t = table;
         MemorySegment hot = t.hot;
         long stride = t.stride;
         int s = w.slot;
-        long[] byPosition = new long[w.names.size()]; // (state << 32 | slot): state is position + 1
-        int[] k = {0};
-        w.names.forEach((e, slot) -> byPosition[k[0]++] = ((long) TableLayout.stateAcquire(hot, slot * stride) << 32) | slot);
-        Arrays.sort(byPosition, 0, k[0]);
-        for (int i = k[0] - 1; i >= 0; i--) {
+        int size = w.names.size();
+        int[] slots = scratch.slots(size);
+        long[] byPosition = scratch.keys(size); // (state << 32 | slot): state is position + 1
+        int k = w.names.slots(slots);
+        for (int i = 0; i < k; i++) {
+            byPosition[i] = ((long) TableLayout.stateAcquire(hot, slots[i] * stride) << 32) | slots[i];
+        }
+        Arrays.sort(byPosition, 0, k);
+        for (int i = k - 1; i >= 0; i--) {
             TableLayout.clearBit(hot, (int) byPosition[i] * stride, s);
             observeBit();
         }
@@ -744,7 +797,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
     private void removeWorker(long workerId, WriteScratch scratch) {
         for (WorkerState w : workers.values()) {
             if (w.worker.workerId() == workerId) {
-                clear(w, false);
+                clear(w, false, scratch);
                 workers.remove(w.worker);
                 scratch.pendingRelease.add(w);
             }
