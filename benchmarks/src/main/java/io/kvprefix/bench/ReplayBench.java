@@ -45,8 +45,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class ReplayBench {
 
     /** The outcome of one pass. */
+    /**
+     * One pass: its wall time, and when the last writer and the last reader finished (from the same
+     * start), which says which side set the pace.
+     */
     public record Pass(String impl, long wallNanos, long[] latencies, Map<EventStatus, Long> statuses,
-                       long finalPairs, int finalWorkers, long matchedBlocks) {
+                       long finalPairs, int finalWorkers, long matchedBlocks, long writersNanos, long readersNanos) {
         double seconds() {
             return wallNanos / 1e9;
         }
@@ -294,8 +298,10 @@ public final class ReplayBench {
             statuses.put(s, n);
         }
         long[] all = Arrays.stream(lat).flatMapToLong(Arrays::stream).toArray();
+        long writersEnd = Arrays.stream(ends, 0, lanes).max().orElse(start);
+        long readersEnd = Arrays.stream(ends, lanes, lanes + readers).max().orElse(start);
         return new Pass(impl, end - start, all, statuses, index.stats().blocks(), index.workers().size(),
-                Arrays.stream(matchedBlocks).sum());
+                Arrays.stream(matchedBlocks).sum(), writersEnd - start, readersEnd - start);
     }
 
     private static void awaitQuietly(CountDownLatch l) {

@@ -95,8 +95,9 @@ public final class BenchCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "# %d writer(s), %d reader(s), %s order, best and median of %d passes after %d warm-up; %d cores, %s%n",
                 writers, readers, order, repeat, warmup, Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.vm.version"));
-        out.printf(Locale.ROOT, "%-16s %14s %14s %8s %12s %12s %12s %9s %8s %8s %8s%n", "impl", "block_ops/s",
-                "median", "ratio", "ops/s", "events/s", "matches/s", "wall_ms", "p50_ns", "p99_ns", "p999_ns");
+        out.printf(Locale.ROOT, "%-16s %14s %14s %8s %12s %12s %12s %9s %9s %9s %8s %8s %8s%n", "impl", "block_ops/s",
+                "median", "ratio", "ops/s", "events/s", "matches/s", "wall_ms", "writer_ms", "reader_ms", "p50_ns", "p99_ns",
+                "p999_ns");
         List<String> json = new ArrayList<>();
         double first = -1;
         for (var e : passes.entrySet()) {
@@ -104,16 +105,17 @@ public final class BenchCommand implements Callable<Integer> {
             if (first < 0) {
                 first = s.bestBlockOps;
             }
-            out.printf(Locale.ROOT, "%-16s %14.0f %14.0f %7.2fx %12.0f %12.0f %12.0f %9.2f %8d %8d %8d%n", e.getKey(),
-                    s.bestBlockOps, s.medianBlockOps, s.bestBlockOps / first, s.ops, s.events, s.matches, s.wallS * 1e3,
-                    s.p50, s.p99, s.p999);
+            out.printf(Locale.ROOT, "%-16s %14.0f %14.0f %7.2fx %12.0f %12.0f %12.0f %9.2f %9.2f %9.2f %8d %8d %8d%n",
+                    e.getKey(), s.bestBlockOps, s.medianBlockOps, s.bestBlockOps / first, s.ops, s.events, s.matches,
+                    s.wallS * 1e3, s.writersS * 1e3, s.readersS * 1e3, s.p50, s.p99, s.p999);
             json.add(String.format(Locale.ROOT, "{\"impl\":\"%s\",\"block_ops_per_s\":%.0f,\"ops_per_s\":%.0f,"
                             + "\"events_per_s\":%.0f,\"matches_per_s\":%.0f,\"wall_s\":%.6f,\"p50_ns\":%d,\"p99_ns\":%d,"
                             + "\"p999_ns\":%d,\"passes\":%d,\"median_block_ops_per_s\":%.0f,\"writers\":%d,\"readers\":%d,"
-                            + "\"order\":\"%s\",\"stream\":\"%s\",\"block_ops\":%d,\"ops\":%d,\"matches\":%d,\"events\":%d}",
+                            + "\"order\":\"%s\",\"stream\":\"%s\",\"block_ops\":%d,\"ops\":%d,\"matches\":%d,\"events\":%d,"
+                            + "\"writers_done_s\":%.6f,\"readers_done_s\":%.6f}",
                     e.getKey(), s.bestBlockOps, s.ops, s.events, s.matches, s.wallS, s.p50, s.p99, s.p999, repeat,
                     s.medianBlockOps, writers, readers, order, jsonEscape(stream.name()), stream.blockOps(), stream.ops(),
-                    stream.matchCount(), stream.eventCount()));
+                    stream.matchCount(), stream.eventCount(), s.writersS, s.readersS));
             for (var f : paced.getOrDefault(e.getKey(), Map.of()).entrySet()) {
                 long[] pl = f.getValue();
                 out.printf(Locale.ROOT, "%-16s   paced at %.0f%% of its saturation (%.0f block ops/s): p50 %d ns, p99 %d ns, p999 %d ns, achieved %.0f block ops/s%n",
@@ -175,18 +177,24 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    /** Figures of one implementation. */
+    /**
+     * Figures of one implementation; {@code writersS} and {@code readersS} are when the last writer
+     * and the last reader of the best pass finished (the larger one is its wall time).
+     */
     record Summary(double bestBlockOps, double medianBlockOps, double ops, double events, double matches, double wallS,
-                   long p50, long p99, long p999) {}
+                   double writersS, double readersS, long p50, long p99, long p999) {}
 
     static Summary summarize(List<ReplayBench.Pass> ps, OpStream s) {
         double[] walls = ps.stream().mapToDouble(p -> p.wallNanos() / 1e9).sorted().toArray();
+        ReplayBench.Pass bestPass = ps.stream().min(java.util.Comparator.comparingLong(ReplayBench.Pass::wallNanos))
+                .orElseThrow();
         double best = walls[0];
         double median = walls.length % 2 == 1 ? walls[walls.length / 2]
                 : (walls[walls.length / 2 - 1] + walls[walls.length / 2]) / 2;
         long[] lat = ps.stream().flatMapToLong(p -> Arrays.stream(p.latencies())).sorted().toArray();
         return new Summary(s.blockOps() / best, s.blockOps() / median, s.ops() / best, s.eventCount() / best,
-                s.matchCount() / best, best, quantile(lat, 0.50), quantile(lat, 0.99), quantile(lat, 0.999));
+                s.matchCount() / best, best, bestPass.writersNanos() / 1e9, bestPass.readersNanos() / 1e9,
+                quantile(lat, 0.50), quantile(lat, 0.99), quantile(lat, 0.999));
     }
 
     static long quantile(long[] sorted, double q) {

@@ -36,6 +36,8 @@ class BenchCommandTest {
                     assertEquals(first.finalPairs(), p.finalPairs(), impl);
                     assertEquals(first.finalWorkers(), p.finalWorkers(), impl);
                     assertEquals(s.matchCount(), p.latencies().length, impl);
+                    assertTrue(p.writersNanos() > 0 && p.readersNanos() > 0, impl);
+                    assertEquals(p.wallNanos(), Math.max(p.writersNanos(), p.readersNanos()), impl);
                 }
             }
         }
@@ -69,7 +71,7 @@ class BenchCommandTest {
         String heap = lines.get(lines.size() - 2);
         String off = lines.get(lines.size() - 1);
         for (String key : List.of("impl", "block_ops_per_s", "ops_per_s", "events_per_s", "matches_per_s", "wall_s", "p50_ns",
-                "p99_ns", "p999_ns", "passes", "median_block_ops_per_s", "p99_ns_at_50_pct")) {
+                "p99_ns", "p999_ns", "passes", "median_block_ops_per_s", "p99_ns_at_50_pct", "writers_done_s", "readers_done_s")) {
             assertTrue(heap.contains("\"" + key + "\":"), key + " in " + heap);
             assertTrue(off.contains("\"" + key + "\":"), key + " in " + off);
         }
