@@ -715,6 +715,9 @@ public final class OpStreamGenerator {
         if (rnd.nextInt(30) == 0) {
             return remove(w, new long[0]);
         }
+        if (rnd.nextInt(6) == 0) {
+            return remove(w, chainFrom(h));
+        }
         int count = rnd.nextInt(10) < 7 ? 1 : 1 + rnd.nextInt(4);
         long[] names = new long[count];
         for (int i = 0; i < count; i++) {
@@ -728,6 +731,31 @@ public final class OpStreamGenerator {
             }
         }
         return remove(w, names);
+    }
+
+    /**
+     * An engine's eviction of a whole branch: a held block and every block the worker holds after it
+     * in the same document, parent first, deepest first, or shuffled.
+     */
+    private long[] chainFrom(Holdings h) {
+        Node start = h.nodes.get(h.random(rnd));
+        List<Map.Entry<Long, Node>> chain = new ArrayList<>();
+        for (Map.Entry<Long, Node> e : h.nodes.entrySet()) {
+            if (e.getValue().doc() == start.doc() && e.getValue().index() >= start.index()) {
+                chain.add(e);
+            }
+        }
+        chain.sort(Map.Entry.comparingByValue(java.util.Comparator.comparingInt(Node::index)));
+        switch (rnd.nextInt(3)) {
+            case 0 -> { }
+            case 1 -> java.util.Collections.reverse(chain);
+            default -> java.util.Collections.shuffle(chain, new java.util.Random(rnd.nextLong()));
+        }
+        long[] names = new long[chain.size()];
+        for (int i = 0; i < names.length; i++) {
+            names[i] = chain.get(i).getKey();
+        }
+        return names;
     }
 
     private StreamOp remove(Worker w, long[] names) {

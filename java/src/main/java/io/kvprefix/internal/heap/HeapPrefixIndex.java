@@ -18,6 +18,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
@@ -445,16 +446,28 @@ public final class HeapPrefixIndex implements PrefixIndex {
     private EventStatus remove(Worker worker, long[] hashes) {
         WorkerState ws = workers.get(worker);
         EventStatus status = EventStatus.OK;
+        Entry[] drop = new Entry[hashes.length];
+        int m = 0;
         for (long h : hashes) {
             Entry e = ws == null ? null : ws.names.remove(h);
             if (e == null) {
                 status = EventStatus.BLOCK_NOT_FOUND;
                 continue;
             }
-            dropHold(ws, e);
+            drop[m++] = e;
+        }
+        // Deepest first (the off-heap index does the same): every order ends in the same state, but a
+        // block dropped before its held descendants first moves them all to the unreachable set.
+        if (m > 1) {
+            Arrays.sort(drop, 0, m, DEEPEST_FIRST); // linear for a chain in either order
+        }
+        for (int i = 0; i < m; i++) {
+            dropHold(ws, drop[i]);
         }
         return status;
     }
+
+    private static final Comparator<Entry> DEEPEST_FIRST = (a, b) -> Integer.compare(b.pos, a.pos);
 
     private void clear(WorkerState ws) {
         List<Entry> heldEntries = new ArrayList<>(ws.held.keySet());

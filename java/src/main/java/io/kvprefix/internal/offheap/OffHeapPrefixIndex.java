@@ -738,15 +738,60 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         }
         PositionalTable t = table;
         EventStatus status = EventStatus.OK;
+        int[] slots = scratch.slots(hashes.length);
+        int m = 0;
         for (long h : hashes) {
             int slot = w.names.remove(h);
             if (slot < 0) {
                 status = EventStatus.BLOCK_NOT_FOUND;
                 continue;
             }
-            dropName(t, w, slot, scratch);
+            slots[m++] = slot;
+        }
+        deepestFirst(t, slots, m, scratch);
+        for (int i = 0; i < m; i++) {
+            dropName(t, w, slots[i], scratch);
         }
         return status;
+    }
+
+    /**
+     * Orders the blocks of a {@code removed} event deepest position first. Every order ends in the
+     * same state, but a block dropped before its held descendants first moves them all to the
+     * unreachable set (and the later drops take them out again), while dropped after them it moves
+     * nothing: parent-first chains, as engines often send them, cost O(n) set operations otherwise.
+     */
+    private static void deepestFirst(PositionalTable t, int[] slots, int m, WriteScratch scratch) {
+        if (m < 2) {
+            return;
+        }
+        boolean ascending = true, descending = true;
+        int prev = TableLayout.stateAcquire(t.hot, slots[0] * t.stride);
+        for (int i = 1; i < m; i++) {
+            int state = TableLayout.stateAcquire(t.hot, slots[i] * t.stride);
+            ascending &= state >= prev;
+            descending &= state <= prev;
+            prev = state;
+        }
+        if (descending) {
+            return;
+        }
+        if (ascending) {
+            for (int i = 0, j = m - 1; i < j; i++, j--) {
+                int x = slots[i];
+                slots[i] = slots[j];
+                slots[j] = x;
+            }
+            return;
+        }
+        long[] keys = scratch.keys(m); // (state << 32 | slot), sorted ascending, read back reversed
+        for (int i = 0; i < m; i++) {
+            keys[i] = ((long) TableLayout.stateAcquire(t.hot, slots[i] * t.stride) << 32) | slots[i];
+        }
+        Arrays.sort(keys, 0, m);
+        for (int i = 0; i < m; i++) {
+            slots[i] = (int) keys[m - 1 - i];
+        }
     }
 
     /**
