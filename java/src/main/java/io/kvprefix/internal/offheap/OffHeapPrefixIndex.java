@@ -940,18 +940,33 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         Arrays.fill(remap, unmarked);
         MemorySegment oh = old.hot;
         long os = old.stride;
-        long[] liveCount = {0};
+        // Live: every block some worker holds, and its ancestors. A held block has its bit set unless
+        // it is in its worker's unreachable set, and bits are prefix-closed (a set bit's ancestors have
+        // it too), so one sequential pass over the bits finds all but the unreachable blocks and their
+        // ancestors, which a walk up from each adds. (Walking up from every name instead reads the
+        // table in random order: most of a rebuild's time under churn.)
+        long liveCount = 0;
+        for (int i = 0; i < old.capacity; i++) {
+            long ob = i * os;
+            if (TableLayout.stateAcquire(oh, ob) > 0 && anyBit(oh, ob, old.words)) {
+                remap[i] = live;
+                liveCount++;
+            }
+        }
         for (WorkerState w : workers.values()) {
-            w.names.forEach((e, slot) -> {
+            if (w.unreachable == null) {
+                continue;
+            }
+            for (int slot : w.unreachable) {
                 int s = slot;
                 while (s >= 0 && remap[s] == unmarked) {
                     remap[s] = live;
-                    liveCount[0]++;
+                    liveCount++;
                     s = TableLayout.parent(oh, s * os);
                 }
-            });
+            }
         }
-        int cap = PositionalTable.capacityFor(liveCount[0] + extra);
+        int cap = PositionalTable.capacityFor(liveCount + extra);
         if (cap < 0 || cap >= capacityBelow) {
             return null;
         }
@@ -1013,8 +1028,17 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
                 w.unreachable = u;
             }
         }
-        nt.occupied.set(liveCount[0]);
+        nt.occupied.set(liveCount);
         return nt;
+    }
+
+    private static boolean anyBit(MemorySegment hot, long base, int words) {
+        for (int k = 0; k < words; k++) {
+            if (TableLayout.bitsAcquire(hot, base, k) != 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // =================================================================== reads
