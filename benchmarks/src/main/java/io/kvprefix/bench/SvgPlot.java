@@ -77,7 +77,16 @@ public final class SvgPlot {
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">%n",
                 w, h, w, h));
         sb.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
-        sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"28\" font-size=\"16\" font-weight=\"bold\">%s</text>%n", left, esc(title)));
+        // A long title ("what: which stream") goes on two lines, so it stays inside the picture.
+        int colon = title.indexOf(": ");
+        if (title.length() > 60 && colon > 0) {
+            sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"22\" font-size=\"16\" font-weight=\"bold\">%s</text>%n",
+                    left, esc(title.substring(0, colon))));
+            sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"40\">%s</text>%n", left, esc(title.substring(colon + 2))));
+        } else {
+            sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"28\" font-size=\"16\" font-weight=\"bold\">%s</text>%n",
+                    left, esc(title)));
+        }
         for (double e = lx0; e <= lx1; e++) {
             double x = px.applyAsDouble(Math.pow(10, e));
             sb.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n", x, top, x, top + ph));

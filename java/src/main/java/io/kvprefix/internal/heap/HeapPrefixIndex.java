@@ -377,7 +377,9 @@ public final class HeapPrefixIndex implements PrefixIndex {
         ws.held.removeInt(e);
         e.holders--;
         pairCount--;
-        if (e.reaches(ws.slot)) {
+        if (e.reaches(ws.slot) && e.firstChild == null) {
+            e.clearReach(ws.slot); // a leaf (removed events drop deepest first): nothing below to walk
+        } else if (e.reaches(ws.slot)) {
             // Descendants the worker still holds become unreachable: clear their bits deepest first.
             List<Entry> order = new ArrayList<>();
             ArrayDeque<Entry> todo = new ArrayDeque<>();
