@@ -33,8 +33,8 @@ input closes (or 60 s pass). The truth file lists every batch published, dropped
     R medium|- group|- hashes|-                                                   (BlockRemoved)
     C                                                                             (AllBlocksCleared)
 and, at the end, queries "Q name rank block_size lora|- depth tokens": the full token prefix of
-blocks stored over the run, and how many leading blocks of it the engine's simulated cache holds at
-the end (the contract's match depth for that worker).
+blocks held at the end and of blocks stored over the run, and how many leading blocks of it the
+engine's simulated cache holds at the end (the contract's match depth for that worker).
 Hashes are unsigned decimals, lists comma-separated, "-" for none.
 """
 
@@ -342,8 +342,12 @@ def main():
         out.write("\n".join(line for e in engines for line in e.truth) + "\n")
         for e in engines:
             for rank, cache in e.caches.items():
+                # half from the blocks held at the end (mostly positive depths), half from every block
+                # ever stored (mostly evicted or cleared: depth 0, or a shorter prefix)
+                held = list(cache.held)
                 blocks = list(cache.prefix)
-                for h in e.rng.sample(blocks, min(len(blocks), 60)):
+                picks = e.rng.sample(held, min(len(held), 30)) + e.rng.sample(blocks, min(len(blocks), 30))
+                for h in picks:
                     toks, lora = cache.prefix[h]
                     out.write("Q %s %s %d %s %s %s\n" % (e.name, rank, e.block_size, opt(lora), cache.depth(h),
                                                          csv(toks)))

@@ -145,8 +145,9 @@ class PublisherIntegrationTest {
         assertTrue(total.issues(DecodeIssue.NON_DEVICE_MEDIUM) > 0, json);
         assertTrue(total.issues(DecodeIssue.NON_FULL_ATTENTION_GROUP) > 0, json);
         assertTrue(total.events(EventKind.STORED, EventStatus.OK) > 100, json);
-        assertTrue(total.events(EventKind.STORED, EventStatus.PARENT_BLOCK_NOT_FOUND) > 0,
-                "stores after a resync whose parents were lost: " + json);
+        // Stores after a resync whose parents were lost answer parent_block_not_found; how many there
+        // are depends on the seed (there may be none), so buildOracleAndCompare checks every status
+        // count per engine against the oracle fed from the truth instead of asking for at least one.
     }
 
     private static SubscriberStats.Counts counts(SubscriberStats s, Map<String, EngineEndpoint> engines, String name) {

@@ -200,7 +200,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         private int[] slots = new int[64];
         /** For each block of a store, the block its name meant before (-1 if none). */
         private int[] olds = new int[64];
-        /** Sort keys for clear(). */
+        /** Sort keys (position, slot) for clear() and for the blocks of a removed event. */
         private long[] keys = new long[64];
         /** Workers removed by remove_worker whose slots wait for the readers to leave. */
         final List<WorkerState> pendingRelease = new ArrayList<>();
