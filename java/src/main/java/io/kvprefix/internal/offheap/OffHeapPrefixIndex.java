@@ -200,7 +200,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         private int[] slots = new int[64];
         /** For each block of a store, the block its name meant before (-1 if none). */
         private int[] olds = new int[64];
-        /** Sort keys (position, slot) for clear() and for the blocks of a removed event. */
+        /** Sort keys (position, slot) for deepestFirst(). */
         private long[] keys = new long[64];
         /** Workers removed by remove_worker whose slots wait for the readers to leave. */
         final List<WorkerState> pendingRelease = new ArrayList<>();
@@ -756,10 +756,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
     }
 
     /**
-     * Orders the blocks of a {@code removed} event deepest position first. Every order ends in the
-     * same state, but a block dropped before its held descendants first moves them all to the
-     * unreachable set (and the later drops take them out again), while dropped after them it moves
-     * nothing: parent-first chains, as engines often send them, cost O(n) set operations otherwise.
+     * Orders {@code slots[0..m)} deepest position first (ties in any order). A {@code removed} event
+     * ends in the same state in every order, but a block dropped before its held descendants first
+     * moves them all to the unreachable set (and the later drops take them out again), while dropped
+     * after them it moves nothing: parent-first chains, as engines often send them, cost O(n) set
+     * operations otherwise. {@link #clear} needs this order to keep the bits prefix-closed.
      */
     private static void deepestFirst(PositionalTable t, int[] slots, int m, WriteScratch scratch) {
         if (m < 2) {
@@ -805,16 +806,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex {
         MemorySegment hot = t.hot;
         long stride = t.stride;
         int s = w.slot;
-        int size = w.names.size();
-        int[] slots = scratch.slots(size);
-        long[] byPosition = scratch.keys(size); // (state << 32 | slot): state is position + 1
+        int[] slots = scratch.slots(w.names.size());
         int k = w.names.slots(slots);
+        deepestFirst(t, slots, k, scratch);
         for (int i = 0; i < k; i++) {
-            byPosition[i] = ((long) TableLayout.stateAcquire(hot, slots[i] * stride) << 32) | slots[i];
-        }
-        Arrays.sort(byPosition, 0, k);
-        for (int i = k - 1; i >= 0; i--) {
-            TableLayout.clearBit(hot, (int) byPosition[i] * stride, s);
+            TableLayout.clearBit(hot, slots[i] * stride, s);
             observeBit();
         }
         heldPairs.addAndGet(-w.distinct);
