@@ -117,61 +117,53 @@ final class NameMap {
         return seg.get(ValueLayout.JAVA_INT, home(key, mask) * NAME_STRIDE + NAME_VALUE);
     }
 
-    /** The slot named {@code key}, or -1. */
-    int get(long key) {
+    /** The record holding {@code key}, or the empty record where its probe run ends. */
+    private int find(long key) {
         int i = home(key, mask);
         while (true) {
             long base = i * NAME_STRIDE;
-            int v = seg.get(ValueLayout.JAVA_INT, base + NAME_VALUE);
-            if (v == 0) {
-                return -1;
-            }
-            if (seg.get(ValueLayout.JAVA_LONG, base + NAME_KEY) == key) {
-                return v - 1;
+            if (seg.get(ValueLayout.JAVA_INT, base + NAME_VALUE) == 0
+                    || seg.get(ValueLayout.JAVA_LONG, base + NAME_KEY) == key) {
+                return i;
             }
             i = (i + 1) & mask;
         }
+    }
+
+    /** The stored value of record {@code i}: slot + 1, or 0 if the record is empty. */
+    private int value(int i) {
+        return seg.get(ValueLayout.JAVA_INT, i * NAME_STRIDE + NAME_VALUE);
+    }
+
+    /** The slot named {@code key}, or -1. */
+    int get(long key) {
+        return value(find(key)) - 1;
     }
 
     /** Maps {@code key} to {@code slot}; returns the previous slot or -1. The caller ensured room. */
     int put(long key, int slot) {
-        int i = home(key, mask);
-        while (true) {
-            long base = i * NAME_STRIDE;
-            int v = seg.get(ValueLayout.JAVA_INT, base + NAME_VALUE);
-            if (v == 0) {
-                if (!hasRoomFor(1)) {
-                    throw new IllegalStateException("name map full: room was not reserved");
-                }
-                seg.set(ValueLayout.JAVA_LONG, base + NAME_KEY, key);
-                seg.set(ValueLayout.JAVA_INT, base + NAME_VALUE, slot + 1);
-                size++;
-                return -1;
+        int i = find(key);
+        int v = value(i);
+        if (v == 0) {
+            if (!hasRoomFor(1)) {
+                throw new IllegalStateException("name map full: room was not reserved");
             }
-            if (seg.get(ValueLayout.JAVA_LONG, base + NAME_KEY) == key) {
-                seg.set(ValueLayout.JAVA_INT, base + NAME_VALUE, slot + 1);
-                return v - 1;
-            }
-            i = (i + 1) & mask;
+            seg.set(ValueLayout.JAVA_LONG, i * NAME_STRIDE + NAME_KEY, key);
+            size++;
         }
+        seg.set(ValueLayout.JAVA_INT, i * NAME_STRIDE + NAME_VALUE, slot + 1);
+        return v - 1;
     }
 
     /** Removes {@code key}; returns its slot or -1 if absent. */
     int remove(long key) {
-        int i = home(key, mask);
-        while (true) {
-            long base = i * NAME_STRIDE;
-            int v = seg.get(ValueLayout.JAVA_INT, base + NAME_VALUE);
-            if (v == 0) {
-                return -1;
-            }
-            if (seg.get(ValueLayout.JAVA_LONG, base + NAME_KEY) == key) {
-                shiftBack(i);
-                size--;
-                return v - 1;
-            }
-            i = (i + 1) & mask;
+        int i = find(key);
+        int v = value(i);
+        if (v != 0) {
+            shiftBack(i);
+            size--;
         }
+        return v - 1;
     }
 
     /** Backward-shift deletion: moves later records of the probe run into the hole at {@code hole}. */
