@@ -57,25 +57,18 @@ public final class OpStream {
 
     /** The stream of a simulated workload: each request's match, then its worker's events. */
     public static OpStream of(Workload w, String name) {
-        List<KvEvent> events = new ArrayList<>();
-        List<Integer> eventPos = new ArrayList<>();
-        List<Long> eventTime = new ArrayList<>();
-        List<long[]> matches = new ArrayList<>();
-        List<Integer> matchPos = new ArrayList<>();
-        List<Long> matchTime = new ArrayList<>();
-        int pos = 0;
+        List<Object> ops = new ArrayList<>();
+        List<Long> times = new ArrayList<>();
         for (WorkloadStep s : w.steps()) {
             long t = s.request().timestampMs();
-            matches.add(s.matchHashes());
-            matchPos.add(pos++);
-            matchTime.add(t);
+            ops.add(s.matchHashes());
+            times.add(t);
             for (KvEvent e : s.events()) {
-                events.add(e);
-                eventPos.add(pos++);
-                eventTime.add(t);
+                ops.add(e);
+                times.add(t);
             }
         }
-        return new OpStream(name, events, eventPos, eventTime, matches, matchPos, matchTime);
+        return of(name, ops, times.stream().mapToLong(Long::longValue).toArray());
     }
 
     /** A stream from explicit ops in order ({@code time} may be all zeros). */
