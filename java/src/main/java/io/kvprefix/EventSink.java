@@ -60,9 +60,9 @@ public final class EventSink implements AutoCloseable {
         }
     }
 
-    /** A sink with {@code index.config().writerThreads()} writers and no listener. */
+    /** A sink with one writer and no listener. */
     public static EventSink create(PrefixIndex index) {
-        return create(index, index.config().writerThreads(), null);
+        return create(index, 1, null);
     }
 
     /** A sink with {@code threads} writers; {@code listener} may be null. */

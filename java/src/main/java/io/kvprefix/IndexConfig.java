@@ -17,7 +17,6 @@ import java.util.Objects;
  *       more answers {@link EventStatus#CAPACITY_EXCEEDED}.
  *   <li>{@code jumpSize} (4, measured): positions skipped per step of the jump search (an implementation detail that
  *       never changes an answer).
- *   <li>{@code writerThreads} (1): threads of the index's {@code EventSink}.
  *   <li>{@code expectedBlocks} (0 = no hint): distinct blocks the index is expected to hold at
  *       once, for example workers times their cache blocks; the index sizes itself for that many up
  *       front instead of growing through rebuilds. Only a hint: it grows past it as needed.
@@ -43,7 +42,6 @@ public final class IndexConfig {
     private final int maxWorkers;
     private final long memoryBudgetBytes;
     private final int jumpSize;
-    private final int writerThreads;
     private final Implementation implementation;
     private final long expectedBlocks;
 
@@ -54,7 +52,6 @@ public final class IndexConfig {
         this.maxWorkers = b.maxWorkers;
         this.memoryBudgetBytes = b.memoryBudgetBytes;
         this.jumpSize = b.jumpSize;
-        this.writerThreads = b.writerThreads;
         this.implementation = b.implementation;
         this.expectedBlocks = b.expectedBlocks;
     }
@@ -72,8 +69,7 @@ public final class IndexConfig {
     /** A builder starting from this configuration. */
     public Builder toBuilder() {
         return new Builder().blockSize(blockSize).seed(seed).chainSeed(chainSeed).maxWorkers(maxWorkers)
-                .memoryBudgetBytes(memoryBudgetBytes).jumpSize(jumpSize).writerThreads(writerThreads)
-                .implementation(implementation).expectedBlocks(expectedBlocks);
+                .memoryBudgetBytes(memoryBudgetBytes).jumpSize(jumpSize).implementation(implementation).expectedBlocks(expectedBlocks);
     }
 
     public int blockSize() { return blockSize; }
@@ -82,7 +78,6 @@ public final class IndexConfig {
     public int maxWorkers() { return maxWorkers; }
     public long memoryBudgetBytes() { return memoryBudgetBytes; }
     public int jumpSize() { return jumpSize; }
-    public int writerThreads() { return writerThreads; }
     public Implementation implementation() { return implementation; }
     public long expectedBlocks() { return expectedBlocks; }
 
@@ -96,7 +91,7 @@ public final class IndexConfig {
     public String toString() {
         return "IndexConfig[blockSize=" + blockSize + ", maxWorkers=" + maxWorkers + ", memoryBudget="
                 + (memoryBudgetBytes == UNLIMITED ? "unlimited" : memoryBudgetBytes + " B") + ", jumpSize=" + jumpSize
-                + ", writerThreads=" + writerThreads + ", implementation=" + implementation
+                + ", implementation=" + implementation
                 + (expectedBlocks > 0 ? ", expectedBlocks=" + expectedBlocks : "") + "]";
     }
 
@@ -112,7 +107,6 @@ public final class IndexConfig {
         private int maxWorkers = 1024;
         private long memoryBudgetBytes = UNLIMITED;
         private int jumpSize = DEFAULT_JUMP_SIZE;
-        private int writerThreads = 1;
         private Implementation implementation = Implementation.fromEnvironment();
         private long expectedBlocks;
 
@@ -158,14 +152,6 @@ public final class IndexConfig {
                 throw new IllegalArgumentException("jumpSize must be >= 1, got " + v);
             }
             jumpSize = v;
-            return this;
-        }
-
-        public Builder writerThreads(int v) {
-            if (v < 1 || v > 256) {
-                throw new IllegalArgumentException("writerThreads must be in 1..256, got " + v);
-            }
-            writerThreads = v;
             return this;
         }
 

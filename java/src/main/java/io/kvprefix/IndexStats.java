@@ -3,22 +3,34 @@ package io.kvprefix;
 import java.util.Map;
 
 /**
- * A snapshot of an index's size and counters.
+ * A snapshot of an index's size, counters and diagnostics.
  *
  * <p>Thread-safety: immutable.
  *
  * @param workers workers known to the index (holding blocks or not)
  * @param blocks (worker, block) pairs held, summed over workers
  * @param entries distinct {@code (position, local hash, chain hash)} entries in the positional table
- * @param bytesUsed bytes of memory the index holds (off-heap for the off-heap index; an estimate for the heap index)
+ * @param nativeBytes off-heap bytes the index holds now (0 for the heap index)
+ * @param heapBytes an estimate of the Java heap the index's table takes (the heap index; 0 for the
+ *     off-heap index, whose heap use is a few small per-worker side sets)
+ * @param capacity slots of the off-heap table (it grows past 70% of them); the entry count for the heap index
+ * @param rebuilds table rebuilds so far (growth, widening for more workers, shrinking); 0 for the heap index
+ * @param bitsetWords 64-bit words of each entry's worker bitset
+ * @param nativeMatch true if matches run in the native kernel
  * @param blocksPerWorker blocks held per worker
  * @param events events applied so far, per status
  */
-public record IndexStats(int workers, long blocks, long entries, long bytesUsed,
+public record IndexStats(int workers, long blocks, long entries, long nativeBytes, long heapBytes, long capacity,
+                         long rebuilds, int bitsetWords, boolean nativeMatch,
                          Map<Worker, Long> blocksPerWorker, Map<EventStatus, Long> events) {
     public IndexStats {
         blocksPerWorker = Map.copyOf(blocksPerWorker);
         events = Map.copyOf(events);
+    }
+
+    /** Bytes of memory the index holds: off-heap plus the heap estimate. */
+    public long bytesUsed() {
+        return nativeBytes + heapBytes;
     }
 
     /** Total events applied, all statuses. */

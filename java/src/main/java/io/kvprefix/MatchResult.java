@@ -1,5 +1,6 @@
 package io.kvprefix;
 
+import io.kvprefix.internal.MatchResults;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -13,8 +14,7 @@ import java.util.List;
  * {@link PrefixIndex#match(long[], int, int, MatchResult)} call after call and nothing is allocated
  * once its arrays have grown to the largest answer. Reading it ({@link #size()}, {@link #worker(int)},
  * {@link #depth(int)}) never allocates. Entries come in no particular order unless
- * {@link #sortByWorker()} is called. {@link #reset(int)} and {@link #add(Worker, int)} are how index
- * implementations fill it.
+ * {@link #sortByWorker()} is called. Only index implementations fill it.
  *
  * <p>Thread-safety: not thread-safe; one result belongs to one thread at a time.
  */
@@ -111,15 +111,29 @@ public final class MatchResult {
         return Collections.unmodifiableList(out);
     }
 
-    /** Empties the result for a request of {@code queryBlocks} blocks (for index implementations). */
-    public void reset(int queryBlocks) {
+    static {
+        MatchResults.register(new MatchResults() {
+            @Override
+            public void reset(MatchResult r, int queryBlocks) {
+                r.reset(queryBlocks);
+            }
+
+            @Override
+            public void add(MatchResult r, Worker worker, int depth) {
+                r.add(worker, depth);
+            }
+        });
+    }
+
+    /** Empties the result for a request of {@code queryBlocks} blocks. */
+    void reset(int queryBlocks) {
         Arrays.fill(workers, 0, size, null);
         this.size = 0;
         this.queryBlocks = queryBlocks;
     }
 
-    /** Adds a worker with depth {@code depth >= 1} (for index implementations). */
-    public void add(Worker worker, int depth) {
+    /** Adds a worker with depth {@code depth >= 1}. */
+    void add(Worker worker, int depth) {
         if (size == workers.length) {
             workers = Arrays.copyOf(workers, size * 2);
             depths = Arrays.copyOf(depths, size * 2);

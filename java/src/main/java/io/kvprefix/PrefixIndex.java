@@ -1,7 +1,6 @@
 package io.kvprefix;
 
-import io.kvprefix.internal.heap.HeapPrefixIndex;
-import io.kvprefix.internal.offheap.OffHeapPrefixIndex;
+import io.kvprefix.internal.IndexFactory;
 import java.util.List;
 
 /**
@@ -47,7 +46,7 @@ public interface PrefixIndex extends AutoCloseable {
      * writes for different worker ids.
      */
     static PrefixIndex offHeap(IndexConfig config) {
-        return new OffHeapPrefixIndex(config);
+        return IndexFactory.offHeap(config);
     }
 
     /**
@@ -55,7 +54,7 @@ public interface PrefixIndex extends AutoCloseable {
      * is measured against, and a second opinion in tests. One writer at a time.
      */
     static PrefixIndex heap(IndexConfig config) {
-        return new HeapPrefixIndex(config);
+        return IndexFactory.heap(config);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.kvprefix.testing;
 
+import io.kvprefix.internal.MatchResults;
 import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
 import io.kvprefix.Implementation;
@@ -48,6 +49,8 @@ import java.util.TreeMap;
  * serialised; it is meant to be driven by one thread as a reference, not to be measured.
  */
 public final class OracleIndex implements PrefixIndex {
+    /** How an index fills a result; the only shared code, and it only stores what it is given. */
+    private static final MatchResults RESULTS = MatchResults.access();
 
     /** One block as the contract identifies it: where it sits and the chain hash of the prefix ending in it. */
     private record Block(int position, long chain) {}
@@ -187,7 +190,7 @@ public final class OracleIndex implements PrefixIndex {
         Objects.checkFromIndexSize(offset, length, localHashes.length);
         Objects.requireNonNull(into, "into");
         checkOpen();
-        into.reset(length);
+        RESULTS.reset(into, length);
         long[] cq = new long[length];
         for (int i = 0; i < length; i++) {
             long q = localHashes[offset + i];
@@ -200,7 +203,7 @@ public final class OracleIndex implements PrefixIndex {
                 k++;
             }
             if (k > 0) {
-                into.add(w, k);
+                RESULTS.add(into, w, k);
             }
         }
     }
@@ -257,7 +260,8 @@ public final class OracleIndex implements PrefixIndex {
             blocks += held.size();
             everyBlock.addAll(held);
         }
-        return new IndexStats(workers.size(), blocks, everyBlock.size(), 0L, perWorker, counts);
+        return new IndexStats(workers.size(), blocks, everyBlock.size(), 0, 0, everyBlock.size(), 0, 0, false, perWorker,
+                counts);
     }
 
     @Override

@@ -9,9 +9,12 @@ import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.internal.hash.PortableHashKernel;
+import io.kvprefix.internal.MatchResults;
+import io.kvprefix.internal.event.DecodedEvent;
+import io.kvprefix.internal.event.EventDecoder;
+import io.kvprefix.internal.event.IndexWriter;
 import io.kvprefix.internal.hash.SaltedHashers;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
-import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
 import it.unimi.dsi.fastutil.objects.Object2IntOpenHashMap;
 import it.unimi.dsi.fastutil.objects.ObjectOpenHashSet;
 import java.util.ArrayDeque;
@@ -57,7 +60,8 @@ import net.openhft.hashing.LongHashFunction;
  * (so writes are serialised: one writer at a time, whatever the worker), {@link #match} takes it
  * shared, so any number of matches run together and never see a half-applied event.
  */
-public final class HeapPrefixIndex implements PrefixIndex {
+public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
+    private static final MatchResults RESULTS = MatchResults.access();
 
     /** Rough per-object sizes for {@link IndexStats#bytesUsed()} and the memory budget. */
     static final long ENTRY_BYTES = 120;
@@ -127,7 +131,9 @@ public final class HeapPrefixIndex implements PrefixIndex {
 
     private final IndexConfig config;
     private final BlockHasher hasher;
+    private final EventDecoder decoder;
     private final SaltedHashers hashers;
+    private final DecodedEvent decoded = new DecodedEvent(); // used under the write lock only
     private final LongHashFunction chainFn;
     private final long chainSeed;
     private final StampedLock lock = new StampedLock();
@@ -156,7 +162,8 @@ public final class HeapPrefixIndex implements PrefixIndex {
     public HeapPrefixIndex(IndexConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         this.hasher = config.hasher();
-        this.hashers = new SaltedHashers(config);
+        this.decoder = new EventDecoder(config);
+        this.hashers = decoder.hashers();
         this.chainSeed = config.chainSeed();
         this.chainFn = new PortableHashKernel(config.seed(), config.chainSeed()).chainFunction();
         this.slotWorkers = new Worker[config.maxWorkers()];
@@ -185,7 +192,10 @@ public final class HeapPrefixIndex implements PrefixIndex {
         long stamp = lock.writeLock();
         try {
             checkOpen();
-            EventStatus s = applyLocked(event);
+            EventStatus s = decoder.decode(event, decoded);
+            if (s == null) {
+                s = decoded.applyTo(this);
+            }
             statusCounts[s.ordinal()].increment();
             return s;
         } finally {
@@ -193,66 +203,36 @@ public final class HeapPrefixIndex implements PrefixIndex {
         }
     }
 
-    private EventStatus applyLocked(KvEvent event) {
-        return switch (event) {
-            case KvEvent.Stored s -> {
-                if (s.blockHashes().length != s.localHashes().length) {
-                    yield EventStatus.INVALID_INPUT;
-                }
-                yield store(s.worker(), s.parentHash().isPresent(), s.parentHash().orElse(0L), s.blockHashes(),
-                        s.localHashes());
-            }
-            case KvEvent.StoredTokens t -> {
-                if (t.blockSize() < 1 || t.blockHashes().length != t.tokenIds().length / t.blockSize()) {
-                    yield EventStatus.INVALID_INPUT;
-                }
-                long[] locals = hashers.get(t.blockSize(), t.loraName(), t.cacheNamespace()).localHashes(t.tokenIds());
-                yield store(t.worker(), t.parentHash().isPresent(), t.parentHash().orElse(0L), t.blockHashes(), locals);
-            }
-            case KvEvent.Removed r -> remove(r.worker(), r.blockHashes());
-            case KvEvent.Cleared c -> {
-                WorkerState ws = workers.get(c.worker());
-                if (ws != null) {
-                    clear(ws);
-                }
-                yield EventStatus.OK;
-            }
-            case KvEvent.RemoveWorker rw -> {
-                List<WorkerState> victims = new ArrayList<>();
-                for (WorkerState ws : workers.values()) {
-                    if (ws.worker.workerId() == rw.workerId()) {
-                        victims.add(ws);
-                    }
-                }
-                for (WorkerState ws : victims) {
-                    clear(ws);
-                    workers.remove(ws.worker);
-                    slotWorkers[ws.slot] = null;
-                    usedSlots.clear(ws.slot);
-                }
-                if (!victims.isEmpty()) {
-                    bitWords = Math.max(1, (usedSlots.length() + 63) >>> 6);
-                }
-                yield EventStatus.OK;
-            }
-        };
+    @Override
+    public void clear(Worker worker) {
+        WorkerState ws = workers.get(worker);
+        if (ws != null) {
+            clear(ws);
+        }
     }
 
-
-    private EventStatus store(Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals) {
-        int n = blockHashes.length;
-        // Rule 1: a repeated engine hash, or the parent among the blocks.
-        if (n > 1 || hasParent) {
-            LongOpenHashSet seen = new LongOpenHashSet(n * 2);
-            for (long e : blockHashes) {
-                if (!seen.add(e)) {
-                    return EventStatus.INVALID_BLOCK_SEQUENCE;
-                }
-            }
-            if (hasParent && seen.contains(parentHash)) {
-                return EventStatus.INVALID_BLOCK_SEQUENCE;
+    @Override
+    public void removeWorker(long workerId) {
+        List<WorkerState> victims = new ArrayList<>();
+        for (WorkerState ws : workers.values()) {
+            if (ws.worker.workerId() == workerId) {
+                victims.add(ws);
             }
         }
+        for (WorkerState ws : victims) {
+            clear(ws);
+            workers.remove(ws.worker);
+            slotWorkers[ws.slot] = null;
+            usedSlots.clear(ws.slot);
+        }
+        if (!victims.isEmpty()) {
+            bitWords = Math.max(1, (usedSlots.length() + 63) >>> 6);
+        }
+    }
+
+    @Override
+    public EventStatus store(Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals,
+                             int n) {
         WorkerState ws = workers.get(worker);
         // Rule 2: the parent must be held by this worker.
         Entry parent = null;
@@ -445,7 +425,8 @@ public final class HeapPrefixIndex implements PrefixIndex {
         }
     }
 
-    private EventStatus remove(Worker worker, long[] hashes) {
+    @Override
+    public EventStatus remove(Worker worker, long[] hashes) {
         WorkerState ws = workers.get(worker);
         EventStatus status = EventStatus.OK;
         Entry[] drop = new Entry[hashes.length];
@@ -527,7 +508,7 @@ public final class HeapPrefixIndex implements PrefixIndex {
     }
 
     private void matchLocked(long[] q, int off, int len, MatchResult into, ReadScratch s) {
-        into.reset(len);
+        RESULTS.reset(into, len);
         if (len == 0) {
             return;
         }
@@ -578,7 +559,7 @@ public final class HeapPrefixIndex implements PrefixIndex {
                     while (dropped != 0) {
                         int bit = Long.numberOfTrailingZeros(dropped);
                         dropped &= dropped - 1;
-                        into.add(slotWorkers[(w << 6) + bit], p);
+                        RESULTS.add(into, slotWorkers[(w << 6) + bit], p);
                     }
                     active[w] &= held;
                     any |= active[w] != 0;
@@ -591,7 +572,7 @@ public final class HeapPrefixIndex implements PrefixIndex {
             while (a != 0) {
                 int bit = Long.numberOfTrailingZeros(a);
                 a &= a - 1;
-                into.add(slotWorkers[(w << 6) + bit], len);
+                RESULTS.add(into, slotWorkers[(w << 6) + bit], len);
             }
         }
     }
@@ -659,7 +640,8 @@ public final class HeapPrefixIndex implements PrefixIndex {
             for (EventStatus st : EventStatus.values()) {
                 events.put(st, statusCounts[st.ordinal()].sum());
             }
-            return new IndexStats(workers.size(), pairCount, entryCount, estimatedBytes(), perWorker, events);
+            return new IndexStats(workers.size(), pairCount, entryCount, 0, estimatedBytes(), entryCount, 0, bitWords,
+                    false, perWorker, events);
         } finally {
             lock.unlockRead(stamp);
         }

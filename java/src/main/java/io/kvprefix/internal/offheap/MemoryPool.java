@@ -1,11 +1,8 @@
 package io.kvprefix.internal.offheap;
 
+import io.kvprefix.internal.ffi.Libc;
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -32,41 +29,10 @@ final class MemoryPool {
     /** Blocks at least this large are 2 MiB aligned and advised to use transparent huge pages. */
     static final long HUGE_THRESHOLD = 8L << 20;
     private static final long HUGE_PAGE = 2L << 20;
-    private static final int MADV_HUGEPAGE = 14; // Linux
     /** Blocks at least this large are touched (zeroed) when allocated, not on first use. */
     static final long PREFAULT_THRESHOLD = 1L << 20;
     /** {@code -Dkvprefix.hugepages=false} turns the huge page hint off. */
     private static final boolean HUGE_PAGES = !"false".equals(System.getProperty("kvprefix.hugepages"));
-
-    /** libc's calloc, free and (Linux) madvise, or null when they cannot be bound. */
-    private static final class Libc {
-        static final MethodHandle CALLOC;
-        static final MethodHandle FREE;
-        static final MethodHandle MADVISE;
-
-        static {
-            MethodHandle c = null, f = null, m = null;
-            try {
-                Linker linker = Linker.nativeLinker();
-                var lookup = linker.defaultLookup();
-                c = linker.downcallHandle(lookup.findOrThrow("calloc"),
-                        FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
-                f = linker.downcallHandle(lookup.findOrThrow("free"), FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
-                if (System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
-                    m = lookup.find("madvise").map(a -> linker.downcallHandle(a, FunctionDescriptor.of(ValueLayout.JAVA_INT,
-                            ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT))).orElse(null);
-                }
-                // reinterpret is restricted too: fail here, not at the first allocation
-                MemorySegment.NULL.reinterpret(0);
-            } catch (RuntimeException | LinkageError e) {
-                c = null;
-                f = null;
-            }
-            CALLOC = c;
-            FREE = f;
-            MADVISE = c == null ? null : m;
-        }
-    }
 
     private final long budget;
     private final boolean libc;
@@ -75,7 +41,7 @@ final class MemoryPool {
 
     MemoryPool(long budgetBytes) {
         this.budget = budgetBytes;
-        this.libc = Libc.CALLOC != null;
+        this.libc = Libc.available();
     }
 
     /** One allocation: its segment, and what frees it. */
@@ -102,11 +68,7 @@ final class MemoryPool {
             if (arena != null) {
                 arena.close();
             } else {
-                try {
-                    Libc.FREE.invokeExact(MemorySegment.ofAddress(base));
-                } catch (Throwable t) {
-                    throw new IllegalStateException("free() failed", t);
-                }
+                Libc.free(base);
             }
             used.addAndGet(-size);
         }
@@ -133,24 +95,24 @@ final class MemoryPool {
             if (libc) {
                 // Large blocks (random probes over megabytes) get 2 MiB alignment and a transparent
                 // huge page hint, so a probe rarely misses the TLB as well as the cache.
-                boolean huge = size >= HUGE_THRESHOLD && Libc.MADVISE != null && HUGE_PAGES;
+                boolean huge = size >= HUGE_THRESHOLD && Libc.canAdviseHugePages() && HUGE_PAGES;
                 long align = huge ? HUGE_PAGE : ALIGN;
-                MemorySegment p = (MemorySegment) Libc.CALLOC.invokeExact(size + align, 1L);
-                if (p.address() == 0) {
+                long p = Libc.calloc(size + align);
+                if (p == 0) {
                     used.addAndGet(-size);
                     return null; // out of native memory: the caller answers capacity_exceeded
                 }
-                long aligned = (p.address() + align - 1) & -align;
+                long aligned = (p + align - 1) & -align;
                 if (huge) {
-                    int ignored = (int) Libc.MADVISE.invokeExact(MemorySegment.ofAddress(aligned), size & -HUGE_PAGE, MADV_HUGEPAGE);
+                    Libc.adviseHugePages(aligned, size & -HUGE_PAGE);
                 }
-                MemorySegment seg = MemorySegment.ofAddress(aligned).reinterpret(size);
+                MemorySegment seg = Libc.segment(aligned, size);
                 if (size >= PREFAULT_THRESHOLD) {
                     // calloc's fresh pages are mapped on first touch; take those faults (and, with huge
                     // pages, the zeroing of 2 MiB at a time) now rather than in the middle of a store or a match.
                     seg.fill((byte) 0);
                 }
-                return new Block(null, p.address(), seg, size);
+                return new Block(null, p, seg, size);
             }
             Arena arena = Arena.ofShared();
             try {
@@ -162,9 +124,6 @@ final class MemoryPool {
         } catch (OutOfMemoryError | RuntimeException e) {
             used.addAndGet(-size);
             return null;
-        } catch (Throwable t) {
-            used.addAndGet(-size);
-            throw new IllegalStateException("calloc() failed", t);
         }
     }
 

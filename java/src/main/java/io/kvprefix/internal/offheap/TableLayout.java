@@ -1,6 +1,8 @@
 package io.kvprefix.internal.offheap;
 
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
@@ -59,22 +61,42 @@ import java.lang.invoke.VarHandle;
 public final class TableLayout {
     private TableLayout() {}
 
-    public static final long HOT_LOCAL = 0;
-    public static final long HOT_CHAIN = 8;
-    public static final long HOT_STATE = 16;
-    public static final long HOT_PARENT = 20;
-    public static final long HOT_BITS = 24;
+    /** The fixed part of a hot record; the reach bits follow it. */
+    static final StructLayout HOT_HEADER = MemoryLayout.structLayout(
+            ValueLayout.JAVA_LONG.withName("local"),
+            ValueLayout.JAVA_LONG.withName("chain"),
+            ValueLayout.JAVA_INT.withName("state"),
+            ValueLayout.JAVA_INT.withName("parent"));
+    /** A cold record. */
+    static final StructLayout COLD = MemoryLayout.structLayout(
+            ValueLayout.JAVA_INT.withName("firstChild"),
+            ValueLayout.JAVA_INT.withName("nextSibling"));
+    /** A name-map record. */
+    static final StructLayout NAME = MemoryLayout.structLayout(
+            ValueLayout.JAVA_LONG.withName("key"),
+            ValueLayout.JAVA_INT.withName("value"),
+            MemoryLayout.paddingLayout(4));
 
-    public static final long COLD_FIRST_CHILD = 0;
-    public static final long COLD_NEXT_SIBLING = 4;
-    public static final long COLD_STRIDE = 8;
+    public static final long HOT_LOCAL = offset(HOT_HEADER, "local");
+    public static final long HOT_CHAIN = offset(HOT_HEADER, "chain");
+    public static final long HOT_STATE = offset(HOT_HEADER, "state");
+    public static final long HOT_PARENT = offset(HOT_HEADER, "parent");
+    public static final long HOT_BITS = HOT_HEADER.byteSize();
+
+    public static final long COLD_FIRST_CHILD = offset(COLD, "firstChild");
+    public static final long COLD_NEXT_SIBLING = offset(COLD, "nextSibling");
+    public static final long COLD_STRIDE = COLD.byteSize();
 
     public static final int STATE_EMPTY = 0;
     public static final int STATE_BUSY = -1;
 
-    public static final long NAME_KEY = 0;
-    public static final long NAME_VALUE = 8;
-    public static final long NAME_STRIDE = 16;
+    public static final long NAME_KEY = offset(NAME, "key");
+    public static final long NAME_VALUE = offset(NAME, "value");
+    public static final long NAME_STRIDE = NAME.byteSize();
+
+    private static long offset(StructLayout record, String field) {
+        return record.byteOffset(MemoryLayout.PathElement.groupElement(field));
+    }
 
     /** Hot-record stride for a bitset of {@code words} 64-bit words. */
     public static long hotStride(int words) {

@@ -39,7 +39,7 @@ class IntermediateStatesTest {
                 MatchResult m = new MatchResult();
                 List<int[]> seen = new ArrayList<>();
                 Worker[] current = new Worker[1];
-                ix.bitObserver = () -> {
+                ix.bitWatch.observer = () -> {
                     int[] d = new int[queries.size()];
                     for (int q = 0; q < d.length; q++) {
                         ix.match(queries.get(q), 0, queries.get(q).length, m);
@@ -67,7 +67,7 @@ class IntermediateStatesTest {
                         }
                     }
                 }
-                ix.bitObserver = null;
+                ix.bitWatch.observer = null;
             }
         }
         assertTrue(checked > 1000, "too few intermediate states were checked: " + checked);

@@ -1,0 +1,141 @@
+package io.kvprefix.internal.event;
+
+import io.kvprefix.EventStatus;
+import io.kvprefix.IndexConfig;
+import io.kvprefix.KvEvent;
+import io.kvprefix.Worker;
+import io.kvprefix.internal.hash.SaltedHashers;
+import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
+import java.util.Objects;
+
+/**
+ * The one front door every index's events go through (docs/SPEC.md section 3): a {@link KvEvent}
+ * becomes a store, remove, clear or remove-worker ({@link DecodedEvent}), or is rejected with its
+ * status. It checks the structure, applies rule 1 (an engine hash twice, or the parent among the
+ * blocks: {@code invalid_block_sequence}) and hashes a token-form store's blocks with the index's
+ * seeds and the event's salt. Rules 2 to 5 need the index's state and are the {@link IndexWriter}'s.
+ *
+ * <p>Thread-safety: thread-safe (the salted hashers are a concurrent cache); each calling thread
+ * passes its own {@link DecodedEvent}.
+ */
+public final class EventDecoder {
+    /** Stores of at most this many blocks check duplicates pairwise; longer ones with a hash set. */
+    private static final int PAIRWISE_LIMIT = 16;
+
+    private final SaltedHashers hashers;
+
+    public EventDecoder(IndexConfig config) {
+        this.hashers = new SaltedHashers(config);
+    }
+
+    /** The hashers of token-form events and requests (also used to check a request's chain seed). */
+    public SaltedHashers hashers() {
+        return hashers;
+    }
+
+    /**
+     * Decodes {@code event} into {@code into}; returns null if it is to be applied
+     * ({@link DecodedEvent#applyTo}), or the status it is rejected with.
+     */
+    public EventStatus decode(KvEvent event, DecodedEvent into) {
+        Objects.requireNonNull(event, "event");
+        return switch (event) {
+            case KvEvent.Stored s -> {
+                if (s.blockHashes().length != s.localHashes().length) {
+                    yield EventStatus.INVALID_INPUT;
+                }
+                yield store(into, s.worker(), s.parentHash().isPresent(), s.parentHash().orElse(0L), s.blockHashes(),
+                        s.localHashes());
+            }
+            case KvEvent.StoredTokens t -> {
+                if (t.blockSize() < 1 || t.blockHashes().length != t.tokenIds().length / t.blockSize()) {
+                    yield EventStatus.INVALID_INPUT;
+                }
+                yield storeTokens(into, t);
+            }
+            case KvEvent.Removed r -> {
+                into.kind = DecodedEvent.Kind.REMOVE;
+                into.worker = r.worker();
+                into.engineHashes = r.blockHashes();
+                yield null;
+            }
+            case KvEvent.Cleared c -> {
+                into.kind = DecodedEvent.Kind.CLEAR;
+                into.worker = c.worker();
+                yield null;
+            }
+            case KvEvent.RemoveWorker rw -> {
+                into.kind = DecodedEvent.Kind.REMOVE_WORKER;
+                into.worker = null;
+                into.workerId = rw.workerId();
+                yield null;
+            }
+        };
+    }
+
+    private static EventStatus store(DecodedEvent into, Worker worker, boolean hasParent, long parent,
+                                     long[] engineHashes, long[] locals) {
+        if (hasDuplicate(engineHashes, hasParent, parent, into.seen)) {
+            return EventStatus.INVALID_BLOCK_SEQUENCE;
+        }
+        into.kind = DecodedEvent.Kind.STORE;
+        into.worker = worker;
+        into.hasParent = hasParent;
+        into.parentHash = parent;
+        into.engineHashes = engineHashes;
+        into.localHashes = locals;
+        into.blocks = engineHashes.length;
+        return null;
+    }
+
+    private EventStatus storeTokens(DecodedEvent into, KvEvent.StoredTokens t) {
+        boolean hasParent = t.parentHash().isPresent();
+        long parent = t.parentHash().orElse(0L);
+        if (hasDuplicate(t.blockHashes(), hasParent, parent, into.seen)) {
+            return EventStatus.INVALID_BLOCK_SEQUENCE;
+        }
+        int n = t.blockHashes().length;
+        long[] locals = into.ownLocals(n);
+        hashers.get(t.blockSize(), t.loraName(), t.cacheNamespace()).localHashes(t.tokenIds(), 0, n * t.blockSize(),
+                locals, 0);
+        into.kind = DecodedEvent.Kind.STORE;
+        into.worker = t.worker();
+        into.hasParent = hasParent;
+        into.parentHash = parent;
+        into.engineHashes = t.blockHashes();
+        into.localHashes = locals;
+        into.blocks = n;
+        return null;
+    }
+
+    /** Rule 1: an engine hash repeated among the blocks, or the parent among them. */
+    static boolean hasDuplicate(long[] hashes, boolean hasParent, long parent, LongOpenHashSet seen) {
+        int n = hashes.length;
+        if (n <= PAIRWISE_LIMIT) {
+            for (int i = 0; i < n; i++) {
+                if (hasParent && hashes[i] == parent) {
+                    return true;
+                }
+                for (int j = i + 1; j < n; j++) {
+                    if (hashes[i] == hashes[j]) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+        seen.clear();
+        boolean dup = false;
+        for (long h : hashes) {
+            if (!seen.add(h)) {
+                dup = true;
+                break;
+            }
+        }
+        dup |= hasParent && seen.contains(parent);
+        if (seen.size() > 4096) {
+            seen.trim(64);
+        }
+        return dup;
+    }
+}

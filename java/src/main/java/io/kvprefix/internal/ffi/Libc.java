@@ -1,0 +1,92 @@
+package io.kvprefix.internal.ffi;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.Locale;
+
+/**
+ * The C library's {@code calloc}, {@code free} and (Linux) {@code madvise}, bound through FFM, and
+ * the one place that turns a raw address into a segment ({@code reinterpret}). The off-heap index
+ * takes its memory from here; if native access is denied, {@link #available()} is false and it
+ * falls back to arenas.
+ *
+ * <p>Thread-safety: stateless after class initialisation; every method may be called from any thread.
+ */
+public final class Libc {
+    private Libc() {}
+
+    private static final int MADV_HUGEPAGE = 14; // Linux
+    private static final MethodHandle CALLOC;
+    private static final MethodHandle FREE;
+    private static final MethodHandle MADVISE;
+
+    static {
+        MethodHandle c = null, f = null, m = null;
+        try {
+            Linker linker = Linker.nativeLinker();
+            var lookup = linker.defaultLookup();
+            c = linker.downcallHandle(lookup.findOrThrow("calloc"),
+                    FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+            f = linker.downcallHandle(lookup.findOrThrow("free"), FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
+            if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
+                m = lookup.find("madvise").map(a -> linker.downcallHandle(a, FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                        ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT))).orElse(null);
+            }
+            MemorySegment.NULL.reinterpret(0); // reinterpret is restricted too: fail here, not at the first allocation
+        } catch (RuntimeException | LinkageError e) {
+            c = null;
+            f = null;
+        }
+        CALLOC = c;
+        FREE = f;
+        MADVISE = c == null ? null : m;
+    }
+
+    /** True if calloc and free are bound (native access is allowed). */
+    public static boolean available() {
+        return CALLOC != null;
+    }
+
+    /** True if {@link #adviseHugePages} can do anything here. */
+    public static boolean canAdviseHugePages() {
+        return MADVISE != null;
+    }
+
+    /** {@code calloc(bytes, 1)}: the address of zeroed memory, or 0 if the C library has none. */
+    public static long calloc(long bytes) {
+        try {
+            return ((MemorySegment) CALLOC.invokeExact(bytes, 1L)).address();
+        } catch (Throwable t) {
+            throw new IllegalStateException("calloc() failed", t);
+        }
+    }
+
+    /** {@code free(address)}. */
+    public static void free(long address) {
+        try {
+            FREE.invokeExact(MemorySegment.ofAddress(address));
+        } catch (Throwable t) {
+            throw new IllegalStateException("free() failed", t);
+        }
+    }
+
+    /** {@code madvise(address, bytes, MADV_HUGEPAGE)}; a refusal is ignored (it is only a hint). */
+    public static void adviseHugePages(long address, long bytes) {
+        try {
+            int ignored = (int) MADVISE.invokeExact(MemorySegment.ofAddress(address), bytes, MADV_HUGEPAGE);
+        } catch (Throwable t) {
+            throw new IllegalStateException("madvise() failed", t);
+        }
+    }
+
+    /**
+     * The {@code bytes} at {@code address} as a global-scope segment. The caller guarantees the
+     * memory stays allocated for as long as anyone uses the segment.
+     */
+    public static MemorySegment segment(long address, long bytes) {
+        return MemorySegment.ofAddress(address).reinterpret(bytes);
+    }
+}

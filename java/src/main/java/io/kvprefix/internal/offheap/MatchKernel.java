@@ -1,0 +1,35 @@
+package io.kvprefix.internal.offheap;
+
+import io.kvprefix.BlockHasher;
+import io.kvprefix.Implementation;
+import io.kvprefix.IndexConfig;
+
+/**
+ * The jump search over one table generation (docs/SPEC.md section 4), in Java ({@link JavaMatchKernel})
+ * or in libkvprefix ({@link NativeMatchKernel}); one is chosen when the index is built and both give
+ * identical answers. A kernel leaves, for every worker slot with depth above 0, the slot in
+ * {@code s.outSlots[i]} and its depth in {@code s.outDepths[i]}, and returns how many it left.
+ *
+ * <p>The caller has registered with the table's reader gate, checked the ranges, and grown
+ * {@code s} for the request and the table's bitset width.
+ *
+ * <p>Thread-safety: implementations are immutable and shared by every reading thread.
+ */
+interface MatchKernel {
+
+    /** Matches local hashes {@code q[off .. off+len)}, {@code len >= 1}. */
+    int matchHashes(PositionalTable t, long[] q, int off, int len, ReadScratch s);
+
+    /** Hashes {@code tokens[off .. off+len)} with {@code h} (at least one full block) and matches them. */
+    int matchTokens(PositionalTable t, int[] tokens, int off, int len, BlockHasher h, ReadScratch s);
+
+    /** True for the native kernel. */
+    boolean isNative();
+
+    /** The kernel {@code config} asks for. */
+    static MatchKernel of(IndexConfig config) {
+        return config.implementation().resolve() == Implementation.NATIVE
+                ? new NativeMatchKernel(config.jumpSize(), config.chainSeed())
+                : new JavaMatchKernel(config.jumpSize(), config.seed(), config.chainSeed());
+    }
+}
