@@ -64,7 +64,9 @@ public final class BlockHasher {
     }
 
     private static HashKernel newKernel(Implementation impl, long seed, long chainSeed) {
-        return impl == Implementation.NATIVE ? new NativeHashKernel(seed, chainSeed) : new PortableHashKernel(seed, chainSeed);
+        return impl == Implementation.NATIVE
+                ? new NativeHashKernel(seed, chainSeed)
+                : new PortableHashKernel(seed, chainSeed);
     }
 
     private static long salt(HashKernel k, long baseSeed, String loraName, String cacheNamespace) {
@@ -181,8 +183,8 @@ public final class BlockHasher {
      * Chain hashes of {@code localHashes[offset .. offset+length)} into {@code out[outOffset ..]}, the
      * first continuing the block whose chain hash is {@code parent} when {@code hasParent} is true.
      */
-    public void chainHashes(long[] localHashes, int offset, int length, boolean hasParent, long parent,
-                            long[] out, int outOffset) {
+    public void chainHashes(
+            long[] localHashes, int offset, int length, boolean hasParent, long parent, long[] out, int outOffset) {
         Objects.checkFromIndexSize(offset, length, localHashes.length);
         Objects.checkFromIndexSize(outOffset, length, out.length);
         kernel.chain(localHashes, offset, length, hasParent, parent, out, outOffset);
@@ -219,11 +221,12 @@ public final class BlockHasher {
         return blocks;
     }
 
-    private void hashWithExtras(int[] tokens, int offset, int blocks, long[][] extras, long[] localOut, long[] chainOut) {
+    private void hashWithExtras(
+            int[] tokens, int offset, int blocks, long[][] extras, long[] localOut, long[] chainOut) {
         Objects.requireNonNull(extras, "extras");
         if (extras.length != blocks) {
-            throw new IllegalArgumentException("extras has " + extras.length + " entries, but there are "
-                    + blocks + " full blocks");
+            throw new IllegalArgumentException(
+                    "extras has " + extras.length + " entries, but there are " + blocks + " full blocks");
         }
         int[] offsets = new int[blocks + 1];
         long total = 0;
@@ -280,8 +283,8 @@ public final class BlockHasher {
 
     @Override
     public String toString() {
-        return "BlockHasher[blockSize=" + blockSize + ", seed=" + Long.toUnsignedString(seed())
-                + ", chainSeed=" + Long.toUnsignedString(chainSeed()) + ", " + implementation + "]";
+        return "BlockHasher[blockSize=" + blockSize + ", seed=" + Long.toUnsignedString(seed()) + ", chainSeed="
+                + Long.toUnsignedString(chainSeed()) + ", " + implementation + "]";
     }
 
     /**

@@ -189,8 +189,8 @@ public final class EventSink implements AutoCloseable {
         private final AtomicLongArray seq = new AtomicLongArray(QUEUE_CAPACITY);
         private final AtomicLongArray tail = new AtomicLongArray(16); // [8]: padded counter
         private final AtomicInteger sleeping = new AtomicInteger();
-        private long head;                 // consumer only
-        private volatile long applied;     // written by the consumer only
+        private long head; // consumer only
+        private volatile long applied; // written by the consumer only
         final Thread thread;
 
         Lane(int i) {

@@ -33,9 +33,10 @@ public enum Implementation {
 
     private static final class FallbackNotice {
         static {
-            LOG.log(System.Logger.Level.WARNING,
-                    "kvprefix: native library unavailable, using the portable Java path ("
-                            + NativeLibrary.failure() + ")");
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "kvprefix: native library unavailable, using the portable Java path (" + NativeLibrary.failure()
+                            + ")");
         }
 
         static void announce() {
@@ -61,8 +62,9 @@ public enum Implementation {
             case "auto" -> AUTO;
             case "native" -> NATIVE;
             case "portable", "java" -> PORTABLE;
-            default -> throw new IllegalArgumentException(
-                    "unknown implementation '" + name + "': expected auto, native or portable");
+            default ->
+                throw new IllegalArgumentException(
+                        "unknown implementation '" + name + "': expected auto, native or portable");
         };
     }
 
@@ -73,7 +75,8 @@ public enum Implementation {
 
     /** A one-line description of the native library's state: where it was loaded from, or why it was not. */
     public static String nativeStatus() {
-        return NativeLibrary.isAvailable() ? "native library loaded from " + NativeLibrary.loadedFrom()
+        return NativeLibrary.isAvailable()
+                ? "native library loaded from " + NativeLibrary.loadedFrom()
                 : NativeLibrary.failure();
     }
 

@@ -68,23 +68,57 @@ public final class IndexConfig {
 
     /** A builder starting from this configuration. */
     public Builder toBuilder() {
-        return new Builder().blockSize(blockSize).seed(seed).chainSeed(chainSeed).maxWorkers(maxWorkers)
-                .memoryBudgetBytes(memoryBudgetBytes).jumpSize(jumpSize).implementation(implementation).expectedBlocks(expectedBlocks);
+        return new Builder()
+                .blockSize(blockSize)
+                .seed(seed)
+                .chainSeed(chainSeed)
+                .maxWorkers(maxWorkers)
+                .memoryBudgetBytes(memoryBudgetBytes)
+                .jumpSize(jumpSize)
+                .implementation(implementation)
+                .expectedBlocks(expectedBlocks);
     }
 
-    public int blockSize() { return blockSize; }
-    public long seed() { return seed; }
-    public long chainSeed() { return chainSeed; }
-    public int maxWorkers() { return maxWorkers; }
-    public long memoryBudgetBytes() { return memoryBudgetBytes; }
-    public int jumpSize() { return jumpSize; }
-    public Implementation implementation() { return implementation; }
-    public long expectedBlocks() { return expectedBlocks; }
+    public int blockSize() {
+        return blockSize;
+    }
+
+    public long seed() {
+        return seed;
+    }
+
+    public long chainSeed() {
+        return chainSeed;
+    }
+
+    public int maxWorkers() {
+        return maxWorkers;
+    }
+
+    public long memoryBudgetBytes() {
+        return memoryBudgetBytes;
+    }
+
+    public int jumpSize() {
+        return jumpSize;
+    }
+
+    public Implementation implementation() {
+        return implementation;
+    }
+
+    public long expectedBlocks() {
+        return expectedBlocks;
+    }
 
     /** The hasher {@link PrefixIndex#match(int[])} uses: this block size and these seeds, no salt. */
     public BlockHasher hasher() {
-        return BlockHasher.builder().blockSize(blockSize).seed(seed).chainSeed(chainSeed)
-                .implementation(implementation).build();
+        return BlockHasher.builder()
+                .blockSize(blockSize)
+                .seed(seed)
+                .chainSeed(chainSeed)
+                .implementation(implementation)
+                .build();
     }
 
     @Override

@@ -20,9 +20,18 @@ import java.util.Map;
  * @param blocksPerWorker blocks held per worker
  * @param events events applied so far, per status
  */
-public record IndexStats(int workers, long blocks, long entries, long nativeBytes, long heapBytes, long capacity,
-                         long rebuilds, int bitsetWords, boolean nativeMatch,
-                         Map<Worker, Long> blocksPerWorker, Map<EventStatus, Long> events) {
+public record IndexStats(
+        int workers,
+        long blocks,
+        long entries,
+        long nativeBytes,
+        long heapBytes,
+        long capacity,
+        long rebuilds,
+        int bitsetWords,
+        boolean nativeMatch,
+        Map<Worker, Long> blocksPerWorker,
+        Map<EventStatus, Long> events) {
     public IndexStats {
         blocksPerWorker = Map.copyOf(blocksPerWorker);
         events = Map.copyOf(events);

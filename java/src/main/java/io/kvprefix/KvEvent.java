@@ -20,8 +20,8 @@ import java.util.OptionalLong;
  *
  * <p>Thread-safety: the records are immutable as long as their arrays are not modified.
  */
-public sealed interface KvEvent permits KvEvent.Stored, KvEvent.StoredTokens, KvEvent.Removed,
-        KvEvent.Cleared, KvEvent.RemoveWorker {
+public sealed interface KvEvent
+        permits KvEvent.Stored, KvEvent.StoredTokens, KvEvent.Removed, KvEvent.Cleared, KvEvent.RemoveWorker {
 
     /** The engine id this event belongs to; events of one id must be applied in order. */
     long workerId();
@@ -42,8 +42,8 @@ public sealed interface KvEvent permits KvEvent.Stored, KvEvent.StoredTokens, Kv
             Objects.requireNonNull(blockHashes, "blockHashes");
             Objects.requireNonNull(localHashes, "localHashes");
             if (blockHashes.length != localHashes.length) {
-                throw new IllegalArgumentException("stored: " + blockHashes.length + " engine hashes but "
-                        + localHashes.length + " local hashes");
+                throw new IllegalArgumentException(
+                        "stored: " + blockHashes.length + " engine hashes but " + localHashes.length + " local hashes");
             }
         }
 
@@ -69,8 +69,11 @@ public sealed interface KvEvent permits KvEvent.Stored, KvEvent.StoredTokens, Kv
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Stored s && worker.equals(s.worker) && parentHash.equals(s.parentHash)
-                    && Arrays.equals(blockHashes, s.blockHashes) && Arrays.equals(localHashes, s.localHashes);
+            return o instanceof Stored s
+                    && worker.equals(s.worker)
+                    && parentHash.equals(s.parentHash)
+                    && Arrays.equals(blockHashes, s.blockHashes)
+                    && Arrays.equals(localHashes, s.localHashes);
         }
 
         @Override
@@ -80,8 +83,8 @@ public sealed interface KvEvent permits KvEvent.Stored, KvEvent.StoredTokens, Kv
 
         @Override
         public String toString() {
-            return "Stored[" + worker + ", parent=" + unsigned(parentHash) + ", E=" + unsigned(blockHashes)
-                    + ", L=" + unsigned(localHashes) + "]";
+            return "Stored[" + worker + ", parent=" + unsigned(parentHash) + ", E=" + unsigned(blockHashes) + ", L="
+                    + unsigned(localHashes) + "]";
         }
     }
 
@@ -98,8 +101,15 @@ public sealed interface KvEvent permits KvEvent.Stored, KvEvent.StoredTokens, Kv
      * @param loraName LoRA adapter name, or null
      * @param cacheNamespace cache namespace, or null
      */
-    record StoredTokens(Worker worker, OptionalLong parentHash, int[] tokenIds, int blockSize, long[] blockHashes,
-                        String loraName, String cacheNamespace) implements KvEvent {
+    record StoredTokens(
+            Worker worker,
+            OptionalLong parentHash,
+            int[] tokenIds,
+            int blockSize,
+            long[] blockHashes,
+            String loraName,
+            String cacheNamespace)
+            implements KvEvent {
         public StoredTokens {
             Objects.requireNonNull(worker, "worker");
             Objects.requireNonNull(parentHash, "parentHash (use OptionalLong.empty() for none)");
@@ -127,16 +137,26 @@ public sealed interface KvEvent permits KvEvent.Stored, KvEvent.StoredTokens, Kv
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof StoredTokens s && worker.equals(s.worker) && parentHash.equals(s.parentHash)
-                    && blockSize == s.blockSize && Arrays.equals(tokenIds, s.tokenIds)
-                    && Arrays.equals(blockHashes, s.blockHashes) && Objects.equals(loraName, s.loraName)
+            return o instanceof StoredTokens s
+                    && worker.equals(s.worker)
+                    && parentHash.equals(s.parentHash)
+                    && blockSize == s.blockSize
+                    && Arrays.equals(tokenIds, s.tokenIds)
+                    && Arrays.equals(blockHashes, s.blockHashes)
+                    && Objects.equals(loraName, s.loraName)
                     && Objects.equals(cacheNamespace, s.cacheNamespace);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(worker, parentHash, blockSize, Arrays.hashCode(tokenIds), Arrays.hashCode(blockHashes),
-                    loraName, cacheNamespace);
+            return Objects.hash(
+                    worker,
+                    parentHash,
+                    blockSize,
+                    Arrays.hashCode(tokenIds),
+                    Arrays.hashCode(blockHashes),
+                    loraName,
+                    cacheNamespace);
         }
 
         @Override

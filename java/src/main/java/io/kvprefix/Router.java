@@ -78,15 +78,17 @@ public final class Router implements AutoCloseable {
 
     private Router(Builder b) {
         this.events = b.index;
-        IndexConfig config = b.index != null ? b.index.config() : b.indexConfig != null ? b.indexConfig : IndexConfig.defaults();
+        IndexConfig config =
+                b.index != null ? b.index.config() : b.indexConfig != null ? b.indexConfig : IndexConfig.defaults();
         this.hasher = b.index != null ? b.index.hasher() : config.hasher();
-        this.table = new LoadTable(new RoutingPolicy(b.overlapWeight, b.temperature, b.minMatchBlocks,
-                b.minMatchTokens, b.spreadMisses, b.seed));
+        this.table = new LoadTable(new RoutingPolicy(
+                b.overlapWeight, b.temperature, b.minMatchBlocks, b.minMatchTokens, b.spreadMisses, b.seed));
         for (int i = 0; i < b.workers.size(); i++) {
             table.add(b.workers.get(i), b.weights.get(i));
         }
         if (b.predicted) {
-            PrefixIndex p = PrefixIndex.create(config.toBuilder().memoryBudgetBytes(IndexConfig.UNLIMITED).build());
+            PrefixIndex p = PrefixIndex.create(
+                    config.toBuilder().memoryBudgetBytes(IndexConfig.UNLIMITED).build());
             this.predicted = new PredictedBlocks(p, b.predictedTtl.toNanos(), b.predictedMaxBlocks, b.clock);
         } else {
             this.predicted = null;
@@ -141,8 +143,8 @@ public final class Router implements AutoCloseable {
         int bs = hasher.blockSize();
         int n = localHashes.length;
         if (inputTokens < (long) n * bs) {
-            throw new IllegalArgumentException(n + " blocks of " + bs + " tokens do not fit in " + inputTokens
-                    + " input tokens");
+            throw new IllegalArgumentException(
+                    n + " blocks of " + bs + " tokens do not fit in " + inputTokens + " input tokens");
         }
         checkOpen();
         Scratch s = scratch.get();
@@ -172,7 +174,8 @@ public final class Router implements AutoCloseable {
 
     private RoutingDecision decision(Scratch s, int isl, int bs) {
         LoadTable.Choice c = s.choice;
-        RoutingDecision d = new RoutingDecision(table, c.load, c.depth, isl, bs, c.prefillTokens, c.decodeBlocks, c.cost);
+        RoutingDecision d =
+                new RoutingDecision(table, c.load, c.depth, isl, bs, c.prefillTokens, c.decodeBlocks, c.cost);
         c.load = null;
         return d;
     }

@@ -41,11 +41,19 @@ public final class RoutingDecision {
     private final long prefillTokens;
     private final long decodeBlocks;
     private final double cost;
+
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
 
-    RoutingDecision(LoadTable table, WorkerLoad load, int overlapBlocks, int inputTokens, int blockSize,
-                    long prefillTokens, long decodeBlocks, double cost) {
+    RoutingDecision(
+            LoadTable table,
+            WorkerLoad load,
+            int overlapBlocks,
+            int inputTokens,
+            int blockSize,
+            long prefillTokens,
+            long decodeBlocks,
+            double cost) {
         this.table = table;
         this.load = load;
         this.overlapBlocks = overlapBlocks;
@@ -111,7 +119,10 @@ public final class RoutingDecision {
     public void finished() {
         int old = (int) STATE.getAndBitwiseOr(this, PREFILL_RELEASED | REQUEST_RELEASED);
         if ((old & REQUEST_RELEASED) == 0 || (old & PREFILL_RELEASED) == 0) {
-            table.release(load, (old & PREFILL_RELEASED) == 0 ? prefillTokens : 0, (old & REQUEST_RELEASED) == 0,
+            table.release(
+                    load,
+                    (old & PREFILL_RELEASED) == 0 ? prefillTokens : 0,
+                    (old & REQUEST_RELEASED) == 0,
                     decodeBlocks);
         }
     }

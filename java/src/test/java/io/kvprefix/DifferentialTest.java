@@ -41,13 +41,55 @@ class DifferentialTest {
                 new Setup("jump2", IndexConfig.builder().jumpSize(2).build(), 1, 8, 120, 1500),
                 new Setup("jump8", IndexConfig.builder().jumpSize(8).build(), 1, 8, 120, 1500),
                 new Setup("jump64", IndexConfig.builder().jumpSize(64).build(), 1, 8, 120, 1500),
-                new Setup("slots64-jump8-wide", IndexConfig.builder().maxWorkers(64).jumpSize(8).build(), 48, 72, 20, 250),
-                new Setup("slots256-jump2-wide", IndexConfig.builder().maxWorkers(256).jumpSize(2).build(), 200, 280, 10, 120),
-                new Setup("slots1024-jump64-wide", IndexConfig.builder().maxWorkers(1024).jumpSize(64).build(), 330, 400, 6, 80),
-                new Setup("slots2-jump1", IndexConfig.builder().maxWorkers(2).jumpSize(1).build(), 0, 0, 100, 1200),
-                new Setup("slots3-jump8", IndexConfig.builder().maxWorkers(3).jumpSize(8).build(), 0, 0, 100, 1200),
-                new Setup("slots5-jump64", IndexConfig.builder().maxWorkers(5).jumpSize(64).build(), 0, 0, 100, 1200),
-                new Setup("seed7-chainSeed0-jump2", IndexConfig.builder().seed(7).chainSeed(0).jumpSize(2).build(), 1, 12, 80, 800));
+                new Setup(
+                        "slots64-jump8-wide",
+                        IndexConfig.builder().maxWorkers(64).jumpSize(8).build(),
+                        48,
+                        72,
+                        20,
+                        250),
+                new Setup(
+                        "slots256-jump2-wide",
+                        IndexConfig.builder().maxWorkers(256).jumpSize(2).build(),
+                        200,
+                        280,
+                        10,
+                        120),
+                new Setup(
+                        "slots1024-jump64-wide",
+                        IndexConfig.builder().maxWorkers(1024).jumpSize(64).build(),
+                        330,
+                        400,
+                        6,
+                        80),
+                new Setup(
+                        "slots2-jump1",
+                        IndexConfig.builder().maxWorkers(2).jumpSize(1).build(),
+                        0,
+                        0,
+                        100,
+                        1200),
+                new Setup(
+                        "slots3-jump8",
+                        IndexConfig.builder().maxWorkers(3).jumpSize(8).build(),
+                        0,
+                        0,
+                        100,
+                        1200),
+                new Setup(
+                        "slots5-jump64",
+                        IndexConfig.builder().maxWorkers(5).jumpSize(64).build(),
+                        0,
+                        0,
+                        100,
+                        1200),
+                new Setup(
+                        "seed7-chainSeed0-jump2",
+                        IndexConfig.builder().seed(7).chainSeed(0).jumpSize(2).build(),
+                        1,
+                        12,
+                        80,
+                        800));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -57,12 +99,19 @@ class DifferentialTest {
         System.out.println("DifferentialTest " + setup.name() + ": master " + TestScale.replay(master));
         String only = System.getProperty("kvprefix.test.stream");
         int streams = TestScale.iterations(setup.streams(), setup.longStreams());
-        Differential differential = Differential.against(setup.config(),
+        Differential differential = Differential.against(
+                setup.config(),
                 new Differential.Candidate("heap", PrefixIndex::heap),
-                new Differential.Candidate("offheap-java",
-                        c -> PrefixIndex.offHeap(c.toBuilder().implementation(Implementation.PORTABLE).build())),
-                new Differential.Candidate("offheap-native",
-                        c -> PrefixIndex.offHeap(c.toBuilder().implementation(Implementation.NATIVE).build())));
+                new Differential.Candidate(
+                        "offheap-java",
+                        c -> PrefixIndex.offHeap(c.toBuilder()
+                                .implementation(Implementation.PORTABLE)
+                                .build())),
+                new Differential.Candidate(
+                        "offheap-native",
+                        c -> PrefixIndex.offHeap(c.toBuilder()
+                                .implementation(Implementation.NATIVE)
+                                .build())));
         SplittableRandom seeds = new SplittableRandom(master);
         Differential.Summary total = Differential.Summary.empty();
         long start = System.nanoTime();
@@ -78,8 +127,9 @@ class DifferentialTest {
                     + ", -Dkvprefix.test.stream=" + i + ") " + options;
             total = total.plus(differential.run(label, seed, ops));
         }
-        System.out.printf("DifferentialTest %s: %d streams, %d ops in %.1f s: %s%n", setup.name(), streams, total.ops(),
-                (System.nanoTime() - start) / 1e9, total);
+        System.out.printf(
+                "DifferentialTest %s: %d streams, %d ops in %.1f s: %s%n",
+                setup.name(), streams, total.ops(), (System.nanoTime() - start) / 1e9, total);
         if (only == null || only.isBlank()) {
             checkCoverage(setup, total);
         }
@@ -97,7 +147,10 @@ class DifferentialTest {
         if (setup.config().maxWorkers() <= 16) {
             assertTrue(s.count(EventStatus.CAPACITY_EXCEEDED) > 0, why);
         } else {
-            assertTrue(s.count(EventStatus.CAPACITY_EXCEEDED) == 0 || setup.maxIds() > setup.config().maxWorkers(), why);
+            assertTrue(
+                    s.count(EventStatus.CAPACITY_EXCEEDED) == 0
+                            || setup.maxIds() > setup.config().maxWorkers(),
+                    why);
         }
         int slots = setup.config().maxWorkers();
         if (setup.minIds() > 40) {

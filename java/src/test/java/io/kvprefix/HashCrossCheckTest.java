@@ -63,8 +63,15 @@ class HashCrossCheckTest {
         }
     }
 
-    private static BlockHasher build(Implementation impl, int blockSize, long seed, long chainSeed, String lora, String ns) {
-        return BlockHasher.builder().blockSize(blockSize).seed(seed).chainSeed(chainSeed).loraName(lora)
-                .cacheNamespace(ns).implementation(impl).build();
+    private static BlockHasher build(
+            Implementation impl, int blockSize, long seed, long chainSeed, String lora, String ns) {
+        return BlockHasher.builder()
+                .blockSize(blockSize)
+                .seed(seed)
+                .chainSeed(chainSeed)
+                .loraName(lora)
+                .cacheNamespace(ns)
+                .implementation(impl)
+                .build();
     }
 }

@@ -19,7 +19,9 @@ class HashingSafetyTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Implementation.class, names = {"NATIVE", "PORTABLE"})
+    @EnumSource(
+            value = Implementation.class,
+            names = {"NATIVE", "PORTABLE"})
     void emptyInput(Implementation impl) {
         BlockHasher h = h(impl, 4);
         assertEquals(0, h.localHashes(new int[0]).length);
@@ -30,7 +32,9 @@ class HashingSafetyTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Implementation.class, names = {"NATIVE", "PORTABLE"})
+    @EnumSource(
+            value = Implementation.class,
+            names = {"NATIVE", "PORTABLE"})
     void inputEndingExactlyAtTheEndOfTheArray(Implementation impl) {
         BlockHasher h = h(impl, 3);
         int[] tokens = {9, 9, 1, 2, 3, 4, 5, 6};
@@ -44,7 +48,9 @@ class HashingSafetyTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Implementation.class, names = {"NATIVE", "PORTABLE"})
+    @EnumSource(
+            value = Implementation.class,
+            names = {"NATIVE", "PORTABLE"})
     void badRangesAreRejectedBeforeAnyNativeCall(Implementation impl) {
         BlockHasher h = h(impl, 4);
         int[] tokens = new int[8];
@@ -57,27 +63,32 @@ class HashingSafetyTest {
         assertThrows(IndexOutOfBoundsException.class, () -> h.localHashes(tokens, 0, 8, new long[1], 0));
         assertThrows(IndexOutOfBoundsException.class, () -> h.localHashes(tokens, 0, 8, new long[2], 1));
         assertThrows(IndexOutOfBoundsException.class, () -> h.hashBlocks(tokens, 0, 8, new long[2], new long[1]));
-        assertThrows(IndexOutOfBoundsException.class,
-                () -> h.chainHashes(new long[2], 0, 3, false, 0, new long[3], 0));
-        assertThrows(IndexOutOfBoundsException.class,
-                () -> h.chainHashes(new long[3], 0, 3, false, 0, new long[3], 1));
+        assertThrows(IndexOutOfBoundsException.class, () -> h.chainHashes(new long[2], 0, 3, false, 0, new long[3], 0));
+        assertThrows(IndexOutOfBoundsException.class, () -> h.chainHashes(new long[3], 0, 3, false, 0, new long[3], 1));
         assertThrows(IllegalArgumentException.class, () -> h.localHashes(tokens, 0, 8, new long[1][]));
         assertThrows(NullPointerException.class, () -> h.localHashes(null));
     }
 
     @ParameterizedTest
-    @EnumSource(value = Implementation.class, names = {"NATIVE", "PORTABLE"})
+    @EnumSource(
+            value = Implementation.class,
+            names = {"NATIVE", "PORTABLE"})
     void blockSizeBelowOneIsRejected(Implementation impl) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> BlockHasher.builder().blockSize(0).implementation(impl).build());
         assertTrue(e.getMessage().contains("block_size"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> BlockHasher.builder().blockSize(-3));
-        assertThrows(IllegalArgumentException.class, () -> BlockHasher.builder().implementation(impl).build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> BlockHasher.builder().implementation(impl).build());
         assertThrows(IllegalArgumentException.class, () -> h(impl, 4).blockCount(-1));
     }
 
     @ParameterizedTest
-    @EnumSource(value = Implementation.class, names = {"NATIVE", "PORTABLE"})
+    @EnumSource(
+            value = Implementation.class,
+            names = {"NATIVE", "PORTABLE"})
     void blockSizeOneAndBlockSizeLargerThanInput(Implementation impl) {
         assertEquals(5, h(impl, 1).localHashes(new int[5]).length);
         assertEquals(0, h(impl, Integer.MAX_VALUE).localHashes(new int[5]).length);

@@ -23,8 +23,11 @@ class NativeLoadingTest {
 
     private static Run run(String... props) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow", "-Djava.util.logging.SimpleFormatter.format=%4$s: %5$s%n"));
+        List<String> cmd = new ArrayList<>(List.of(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "--sun-misc-unsafe-memory-access=allow",
+                "-Djava.util.logging.SimpleFormatter.format=%4$s: %5$s%n"));
         cmd.addAll(List.of(props));
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), HashMain.class.getName()));
         Process p = new ProcessBuilder(cmd).start();
@@ -47,7 +50,9 @@ class NativeLoadingTest {
         assertEquals(0, r.exit(), r.err());
         assertEquals("PORTABLE 14643705804678351452", r.out());
         assertEquals(1, r.err().lines().count(), r.err());
-        assertTrue(r.err().startsWith("WARNING: kvprefix: native library unavailable, using the portable Java path"), r.err());
+        assertTrue(
+                r.err().startsWith("WARNING: kvprefix: native library unavailable, using the portable Java path"),
+                r.err());
         assertTrue(r.err().contains("/nonexistent/dir/libkvprefix.so"), r.err());
     }
 
@@ -64,7 +69,9 @@ class NativeLoadingTest {
         Run packaged = run("-Dkvprefix.impl=native");
         assertEquals(0, packaged.exit(), packaged.err());
         assertEquals("NATIVE 14643705804678351452", packaged.out());
-        Path lib = Path.of(NativeLibrary.class.getResource("/native/" + NativeLibrary.platform() + "/libkvprefix.so").toURI());
+        Path lib = Path.of(NativeLibrary.class
+                .getResource("/native/" + NativeLibrary.platform() + "/libkvprefix.so")
+                .toURI());
         Run explicit = run("-Dkvprefix.library.path=" + lib, "-Dkvprefix.impl=native");
         assertEquals(0, explicit.exit(), explicit.err());
         assertEquals("NATIVE 14643705804678351452", explicit.out());
@@ -89,8 +96,8 @@ class NativeLoadingTest {
         assertEquals(Implementation.NATIVE, Implementation.parse("Native"));
         assertEquals(Implementation.PORTABLE, Implementation.parse("portable"));
         assertEquals(Implementation.AUTO, Implementation.parse(" auto "));
-        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> Implementation.parse("fast"));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> Implementation.parse("fast"));
         assertTrue(e.getMessage().contains("auto, native or portable"));
     }
 }

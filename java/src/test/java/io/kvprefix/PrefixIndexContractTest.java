@@ -94,7 +94,9 @@ public abstract class PrefixIndexContractTest {
 
     /** The base configuration with at least {@code slots} worker slots. */
     protected IndexConfig withSlots(int slots) {
-        return config().toBuilder().maxWorkers(Math.max(slots, config().maxWorkers())).build();
+        return config().toBuilder()
+                .maxWorkers(Math.max(slots, config().maxWorkers()))
+                .build();
     }
 
     // ------------------------------------------------------------------ helpers
@@ -169,7 +171,10 @@ public abstract class PrefixIndexContractTest {
 
     /** The chain hash of the prefix {@code locals} (CONTRACT section 2.2), for building inputs only. */
     protected long chain(long... locals) {
-        BlockHasher h = BlockHasher.builder().blockSize(1).chainSeed(config().chainSeed()).build();
+        BlockHasher h = BlockHasher.builder()
+                .blockSize(1)
+                .chainSeed(config().chainSeed())
+                .build();
         long c = locals[0];
         for (int i = 1; i < locals.length; i++) {
             c = h.chainHash(c, locals[i]);
@@ -179,8 +184,13 @@ public abstract class PrefixIndexContractTest {
 
     /** A hasher for token matches with the base seeds, {@code blockSize} and an optional salt. */
     protected BlockHasher hasher(int blockSize, String lora, String namespace) {
-        return BlockHasher.builder().blockSize(blockSize).seed(config().seed()).chainSeed(config().chainSeed())
-                .loraName(lora).cacheNamespace(namespace).build();
+        return BlockHasher.builder()
+                .blockSize(blockSize)
+                .seed(config().seed())
+                .chainSeed(config().chainSeed())
+                .loraName(lora)
+                .cacheNamespace(namespace)
+                .build();
     }
 
     protected static List<Score> matchTokens(PrefixIndex index, int[] tokens, BlockHasher hasher) {
@@ -299,7 +309,12 @@ public abstract class PrefixIndexContractTest {
     void example8_unsignedEverywhere() {
         PrefixIndex index = index();
         Worker big = Worker.of(Long.parseUnsignedLong("18446744073709551615"));
-        ok(index, root(big, Long.parseUnsignedLong("18446744073709551611"), Long.parseUnsignedLong("9223372036854775808")));
+        ok(
+                index,
+                root(
+                        big,
+                        Long.parseUnsignedLong("18446744073709551611"),
+                        Long.parseUnsignedLong("9223372036854775808")));
         ok(index, root(W3, -5L, -9223372036854775808L));
         assertMatch(index, q(Long.parseUnsignedLong("9223372036854775808")), s(W3, 1), s(big, 1));
     }
@@ -308,11 +323,14 @@ public abstract class PrefixIndexContractTest {
     void example9_tokenFormEqualsHashForm() {
         PrefixIndex index = index();
         Worker w5 = Worker.of(5);
-        ok(index, new KvEvent.StoredTokens(w5, OptionalLong.empty(), range(1, 13), 4, new long[] {1, 2, 3}, null, null));
+        ok(
+                index,
+                new KvEvent.StoredTokens(w5, OptionalLong.empty(), range(1, 13), 4, new long[] {1, 2, 3}, null, null));
         assertEquals(List.of(s(w5, 2)), matchTokens(index, range(1, 11), hasher(4, null, null)));
         // The last line of the example is a parser concern: the event cannot even be built, so the
         // replay front end answers invalid_input. Here: it is refused at construction, and nothing changes.
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> new KvEvent.StoredTokens(w5, OptionalLong.empty(), range(1, 4), 4, new long[0], null, null));
         assertEquals(3, index.blockCount(w5));
         assertEquals(0, index.eventCount(EventStatus.INVALID_INPUT));
@@ -363,15 +381,15 @@ public abstract class PrefixIndexContractTest {
         PrefixIndex index = index();
         ok(index, root(W1, 101, A, 102, B));
         List<KvEvent> bad = List.of(
-                root(W1, 201, A, 201, B),                      // adjacent duplicate
-                root(W1, 201, A, 202, B, 203, C, 201, X),      // distant duplicate
-                root(W1, 102, X, 102, X),                      // duplicate of a held name
-                after(W1, 102, 102, C),                        // the parent as the only block
-                after(W1, 102, 301, C, 102, X, 302, Y),        // the parent in the middle
-                after(W1, 102, 301, C, 302, X, 102, Y),        // the parent last
-                after(W1, 999, 999, C),                        // contains an unknown parent: rule 1 first
-                after(W1, 999, 401, C, 401, X),                // duplicate and unknown parent: rule 1 first
-                after(W2, 888, 501, A, 501, B),                // unknown worker, duplicate, unknown parent
+                root(W1, 201, A, 201, B), // adjacent duplicate
+                root(W1, 201, A, 202, B, 203, C, 201, X), // distant duplicate
+                root(W1, 102, X, 102, X), // duplicate of a held name
+                after(W1, 102, 102, C), // the parent as the only block
+                after(W1, 102, 301, C, 102, X, 302, Y), // the parent in the middle
+                after(W1, 102, 301, C, 302, X, 102, Y), // the parent last
+                after(W1, 999, 999, C), // contains an unknown parent: rule 1 first
+                after(W1, 999, 401, C, 401, X), // duplicate and unknown parent: rule 1 first
+                after(W2, 888, 501, A, 501, B), // unknown worker, duplicate, unknown parent
                 new KvEvent.StoredTokens(W1, OptionalLong.empty(), range(1, 8), 4, new long[] {7, 7}, null, null),
                 new KvEvent.StoredTokens(W1, OptionalLong.of(102), range(1, 4), 4, new long[] {102}, null, null));
         for (KvEvent e : bad) {
@@ -396,11 +414,11 @@ public abstract class PrefixIndexContractTest {
         ok(index, root(W1, 101, A, 102, B, 103, C));
         ok(index, root(W2, 201, X));
         ok(index, removed(W1, 103));
-        expect(index, EventStatus.PARENT_BLOCK_NOT_FOUND, after(W1, 777, 104, X));  // never named
-        expect(index, EventStatus.PARENT_BLOCK_NOT_FOUND, after(W1, 103, 104, X));  // removed
-        expect(index, EventStatus.PARENT_BLOCK_NOT_FOUND, after(W1, 201, 104, X));  // held by another worker id
-        expect(index, EventStatus.PARENT_BLOCK_NOT_FOUND, after(r1, 101, 104, X));  // held only by a sibling dp rank
-        expect(index, EventStatus.PARENT_BLOCK_NOT_FOUND, after(W3, 101, 104, X));  // worker never seen
+        expect(index, EventStatus.PARENT_BLOCK_NOT_FOUND, after(W1, 777, 104, X)); // never named
+        expect(index, EventStatus.PARENT_BLOCK_NOT_FOUND, after(W1, 103, 104, X)); // removed
+        expect(index, EventStatus.PARENT_BLOCK_NOT_FOUND, after(W1, 201, 104, X)); // held by another worker id
+        expect(index, EventStatus.PARENT_BLOCK_NOT_FOUND, after(r1, 101, 104, X)); // held only by a sibling dp rank
+        expect(index, EventStatus.PARENT_BLOCK_NOT_FOUND, after(W3, 101, 104, X)); // worker never seen
         ok(index, cleared(W2));
         expect(index, EventStatus.PARENT_BLOCK_NOT_FOUND, after(W2, 201, 202, A)); // gone with the clear
         assertEquals(6, index.eventCount(EventStatus.PARENT_BLOCK_NOT_FOUND));
@@ -619,7 +637,9 @@ public abstract class PrefixIndexContractTest {
         assertEquals(16L * (chains - 1), index.blockCount(W1), "the rejected store applied nothing");
         assertMatch(index, l);
         assertMatch(index, locals(0x1000L, 16), s(W1, 16));
-        assertTrue(index.stats().bytesUsed() <= budget, () -> "bytes used " + index.stats().bytesUsed());
+        assertTrue(
+                index.stats().bytesUsed() <= budget,
+                () -> "bytes used " + index.stats().bytesUsed());
         // Rejections never corrupt anything: removes, clears and matches still work.
         ok(index, removed(W1, 0), cleared(W1));
         assertMatch(index, locals(0x1000L, 16));
@@ -821,9 +841,9 @@ public abstract class PrefixIndexContractTest {
         long ab = chain(A, B);
         long abc = chain(A, B, C);
         ok(index, root(W1, 101, A, 102, B, 103, C));
-        ok(index, root(W2, 201, ab, 202, C));     // position 0 holds a block whose L is chain(A,B)
-        ok(index, root(W3, 301, A, 302, ab));     // position 1 holds L = chain(A,B) under A
-        ok(index, root(Worker.of(4), 401, abc));  // position 0, L = chain(A,B,C)
+        ok(index, root(W2, 201, ab, 202, C)); // position 0 holds a block whose L is chain(A,B)
+        ok(index, root(W3, 301, A, 302, ab)); // position 1 holds L = chain(A,B) under A
+        ok(index, root(Worker.of(4), 401, abc)); // position 0, L = chain(A,B,C)
         assertMatch(index, q(A, B, C), s(W1, 3), s(W3, 1));
         assertMatch(index, q(ab, C), s(W2, 2));
         assertMatch(index, q(A, ab), s(W1, 1), s(W3, 2));
@@ -999,7 +1019,9 @@ public abstract class PrefixIndexContractTest {
         expect(index, EventStatus.CAPACITY_EXCEEDED, root(late, 1, A, 2, B));
         expect(index, EventStatus.CAPACITY_EXCEEDED, root(sibling, 1, A));
         expect(index, EventStatus.CAPACITY_EXCEEDED, KvEvent.Stored.root(late, new long[0], new long[0]));
-        expect(index, EventStatus.CAPACITY_EXCEEDED,
+        expect(
+                index,
+                EventStatus.CAPACITY_EXCEEDED,
                 new KvEvent.StoredTokens(late, OptionalLong.empty(), range(1, 4), 4, new long[] {1}, null, null));
         // Rules 1 and 2 come before the slot check.
         expect(index, EventStatus.INVALID_BLOCK_SEQUENCE, root(late, 1, A, 1, B));
@@ -1033,12 +1055,18 @@ public abstract class PrefixIndexContractTest {
         long l1 = Long.parseUnsignedLong("14643705804678351452");
         long l2 = Long.parseUnsignedLong("16777012769546811212");
         long l3 = Long.parseUnsignedLong("483935686894639516");
-        assumeTrue(config().seed() == BlockHasher.DEFAULT_SEED && config().chainSeed() == BlockHasher.DEFAULT_CHAIN_SEED,
+        assumeTrue(
+                config().seed() == BlockHasher.DEFAULT_SEED && config().chainSeed() == BlockHasher.DEFAULT_CHAIN_SEED,
                 "the published vectors are for the default seeds");
-        ok(index, new KvEvent.StoredTokens(W1, OptionalLong.empty(), range(1, 14), 4, new long[] {11, 12, 13}, null, null));
+        ok(
+                index,
+                new KvEvent.StoredTokens(
+                        W1, OptionalLong.empty(), range(1, 14), 4, new long[] {11, 12, 13}, null, null));
         ok(index, root(W2, 21, l1, 22, l2, 23, l3));
-        ok(index, root(W3, 31, l1), new KvEvent.StoredTokens(W3, OptionalLong.of(31), range(5, 12), 4,
-                new long[] {32, 33}, null, null));
+        ok(
+                index,
+                root(W3, 31, l1),
+                new KvEvent.StoredTokens(W3, OptionalLong.of(31), range(5, 12), 4, new long[] {32, 33}, null, null));
         assertMatch(index, q(l1, l2, l3), s(W1, 3), s(W2, 3), s(W3, 3));
         assertEquals(List.of(s(W1, 3), s(W2, 3), s(W3, 3)), matchTokens(index, range(1, 15), hasher(4, null, null)));
         assertEquals(List.of(s(W1, 2), s(W2, 2), s(W3, 2)), matchTokens(index, range(1, 8), hasher(4, null, null)));
@@ -1050,7 +1078,9 @@ public abstract class PrefixIndexContractTest {
     @Test
     void tokenMatchUsesTheConfiguredBlockSize() {
         PrefixIndex index = index(config().toBuilder().blockSize(4).build());
-        ok(index, new KvEvent.StoredTokens(W1, OptionalLong.empty(), range(1, 12), 4, new long[] {1, 2, 3}, null, null));
+        ok(
+                index,
+                new KvEvent.StoredTokens(W1, OptionalLong.empty(), range(1, 12), 4, new long[] {1, 2, 3}, null, null));
         assertEquals(List.of(s(W1, 2)), index.match(range(1, 10)).scores());
         MatchResult r = new MatchResult();
         index.match(range(0, 20), 1, 12, r);
@@ -1062,7 +1092,10 @@ public abstract class PrefixIndexContractTest {
     void mixedBlockSizesGiveDifferentBlocks() {
         PrefixIndex index = index();
         ok(index, new KvEvent.StoredTokens(W1, OptionalLong.empty(), range(1, 8), 4, new long[] {1, 2}, null, null));
-        ok(index, new KvEvent.StoredTokens(W2, OptionalLong.empty(), range(1, 8), 2, new long[] {1, 2, 3, 4}, null, null));
+        ok(
+                index,
+                new KvEvent.StoredTokens(
+                        W2, OptionalLong.empty(), range(1, 8), 2, new long[] {1, 2, 3, 4}, null, null));
         ok(index, new KvEvent.StoredTokens(W3, OptionalLong.empty(), range(1, 8), 1, names(1, 8), null, null));
         assertEquals(List.of(s(W1, 2)), matchTokens(index, range(1, 8), hasher(4, null, null)));
         assertEquals(List.of(s(W2, 4)), matchTokens(index, range(1, 9), hasher(2, null, null)));
@@ -1093,16 +1126,25 @@ public abstract class PrefixIndexContractTest {
         assertEquals(List.of(), matchTokens(index, tokens, hasher(4, "tenant-7", "adapter-ünï")));
         // A salted token store equals a hash-form store of the salted local hashes.
         long salted = BlockHasher.saltedSeed(config().seed(), "adapter-ünï", null);
-        long[] l = BlockHasher.builder().blockSize(4).seed(salted).chainSeed(config().chainSeed()).build().localHashes(tokens);
+        long[] l = BlockHasher.builder()
+                .blockSize(4)
+                .seed(salted)
+                .chainSeed(config().chainSeed())
+                .build()
+                .localHashes(tokens);
         ok(index, KvEvent.Stored.root(Worker.of(6), e, l));
-        assertEquals(List.of(s(lora, 3), s(Worker.of(6), 3)), matchTokens(index, tokens, hasher(4, "adapter-ünï", null)));
+        assertEquals(
+                List.of(s(lora, 3), s(Worker.of(6), 3)), matchTokens(index, tokens, hasher(4, "adapter-ünï", null)));
         assertMatch(index, l, s(lora, 3), s(Worker.of(6), 3));
     }
 
     @Test
     void tokenMatchWithAnotherChainSeedIsRefused() {
         PrefixIndex index = index();
-        BlockHasher other = BlockHasher.builder().blockSize(4).chainSeed(config().chainSeed() + 1).build();
+        BlockHasher other = BlockHasher.builder()
+                .blockSize(4)
+                .chainSeed(config().chainSeed() + 1)
+                .build();
         assertThrows(IllegalArgumentException.class, () -> index.match(range(1, 8), 0, 8, other, new MatchResult()));
     }
 
@@ -1111,17 +1153,27 @@ public abstract class PrefixIndexContractTest {
     @Test
     void eventCountsPerStatus() {
         PrefixIndex index = index(config().toBuilder().maxWorkers(2).build());
-        Map<EventStatus, Integer> expected = Map.of(EventStatus.OK, 7, EventStatus.PARENT_BLOCK_NOT_FOUND, 2,
-                EventStatus.BLOCK_NOT_FOUND, 3, EventStatus.INVALID_BLOCK_SEQUENCE, 1, EventStatus.CAPACITY_EXCEEDED, 2,
-                EventStatus.INVALID_INPUT, 0);
-        ok(index, root(W1, 101, A), root(W2, 201, A));                         // ok 2
-        expect(index, EventStatus.CAPACITY_EXCEEDED, root(W3, 1, A));          // cap 1
-        expect(index, EventStatus.CAPACITY_EXCEEDED, root(W3, 1, A));          // cap 2
+        Map<EventStatus, Integer> expected = Map.of(
+                EventStatus.OK,
+                7,
+                EventStatus.PARENT_BLOCK_NOT_FOUND,
+                2,
+                EventStatus.BLOCK_NOT_FOUND,
+                3,
+                EventStatus.INVALID_BLOCK_SEQUENCE,
+                1,
+                EventStatus.CAPACITY_EXCEEDED,
+                2,
+                EventStatus.INVALID_INPUT,
+                0);
+        ok(index, root(W1, 101, A), root(W2, 201, A)); // ok 2
+        expect(index, EventStatus.CAPACITY_EXCEEDED, root(W3, 1, A)); // cap 1
+        expect(index, EventStatus.CAPACITY_EXCEEDED, root(W3, 1, A)); // cap 2
         expect(index, EventStatus.PARENT_BLOCK_NOT_FOUND, after(W1, 5, 6, B)); // pbnf 1
         expect(index, EventStatus.PARENT_BLOCK_NOT_FOUND, after(W3, 5, 6, B)); // pbnf 2
-        expect(index, EventStatus.BLOCK_NOT_FOUND, removed(W1, 9));            // bnf 1
-        expect(index, EventStatus.BLOCK_NOT_FOUND, removed(W3, 9));            // bnf 2
-        expect(index, EventStatus.BLOCK_NOT_FOUND, removed(W1, 101, 101));     // bnf 3
+        expect(index, EventStatus.BLOCK_NOT_FOUND, removed(W1, 9)); // bnf 1
+        expect(index, EventStatus.BLOCK_NOT_FOUND, removed(W3, 9)); // bnf 2
+        expect(index, EventStatus.BLOCK_NOT_FOUND, removed(W1, 101, 101)); // bnf 3
         expect(index, EventStatus.INVALID_BLOCK_SEQUENCE, root(W1, 1, A, 1, A)); // ibs 1
         ok(index, cleared(W1), cleared(W3), removeWorker(99), removed(W2, 201), root(W1, 1, B)); // ok 7
         index.match(q(A, B));

@@ -25,19 +25,28 @@ class PublicApiTest {
     void exactlyOnePackageIsExported() throws IOException {
         Path classes;
         try {
-            classes = Path.of(BlockHasher.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            classes = Path.of(BlockHasher.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
         } catch (java.net.URISyntaxException e) {
             throw new IOException(e);
         }
-        Path moduleInfo = Files.isDirectory(classes) ? classes.resolve("module-info.class")
+        Path moduleInfo = Files.isDirectory(classes)
+                ? classes.resolve("module-info.class")
                 : RepoPaths.root().resolve("java/target/classes/module-info.class");
         try (InputStream in = Files.newInputStream(moduleInfo)) {
             ModuleDescriptor d = ModuleDescriptor.read(in);
             assertEquals("io.kvprefix", d.name());
-            Set<String> exports = d.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet());
+            Set<String> exports =
+                    d.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet());
             assertEquals(Set.of("io.kvprefix"), exports);
             assertTrue(d.exports().stream().noneMatch(ModuleDescriptor.Exports::isQualified));
-            assertTrue(d.packages().stream().filter(p -> !p.equals("io.kvprefix")).allMatch(p -> p.startsWith("io.kvprefix.internal")),
+            assertTrue(
+                    d.packages().stream()
+                            .filter(p -> !p.equals("io.kvprefix"))
+                            .allMatch(p -> p.startsWith("io.kvprefix.internal")),
                     "every other package lives under io.kvprefix.internal: " + d.packages());
         }
     }
@@ -50,7 +59,8 @@ class PublicApiTest {
         Path src = RepoPaths.root().resolve("java/src/main/java");
         List<String> missing = new ArrayList<>();
         try (Stream<Path> files = Files.walk(src)) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".java") && !p.endsWith("module-info.java")).toList()) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".java") && !p.endsWith("module-info.java"))
+                    .toList()) {
                 String text = Files.readString(f);
                 Matcher m = PUBLIC_TYPE.matcher(text);
                 if (!m.find()) {
@@ -59,8 +69,10 @@ class PublicApiTest {
                 String before = text.substring(0, m.start());
                 int doc = before.lastIndexOf("/**");
                 String javadoc = doc < 0 ? "" : before.substring(doc);
-                if (doc < 0 || !javadoc.contains("*/") || !javadoc.toLowerCase().contains("thread-safe")
-                        && !javadoc.toLowerCase().contains("thread-safety")) {
+                if (doc < 0
+                        || !javadoc.contains("*/")
+                        || !javadoc.toLowerCase().contains("thread-safe")
+                                && !javadoc.toLowerCase().contains("thread-safety")) {
                     missing.add(src.relativize(f).toString());
                 }
             }

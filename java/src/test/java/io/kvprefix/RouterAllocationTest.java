@@ -25,27 +25,31 @@ class RouterAllocationTest {
         Object bean;
         Method counter;
         try {
-            bean = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean").invoke(null);
+            bean = Class.forName("java.lang.management.ManagementFactory")
+                    .getMethod("getThreadMXBean")
+                    .invoke(null);
             counter = Class.forName("com.sun.management.ThreadMXBean").getMethod("getThreadAllocatedBytes", long.class);
         } catch (ClassNotFoundException | NoSuchMethodException e) {
             bean = null;
             counter = null;
         }
-        assumeTrue(counter != null && counter.getDeclaringClass().isInstance(bean), "needs HotSpot's allocation counter");
+        assumeTrue(
+                counter != null && counter.getDeclaringClass().isInstance(bean), "needs HotSpot's allocation counter");
 
         int[] request = new int[8192];
         for (int i = 0; i < request.length; i++) {
             request[i] = i * 7 + 1;
         }
-        try (PrefixIndex index = PrefixIndex.create(IndexConfig.builder().blockSize(16).build())) {
+        try (PrefixIndex index =
+                PrefixIndex.create(IndexConfig.builder().blockSize(16).build())) {
             BlockHasher h = index.hasher();
             long[] local = h.localHashes(request);
             long[] chain = h.chainHashes(local);
             Router.Builder b = Router.builder().index(index);
             for (int w = 1; w <= 8; w++) {
                 int depth = local.length * w / 8;
-                index.apply(KvEvent.Stored.root(Worker.of(w), java.util.Arrays.copyOf(chain, depth),
-                        java.util.Arrays.copyOf(local, depth)));
+                index.apply(KvEvent.Stored.root(
+                        Worker.of(w), java.util.Arrays.copyOf(chain, depth), java.util.Arrays.copyOf(local, depth)));
                 b.worker(Worker.of(w));
             }
             try (Router router = b.build()) {
@@ -63,7 +67,10 @@ class RouterAllocationTest {
                 // The decision is about 64 bytes; anything per block (512 blocks) would be kilobytes. The
                 // native match itself allocates about 70 bytes per call today (heap-segment wrappers of
                 // the request), which this bound leaves room for.
-                assertTrue(perCall <= 160, "a decision allocated " + perCall + " bytes (" + index.config().implementation() + ")");
+                assertTrue(
+                        perCall <= 160,
+                        "a decision allocated " + perCall + " bytes ("
+                                + index.config().implementation() + ")");
             }
         }
     }

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class RouterConcurrencyTest {
     private static final int BLOCK = 16;
-    private static final int STABLE = 6;           // workers 1..6 stay registered
+    private static final int STABLE = 6; // workers 1..6 stay registered
     private static final Worker CHURN = Worker.of(7); // removed and re-added all the time
     private static final Worker HEAVY = Worker.of(8, 3); // added with weight 2, removed again
 
@@ -35,13 +35,14 @@ class RouterConcurrencyTest {
         int[][] prompts = new int[24][];
         SplittableRandom setup = new SplittableRandom(seed);
         for (int p = 0; p < prompts.length; p++) {
-            int shared = p % 4;                       // four families sharing a system prompt
+            int shared = p % 4; // four families sharing a system prompt
             prompts[p] = new int[BLOCK * (2 + setup.nextInt(14)) + setup.nextInt(BLOCK)];
             for (int i = 0; i < prompts[p].length; i++) {
                 prompts[p][i] = i < 2 * BLOCK ? shared * 100_000 + i : p * 100_000 + i;
             }
         }
-        try (PrefixIndex index = PrefixIndex.create(IndexConfig.builder().blockSize(BLOCK).build())) {
+        try (PrefixIndex index =
+                PrefixIndex.create(IndexConfig.builder().blockSize(BLOCK).build())) {
             Router.Builder b = Router.builder();
             if (!mode.equals("predicted, spread misses")) {
                 b.index(index);
@@ -72,11 +73,27 @@ class RouterConcurrencyTest {
                     for (int i = 0; i < perThread; i++) {
                         RoutingDecision d = router.route(prompts[rnd.nextInt(prompts.length)]);
                         switch (rnd.nextInt(5)) {
-                            case 0 -> { d.prefillFinished(); d.finished(); }
-                            case 1 -> { d.finished(); d.finished(); d.prefillFinished(); }
-                            case 2 -> { d.prefillFinished(); handoff.add(d); }
-                            case 3 -> { handoff.add(d); handoff.add(d); } // released twice, by others
-                            default -> { if (rnd.nextInt(50) == 0) mine.add(d); else handoff.add(d); }
+                            case 0 -> {
+                                d.prefillFinished();
+                                d.finished();
+                            }
+                            case 1 -> {
+                                d.finished();
+                                d.finished();
+                                d.prefillFinished();
+                            }
+                            case 2 -> {
+                                d.prefillFinished();
+                                handoff.add(d);
+                            }
+                            case 3 -> {
+                                handoff.add(d);
+                                handoff.add(d);
+                            } // released twice, by others
+                            default -> {
+                                if (rnd.nextInt(50) == 0) mine.add(d);
+                                else handoff.add(d);
+                            }
                         }
                     }
                     synchronized (kept) {

@@ -115,7 +115,12 @@ class RouterPolicyTest {
         Worker big = Worker.of(-1L); // 18446744073709551615: the highest id, unsigned
         Worker five = Worker.of(5);
         Worker fiveRank1 = Worker.of(5, 1);
-        Router r = Router.builder().index(index).worker(big).worker(fiveRank1).worker(five).build();
+        Router r = Router.builder()
+                .index(index)
+                .worker(big)
+                .worker(fiveRank1)
+                .worker(five)
+                .build();
         assertEquals(List.of(five, fiveRank1, big), r.workers());
         assertEquals(five, r.route(a).worker());
         // five is loaded now; the next tie is between 5/1 and 2^64-1
@@ -127,11 +132,23 @@ class RouterPolicyTest {
     void overlapWeightScalesThePrefillTerm() {
         store(index, W1, a);
         // weight 0: prefill ignored, both cost 0 + 4: tie, W2 holds fewer blocks
-        RoutingDecision d = Router.builder().index(index).worker(W1).worker(W2).overlapWeight(0).build().route(a);
+        RoutingDecision d = Router.builder()
+                .index(index)
+                .worker(W1)
+                .worker(W2)
+                .overlapWeight(0)
+                .build()
+                .route(a);
         assertEquals(W2, d.worker());
         assertEquals(4.0, d.cost());
         // weight 2: W1 2*0 + 4 = 4, W2 2*4 + 4 = 12
-        RoutingDecision d2 = Router.builder().index(index).worker(W1).worker(W2).overlapWeight(2).build().route(a);
+        RoutingDecision d2 = Router.builder()
+                .index(index)
+                .worker(W1)
+                .worker(W2)
+                .overlapWeight(2)
+                .build()
+                .route(a);
         assertEquals(W1, d2.worker());
         assertEquals(4.0, d2.cost());
     }
@@ -149,10 +166,12 @@ class RouterPolicyTest {
 
     @Test
     void saltedRequestsMatchOnlySaltedBlocks() {
-        BlockHasher lora = BlockHasher.builder().blockSize(4).loraName("adapter-a").build();
-        store(index, W1, a);            // unsalted
-        store(index, W2, a, lora);      // salted
-        Router r = Router.builder().index(index).worker(W1).worker(W2).worker(W3).build();
+        BlockHasher lora =
+                BlockHasher.builder().blockSize(4).loraName("adapter-a").build();
+        store(index, W1, a); // unsalted
+        store(index, W2, a, lora); // salted
+        Router r =
+                Router.builder().index(index).worker(W1).worker(W2).worker(W3).build();
         RoutingDecision plain = r.route(a);
         assertEquals(W1, plain.worker());
         assertEquals(4, plain.overlapBlocks());
@@ -186,13 +205,41 @@ class RouterPolicyTest {
     void temperatureZeroIsDeterministicAndTemperatureSamplesWithTheSeed() {
         store(index, W2, prefix(index, a, 2));
         store(index, W3, a);
-        List<Worker> first = draws(Router.builder().index(index).worker(W1).worker(W2).worker(W3).temperature(1).seed(7).build(), 60);
-        List<Worker> again = draws(Router.builder().index(index).worker(W1).worker(W2).worker(W3).temperature(1).seed(7).build(), 60);
-        List<Worker> other = draws(Router.builder().index(index).worker(W1).worker(W2).worker(W3).temperature(1).seed(8).build(), 60);
+        List<Worker> first = draws(
+                Router.builder()
+                        .index(index)
+                        .worker(W1)
+                        .worker(W2)
+                        .worker(W3)
+                        .temperature(1)
+                        .seed(7)
+                        .build(),
+                60);
+        List<Worker> again = draws(
+                Router.builder()
+                        .index(index)
+                        .worker(W1)
+                        .worker(W2)
+                        .worker(W3)
+                        .temperature(1)
+                        .seed(7)
+                        .build(),
+                60);
+        List<Worker> other = draws(
+                Router.builder()
+                        .index(index)
+                        .worker(W1)
+                        .worker(W2)
+                        .worker(W3)
+                        .temperature(1)
+                        .seed(8)
+                        .build(),
+                60);
         assertEquals(first, again);
         assertNotEquals(first, other);
         assertTrue(first.contains(W1) && first.contains(W2) && first.contains(W3), first.toString());
-        List<Worker> greedy = draws(Router.builder().index(index).worker(W1).worker(W2).worker(W3).build(), 20);
+        List<Worker> greedy = draws(
+                Router.builder().index(index).worker(W1).worker(W2).worker(W3).build(), 20);
         assertTrue(greedy.stream().allMatch(W3::equals), greedy.toString());
     }
 
@@ -214,7 +261,14 @@ class RouterPolicyTest {
         store(index, W3, a);
         for (double t : new double[] {1.0, 0.5}) {
             double[] weight = {Math.exp(-(8 - 4) / (4 * t)), Math.exp(-(6 - 4) / (4 * t)), 1.0};
-            Router r = Router.builder().index(index).worker(W1).worker(W2).worker(W3).temperature(t).seed(12345).build();
+            Router r = Router.builder()
+                    .index(index)
+                    .worker(W1)
+                    .worker(W2)
+                    .worker(W3)
+                    .temperature(t)
+                    .seed(12345)
+                    .build();
             assertChiSquare(r, weight, 30_000);
         }
     }
@@ -239,29 +293,31 @@ class RouterPolicyTest {
             double expected = n * weight[i] / sum;
             chi2 += (seen[i] - expected) * (seen[i] - expected) / expected;
         }
-        assertTrue(chi2 < 13.82, "chi-square " + chi2 + " for counts " + java.util.Arrays.toString(seen)
-                + " against weights " + java.util.Arrays.toString(weight));
+        assertTrue(
+                chi2 < 13.82,
+                "chi-square " + chi2 + " for counts " + java.util.Arrays.toString(seen) + " against weights "
+                        + java.util.Arrays.toString(weight));
     }
 
     @Test
     void belowTheMinimumMatchTheRequestIsRoutedByLoadAlone() {
-        store(index, W1, prefix(index, a, 1));                 // the "system prompt": 1 block, W1 holds 1
+        store(index, W1, prefix(index, a, 1)); // the "system prompt": 1 block, W1 holds 1
         store(index, W2, prefix(index, a, 1));
-        store(index, W2, tokens(1000, 8));                     // W2 holds 3
-        store(index, W3, tokens(2000, 4));                     // W3 holds 1, no match
+        store(index, W2, tokens(1000, 8)); // W2 holds 3
+        store(index, W3, tokens(2000, 4)); // W3 holds 1, no match
         // no minimum: W1 and W2 cost 3 + 4 = 7, W3 8; tie W1/W2 -> W1 (fewer blocks)
         assertEquals(7.0, router().build().route(a).cost());
         // minimum 2 blocks: every depth counts 0, all cost 8: W1 and W3 hold 1 block each -> W1
         RoutingDecision d = router().minMatchBlocks(2).build().route(a);
         assertEquals(W1, d.worker());
         assertEquals(8.0, d.cost());
-        assertEquals(1, d.overlapBlocks());   // the load charged uses the real depth
+        assertEquals(1, d.overlapBlocks()); // the load charged uses the real depth
         assertEquals(12, d.prefillTokens());
         // loaded W1: routed by load alone the request goes elsewhere, although W1 holds its prefix
         Router r = router().minMatchBlocks(2).build();
-        r.route(tokens(5000, 16));            // a miss, to W1 (cost 8 everywhere, fewest blocks, lowest)
+        r.route(tokens(5000, 16)); // a miss, to W1 (cost 8 everywhere, fewest blocks, lowest)
         RoutingDecision next = r.route(a);
-        assertEquals(W3, next.worker());      // W2 and W3 cost 8; W3 holds fewer blocks
+        assertEquals(W3, next.worker()); // W2 and W3 cost 8; W3 holds fewer blocks
         // minimum in tokens: 5 tokens at block size 4 = 2 blocks; 4 tokens = 1 block (no effect)
         assertEquals(8.0, router().minMatchTokens(5).build().route(a).cost());
         assertEquals(7.0, router().minMatchTokens(4).build().route(a).cost());
@@ -301,7 +357,8 @@ class RouterPolicyTest {
         }
         assertEquals(List.of(W1, W1, W2, W1, W1, W2), got);
         assertEquals(List.of(4.0, 8.0, 8.0, 12.0, 16.0, 16.0), costs);
-        // changing a weight keeps the load: W1 at weight 1 now costs 4 + 4*4 + 4*4 + 4 = 40 (4 requests), W2 8 + 16 = 24
+        // changing a weight keeps the load: W1 at weight 1 now costs 4 + 4*4 + 4*4 + 4 = 40 (4 requests), W2 8 + 16 =
+        // 24
         assertFalse(r.addWorker(W1, 1.0));
         RoutingDecision d = r.route(a);
         assertEquals(W2, d.worker());
@@ -314,7 +371,7 @@ class RouterPolicyTest {
     void prefillFinishedAndFinishedReleaseExactlyOnce() {
         store(index, W1, prefix(index, a, 1));
         Router r = Router.builder().index(index).worker(W1).build();
-        RoutingDecision d1 = r.route(a);     // prefill 12, decode 4
+        RoutingDecision d1 = r.route(a); // prefill 12, decode 4
         RoutingDecision d2 = r.route(a);
         assertEquals(24, r.activePrefillTokens(W1));
         assertEquals(8, r.activeDecodeBlocks(W1));
@@ -330,7 +387,7 @@ class RouterPolicyTest {
         assertEquals(12, r.activePrefillTokens(W1));
         assertEquals(4, r.activeDecodeBlocks(W1));
         assertEquals(1, r.activeRequests(W1));
-        d2.finished();                        // without prefillFinished first: releases both
+        d2.finished(); // without prefillFinished first: releases both
         d2.prefillFinished();
         d2.finished();
         assertEquals(0, r.activePrefillTokens(W1));
@@ -361,10 +418,10 @@ class RouterPolicyTest {
         for (int i = 0; i < 3; i++) {
             assertEquals(W2, r.route(a).worker()); // W1 holds the prefix but is gone
         }
-        onW1.prefillFinished();                    // releasing a removed worker's decision is harmless
+        onW1.prefillFinished(); // releasing a removed worker's decision is harmless
         onW1.finished();
         assertEquals(0, r.activePrefillTokens(W1));
-        assertTrue(r.addWorker(W1));               // back with a fresh, empty load
+        assertTrue(r.addWorker(W1)); // back with a fresh, empty load
         assertEquals(0, r.activeDecodeBlocks(W1));
         RoutingDecision back = r.route(a);
         assertEquals(W1, back.worker());
@@ -376,7 +433,12 @@ class RouterPolicyTest {
     @Test
     void builderChecksItsOptions() {
         assertThrows(IllegalStateException.class, () -> Router.builder().build());
-        assertThrows(IllegalStateException.class, () -> Router.builder().index(index).indexConfig(IndexConfig.defaults()).build());
+        assertThrows(
+                IllegalStateException.class,
+                () -> Router.builder()
+                        .index(index)
+                        .indexConfig(IndexConfig.defaults())
+                        .build());
         assertThrows(IllegalArgumentException.class, () -> Router.builder().temperature(-1));
         assertThrows(IllegalArgumentException.class, () -> Router.builder().temperature(Double.POSITIVE_INFINITY));
         assertThrows(IllegalArgumentException.class, () -> Router.builder().overlapWeight(Double.NaN));

@@ -26,8 +26,13 @@ class RouterPredictedTest {
     private final int[] b = tokens(100, 16);
 
     private Router.Builder predictedOnly() {
-        return Router.builder().predicted(true).indexConfig(IndexConfig.builder().blockSize(4).build())
-                .worker(W1).worker(W2).clock(now::get).predictedTtl(Duration.ofSeconds(10));
+        return Router.builder()
+                .predicted(true)
+                .indexConfig(IndexConfig.builder().blockSize(4).build())
+                .worker(W1)
+                .worker(W2)
+                .clock(now::get)
+                .predictedTtl(Duration.ofSeconds(10));
     }
 
     /** Routes and finishes at once, so only the predicted blocks carry over. */
@@ -88,7 +93,8 @@ class RouterPredictedTest {
             RoutingDecision salted = r.route(a, 0, 16, lora);
             assertEquals(0, salted.overlapBlocks()); // a salted request shares nothing with the plain one
             assertEquals(8, r.predictedBlocks());
-            BlockHasher otherChain = BlockHasher.builder().blockSize(4).chainSeed(0).build();
+            BlockHasher otherChain =
+                    BlockHasher.builder().blockSize(4).chainSeed(0).build();
             assertThrows(IllegalArgumentException.class, () -> r.route(a, 0, 16, otherChain));
         }
     }
@@ -96,9 +102,9 @@ class RouterPredictedTest {
     @Test
     void blocksExpireAfterTheirTtlAndRoutingRefreshesThem() {
         try (Router r = predictedOnly().build()) {
-            once(r, a);                                   // t = 0: a's 4 blocks on W1
+            once(r, a); // t = 0: a's 4 blocks on W1
             now.set(5 * SEC);
-            int[] a2 = java.util.Arrays.copyOf(a, 8);     // a's first 2 blocks, refreshed at t = 5
+            int[] a2 = java.util.Arrays.copyOf(a, 8); // a's first 2 blocks, refreshed at t = 5
             RoutingDecision d = once(r, a2);
             assertEquals(W1, d.worker());
             assertEquals(2, d.overlapBlocks());
@@ -106,18 +112,18 @@ class RouterPredictedTest {
             assertEquals(0, r.expire());
             assertEquals(4, r.predictedBlocks());
             now.set(10 * SEC);
-            assertEquals(2, r.expire());                  // blocks 2 and 3, last routed at t = 0
+            assertEquals(2, r.expire()); // blocks 2 and 3, last routed at t = 0
             assertEquals(2, r.predictedBlocks(W1));
             assertEquals(0, r.expire());
-            RoutingDecision back = once(r, a);            // t = 10: depth 2 left; all 4 recorded again
+            RoutingDecision back = once(r, a); // t = 10: depth 2 left; all 4 recorded again
             assertEquals(2, back.overlapBlocks());
             assertEquals(4, r.predictedBlocks(W1));
 
-            now.set(20 * SEC);                            // everything of a is due; expiry runs inline
-            RoutingDecision db = once(r, b);              // miss; both hold 0 blocks once a has expired -> W1
+            now.set(20 * SEC); // everything of a is due; expiry runs inline
+            RoutingDecision db = once(r, b); // miss; both hold 0 blocks once a has expired -> W1
             assertEquals(W1, db.worker());
             assertEquals(4, r.predictedBlocks());
-            assertEquals(W2, once(r, a).worker());        // a is gone: a miss, and W1 holds b's 4 blocks
+            assertEquals(W2, once(r, a).worker()); // a is gone: a miss, and W1 holds b's 4 blocks
         }
     }
 
@@ -137,25 +143,28 @@ class RouterPredictedTest {
 
     @Test
     void theSizeBoundExpiresTheOldestAndDeepestFirst() {
-        try (Router r = predictedOnly().predictedMaxBlocks(6).predictedTtl(Duration.ofHours(1)).build()) {
-            once(r, a);                                   // t = 0: W1 holds a (4)
+        try (Router r = predictedOnly()
+                .predictedMaxBlocks(6)
+                .predictedTtl(Duration.ofHours(1))
+                .build()) {
+            once(r, a); // t = 0: W1 holds a (4)
             now.set(SEC);
-            assertEquals(W2, once(r, b).worker());        // t = 1: W2 holds b (4); 8 > 6: a's blocks 3, 2 go
+            assertEquals(W2, once(r, b).worker()); // t = 1: W2 holds b (4); 8 > 6: a's blocks 3, 2 go
             assertEquals(6, r.predictedBlocks());
             assertEquals(2, r.predictedBlocks(W1));
             assertEquals(4, r.predictedBlocks(W2));
             now.set(2 * SEC);
-            RoutingDecision da = once(r, a);              // depth 2 kept: the prefix, not arbitrary blocks
+            RoutingDecision da = once(r, a); // depth 2 kept: the prefix, not arbitrary blocks
             assertEquals(W1, da.worker());
             assertEquals(2, da.overlapBlocks());
-            assertEquals(6, r.predictedBlocks());         // a whole again; b's (older) blocks 3, 2 went
+            assertEquals(6, r.predictedBlocks()); // a whole again; b's (older) blocks 3, 2 went
             assertEquals(4, r.predictedBlocks(W1));
             RoutingDecision db = once(r, b);
             assertEquals(W2, db.worker());
             assertEquals(2, db.overlapBlocks());
         }
         try (Router r = predictedOnly().predictedMaxBlocks(3).build()) {
-            once(r, a);                                   // a request longer than the bound keeps its first 3
+            once(r, a); // a request longer than the bound keeps its first 3
             assertEquals(3, r.predictedBlocks());
             assertEquals(3, once(r, a).overlapBlocks());
         }
@@ -165,17 +174,23 @@ class RouterPredictedTest {
     void predictedNextToEventsTakesTheDeeperOfTheTwo() {
         try (PrefixIndex index = heapIndex()) {
             store(index, W2, prefix(index, a, 1));
-            try (Router r = Router.builder().index(index).predicted(true).worker(W1).worker(W2).clock(now::get)
-                    .predictedTtl(Duration.ofSeconds(10)).build()) {
-                RoutingDecision d1 = once(r, a);          // events: W2 depth 1 -> 7 vs 8
+            try (Router r = Router.builder()
+                    .index(index)
+                    .predicted(true)
+                    .worker(W1)
+                    .worker(W2)
+                    .clock(now::get)
+                    .predictedTtl(Duration.ofSeconds(10))
+                    .build()) {
+                RoutingDecision d1 = once(r, a); // events: W2 depth 1 -> 7 vs 8
                 assertEquals(W2, d1.worker());
                 assertEquals(1, d1.overlapBlocks());
-                RoutingDecision d2 = once(r, a);          // predicted says 4 for W2
+                RoutingDecision d2 = once(r, a); // predicted says 4 for W2
                 assertEquals(W2, d2.worker());
                 assertEquals(4, d2.overlapBlocks());
                 assertEquals(4.0, d2.cost());
 
-                store(index, W1, b);                      // events deeper than predicted
+                store(index, W1, b); // events deeper than predicted
                 RoutingDecision d3 = once(r, b);
                 assertEquals(W1, d3.worker());
                 assertEquals(4, d3.overlapBlocks());
@@ -186,7 +201,7 @@ class RouterPredictedTest {
                 now.set(60 * SEC);
                 r.expire();
                 assertEquals(0, r.predictedBlocks());
-                RoutingDecision d4 = once(r, a);          // only the events are left: depth 1
+                RoutingDecision d4 = once(r, a); // only the events are left: depth 1
                 assertEquals(W2, d4.worker());
                 assertEquals(1, d4.overlapBlocks());
             }
@@ -197,15 +212,20 @@ class RouterPredictedTest {
     void removingAWorkerDropsItsPredictedBlocksOnly() {
         Worker r0 = Worker.of(1, 0);
         Worker r1 = Worker.of(1, 1);
-        try (Router r = Router.builder().predicted(true).indexConfig(IndexConfig.builder().blockSize(4).build())
-                .worker(r0).worker(r1).clock(now::get).build()) {
+        try (Router r = Router.builder()
+                .predicted(true)
+                .indexConfig(IndexConfig.builder().blockSize(4).build())
+                .worker(r0)
+                .worker(r1)
+                .clock(now::get)
+                .build()) {
             assertEquals(r0, once(r, a).worker());
             assertEquals(r1, once(r, b).worker());
             RoutingDecision pending = r.route(a);
             assertEquals(r0, pending.worker());
             assertTrue(r.removeWorker(r0));
             assertEquals(0, r.predictedBlocks(r0));
-            assertEquals(4, r.predictedBlocks(r1));       // the other dp rank of the same id keeps its blocks
+            assertEquals(4, r.predictedBlocks(r1)); // the other dp rank of the same id keeps its blocks
             assertEquals(4, r.predictedBlocks());
             pending.finished();
             assertFalse(r.removeWorker(r0));
@@ -213,10 +233,10 @@ class RouterPredictedTest {
             assertEquals(r1, db.worker());
             assertEquals(4, db.overlapBlocks());
             assertTrue(r.addWorker(r0));
-            RoutingDecision da = once(r, a);              // r0 came back empty: a is a miss; r1 holds more
+            RoutingDecision da = once(r, a); // r0 came back empty: a is a miss; r1 holds more
             assertEquals(r0, da.worker());
             assertEquals(0, da.overlapBlocks());
-            assertTrue(r.removeWorker(r1));               // r0 still has blocks: cleared, not remove_worker
+            assertTrue(r.removeWorker(r1)); // r0 still has blocks: cleared, not remove_worker
             assertEquals(4, r.predictedBlocks(r0));
             assertEquals(4, r.predictedBlocks());
         }
@@ -225,7 +245,12 @@ class RouterPredictedTest {
     @Test
     void closingTheRouterClosesOnlyWhatItOwns() {
         try (PrefixIndex index = heapIndex()) {
-            Router r = Router.builder().index(index).predicted(true).worker(W1).clock(now::get).build();
+            Router r = Router.builder()
+                    .index(index)
+                    .predicted(true)
+                    .worker(W1)
+                    .clock(now::get)
+                    .build();
             RoutingDecision d = r.route(a);
             r.close();
             assertThrows(IllegalStateException.class, () -> r.route(a));

@@ -49,7 +49,8 @@ final class BenchFixtures {
         for (int i = 0; i < m.size(); i++) {
             int w = (int) m.worker(i).workerId();
             if (m.depth(i) != expected[w]) {
-                throw new IllegalStateException(what + ": worker " + w + " depth " + m.depth(i) + ", expected " + expected[w]);
+                throw new IllegalStateException(
+                        what + ": worker " + w + " depth " + m.depth(i) + ", expected " + expected[w]);
             }
         }
     }

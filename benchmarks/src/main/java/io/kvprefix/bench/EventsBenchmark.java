@@ -1,12 +1,11 @@
 package io.kvprefix.bench;
 
-import io.kvprefix.cli.Implementations;
-
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.cli.Implementations;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -39,11 +38,14 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
+@Fork(
+        value = 2,
+        jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
 public class EventsBenchmark {
     static final int WORKERS = 16;
     /** Blocks per worker before measuring (tests lower it to keep setup checks quick). */
     public static int PREFILL = 4096;
+
     static final int CYCLE = 1024;
 
     @Param({"heap", "offheap-java", "offheap-native"})
@@ -61,7 +63,8 @@ public class EventsBenchmark {
 
     @Setup(Level.Trial)
     public void setup() {
-        index = Implementations.create(impl, IndexConfig.builder().maxWorkers(64).build());
+        index = Implementations.create(
+                impl, IndexConfig.builder().maxWorkers(64).build());
         SplittableRandom r = new SplittableRandom(11);
         long e = 1;
         long[] parents = new long[WORKERS * (PREFILL / 64)];
@@ -107,7 +110,6 @@ public class EventsBenchmark {
             throw new IllegalStateException("a store/remove cycle changed the block count");
         }
     }
-
 
     @TearDown(Level.Trial)
     public void tearDown() {

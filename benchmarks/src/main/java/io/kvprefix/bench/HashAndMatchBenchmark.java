@@ -1,13 +1,12 @@
 package io.kvprefix.bench;
 
-import io.kvprefix.cli.Implementations;
-
 import io.kvprefix.BlockHasher;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.cli.Implementations;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -42,7 +41,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
+@Fork(
+        value = 2,
+        jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
 public class HashAndMatchBenchmark {
     static final int BLOCK = 16;
 
@@ -64,7 +65,12 @@ public class HashAndMatchBenchmark {
 
     @Setup(Level.Trial)
     public void setup() {
-        index = Implementations.create(impl, IndexConfig.builder().blockSize(BLOCK).maxWorkers(Math.max(64, workers)).build());
+        index = Implementations.create(
+                impl,
+                IndexConfig.builder()
+                        .blockSize(BLOCK)
+                        .maxWorkers(Math.max(64, workers))
+                        .build());
         SplittableRandom r = new SplittableRandom(5);
         request = new int[tokens];
         for (int i = 0; i < tokens; i++) {
@@ -81,14 +87,14 @@ public class HashAndMatchBenchmark {
             for (int i = 0; i < held; i++) {
                 names[i] = e++;
             }
-            BenchFixtures.ok(index.apply(KvEvent.Stored.root(Worker.of(w), names, java.util.Arrays.copyOf(locals, held))));
+            BenchFixtures.ok(
+                    index.apply(KvEvent.Stored.root(Worker.of(w), names, java.util.Arrays.copyOf(locals, held))));
             expected[w] = held;
             e = BenchFixtures.filler(index, Worker.of(w), MatchBenchmark.FILLER, r, e);
         }
         MatchResult m = index.match(request);
         BenchFixtures.checkDepths(m, expected, impl);
     }
-
 
     @TearDown(Level.Trial)
     public void tearDown() {

@@ -32,7 +32,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
+@Fork(
+        value = 2,
+        jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
 public class HashingBenchmark {
     @Param({"16", "64", "512"})
     public int blockSize;
@@ -53,8 +55,14 @@ public class HashingBenchmark {
             tokens[i] = r.nextInt();
         }
         out = new long[blocks];
-        nativeHasher = BlockHasher.builder().blockSize(blockSize).implementation(Implementation.NATIVE).build();
-        portableHasher = BlockHasher.builder().blockSize(blockSize).implementation(Implementation.PORTABLE).build();
+        nativeHasher = BlockHasher.builder()
+                .blockSize(blockSize)
+                .implementation(Implementation.NATIVE)
+                .build();
+        portableHasher = BlockHasher.builder()
+                .blockSize(blockSize)
+                .implementation(Implementation.PORTABLE)
+                .build();
         // Never measure a wrong answer: both paths must agree on this input.
         long[] a = nativeHasher.localHashes(tokens);
         long[] b = portableHasher.localHashes(tokens);
@@ -78,7 +86,13 @@ public class HashingBenchmark {
     /** A critical downcall into kvp_hash_blocks that hashes zero tokens: the per-request FFM cost. */
     @Benchmark
     public long callOverhead() {
-        return KvpBindings.hashBlocks(MemorySegment.ofArray(tokens), 0, blockSize, 1337, 1337,
-                MemorySegment.ofArray(out), MemorySegment.NULL);
+        return KvpBindings.hashBlocks(
+                MemorySegment.ofArray(tokens),
+                0,
+                blockSize,
+                1337,
+                1337,
+                MemorySegment.ofArray(out),
+                MemorySegment.NULL);
     }
 }

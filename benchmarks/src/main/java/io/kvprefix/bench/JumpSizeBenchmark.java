@@ -49,7 +49,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
+@Fork(
+        value = 2,
+        jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
 public class JumpSizeBenchmark {
     static final int REQUESTS = 4096; // matches per invocation (the first REQUESTS of the trace's requests)
 
@@ -78,10 +80,12 @@ public class JumpSizeBenchmark {
             qs.add(s.matchHashes());
             events.addAll(s.events());
         }
-        IndexConfig cfg = IndexConfig.builder().jumpSize(jump).expectedBlocks(16L * 16384).build();
+        IndexConfig cfg =
+                IndexConfig.builder().jumpSize(jump).expectedBlocks(16L * 16384).build();
         index = Implementations.create(impl, cfg);
         events.forEach(index::apply);
-        try (PrefixIndex reference = Implementations.create(impl, cfg.toBuilder().jumpSize(1).build())) {
+        try (PrefixIndex reference =
+                Implementations.create(impl, cfg.toBuilder().jumpSize(1).build())) {
             events.forEach(reference::apply);
             long a = 0, b = 0;
             for (long[] q : qs) {

@@ -1,12 +1,11 @@
 package io.kvprefix.bench;
 
-import io.kvprefix.cli.Implementations;
-
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.cli.Implementations;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -47,7 +46,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
+@Fork(
+        value = 2,
+        jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
 public class MatchBenchmark {
     /** Unrelated blocks per worker (tests lower it to keep setup checks quick). */
     public static int FILLER = 2048;
@@ -70,7 +71,8 @@ public class MatchBenchmark {
 
     @Setup(Level.Trial)
     public void setup() {
-        index = Implementations.create(impl, IndexConfig.builder().maxWorkers(Math.max(64, workers)).build());
+        index = Implementations.create(
+                impl, IndexConfig.builder().maxWorkers(Math.max(64, workers)).build());
         SplittableRandom r = new SplittableRandom(7);
         query = new long[depth];
         for (int i = 0; i < depth; i++) {
@@ -104,7 +106,6 @@ public class MatchBenchmark {
         MatchResult m = index.match(query);
         BenchFixtures.checkDepths(m, expected, impl + "/" + scenario);
     }
-
 
     @TearDown(Level.Trial)
     public void tearDown() {

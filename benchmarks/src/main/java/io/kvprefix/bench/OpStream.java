@@ -23,12 +23,19 @@ public final class OpStream {
     final long[] matchTime;
     /** Time of each event, in the stream's own milliseconds. */
     final long[] eventTime;
+
     final long matchBlocks;
     final long storedBlocks;
     final int workers;
 
-    private OpStream(String name, List<KvEvent> events, List<Integer> eventPos, List<Long> eventTime,
-                     List<long[]> matches, List<Integer> matchPos, List<Long> matchTime) {
+    private OpStream(
+            String name,
+            List<KvEvent> events,
+            List<Integer> eventPos,
+            List<Long> eventTime,
+            List<long[]> matches,
+            List<Integer> matchPos,
+            List<Long> matchTime) {
         this.name = name;
         this.events = events.toArray(new KvEvent[0]);
         this.eventPos = eventPos.stream().mapToInt(Integer::intValue).toArray();
@@ -97,11 +104,25 @@ public final class OpStream {
         return new OpStream(name, events, eventPos, eventTime, matches, matchPos, matchTime);
     }
 
-    public String name() { return name; }
-    public int eventCount() { return events.length; }
-    public int matchCount() { return matches.length; }
-    public long matchBlocks() { return matchBlocks; }
-    public long storedBlocks() { return storedBlocks; }
+    public String name() {
+        return name;
+    }
+
+    public int eventCount() {
+        return events.length;
+    }
+
+    public int matchCount() {
+        return matches.length;
+    }
+
+    public long matchBlocks() {
+        return matchBlocks;
+    }
+
+    public long storedBlocks() {
+        return storedBlocks;
+    }
 
     /** Dynamo's block ops: blocks in matches plus blocks in stored events. */
     public long blockOps() {

@@ -44,13 +44,20 @@ import java.util.concurrent.atomic.AtomicLongArray;
  */
 public final class ReplayBench {
 
-    /** The outcome of one pass. */
     /**
      * One pass: its wall time, and when the last writer and the last reader finished (from the same
      * start), which says which side set the pace.
      */
-    public record Pass(String impl, long wallNanos, long[] latencies, Map<EventStatus, Long> statuses,
-                       long finalPairs, int finalWorkers, long matchedBlocks, long writersNanos, long readersNanos) {
+    public record Pass(
+            String impl,
+            long wallNanos,
+            long[] latencies,
+            Map<EventStatus, Long> statuses,
+            long finalPairs,
+            int finalWorkers,
+            long matchedBlocks,
+            long writersNanos,
+            long readersNanos) {
         double seconds() {
             return wallNanos / 1e9;
         }
@@ -123,11 +130,13 @@ public final class ReplayBench {
         long[] e = new long[stream.events.length];
         long ops = stream.ops();
         for (int i = 0; i < m.length; i++) {
-            m[i] = hi > lo ? (long) ((stream.matchTime[i] - lo) / (double) (hi - lo) * window)
+            m[i] = hi > lo
+                    ? (long) ((stream.matchTime[i] - lo) / (double) (hi - lo) * window)
                     : (long) (stream.matchPos[i] / (double) ops * window); // no timestamps: evenly by position
         }
         for (int i = 0; i < e.length; i++) {
-            e[i] = hi > lo ? (long) ((stream.eventTime[i] - lo) / (double) (hi - lo) * window)
+            e[i] = hi > lo
+                    ? (long) ((stream.eventTime[i] - lo) / (double) (hi - lo) * window)
                     : (long) (stream.eventPos[i] / (double) ops * window);
         }
         return new long[][] {m, e};
@@ -218,58 +227,62 @@ public final class ReplayBench {
         Throwable[] failure = new Throwable[1];
         for (int w = 0; w < lanes; w++) {
             final int lane = w;
-            threads.add(new Thread(() -> {
-                KvEvent[] evs = work[lane];
-                long[] at = workAt[lane];
-                long[] st = statusCounts[lane];
-                ready.countDown();
-                awaitQuietly(go);
-                long t0 = base[0];
-                for (int i = 0; i < evs.length; i++) {
-                    if (eventAt != null) {
-                        waitUntil(t0 + at[i]);
-                    }
-                    st[index.apply(evs[i]).ordinal()]++;
-                    if (needF != null) {
-                        applied.setRelease(lane * 16, i + 1);
-                    }
-                }
-                ends[lane] = System.nanoTime();
-            }, "bench-writer-" + w));
+            threads.add(new Thread(
+                    () -> {
+                        KvEvent[] evs = work[lane];
+                        long[] at = workAt[lane];
+                        long[] st = statusCounts[lane];
+                        ready.countDown();
+                        awaitQuietly(go);
+                        long t0 = base[0];
+                        for (int i = 0; i < evs.length; i++) {
+                            if (eventAt != null) {
+                                waitUntil(t0 + at[i]);
+                            }
+                            st[index.apply(evs[i]).ordinal()]++;
+                            if (needF != null) {
+                                applied.setRelease(lane * 16, i + 1);
+                            }
+                        }
+                        ends[lane] = System.nanoTime();
+                    },
+                    "bench-writer-" + w));
         }
         for (int r = 0; r < readers; r++) {
             final int reader = r;
-            threads.add(new Thread(() -> {
-                int[] ms = mine[reader];
-                long[] l = new long[ms.length];
-                MatchResult result = new MatchResult(256);
-                long blocks = 0;
-                ready.countDown();
-                awaitQuietly(go);
-                long base0 = base[0];
-                for (int i = 0; i < ms.length; i++) {
-                    int m = ms[i];
-                    if (matchAt != null) {
-                        waitUntil(base0 + matchAt[m]);
-                    }
-                    if (needF != null) {
-                        int[] n = needF[m];
-                        for (int lane = 0; lane < n.length; lane++) {
-                            while (applied.getAcquire(lane * 16) < n[lane]) {
-                                Thread.onSpinWait();
+            threads.add(new Thread(
+                    () -> {
+                        int[] ms = mine[reader];
+                        long[] l = new long[ms.length];
+                        MatchResult result = new MatchResult(256);
+                        long blocks = 0;
+                        ready.countDown();
+                        awaitQuietly(go);
+                        long base0 = base[0];
+                        for (int i = 0; i < ms.length; i++) {
+                            int m = ms[i];
+                            if (matchAt != null) {
+                                waitUntil(base0 + matchAt[m]);
                             }
+                            if (needF != null) {
+                                int[] n = needF[m];
+                                for (int lane = 0; lane < n.length; lane++) {
+                                    while (applied.getAcquire(lane * 16) < n[lane]) {
+                                        Thread.onSpinWait();
+                                    }
+                                }
+                            }
+                            long[] q = stream.matches[m];
+                            long t0 = System.nanoTime();
+                            index.match(q, 0, q.length, result);
+                            l[i] = System.nanoTime() - t0;
+                            blocks += result.maxDepth();
                         }
-                    }
-                    long[] q = stream.matches[m];
-                    long t0 = System.nanoTime();
-                    index.match(q, 0, q.length, result);
-                    l[i] = System.nanoTime() - t0;
-                    blocks += result.maxDepth();
-                }
-                lat[reader] = l;
-                matchedBlocks[reader] = blocks;
-                ends[lanes + reader] = System.nanoTime();
-            }, "bench-reader-" + r));
+                        lat[reader] = l;
+                        matchedBlocks[reader] = blocks;
+                        ends[lanes + reader] = System.nanoTime();
+                    },
+                    "bench-reader-" + r));
         }
         for (Thread t : threads) {
             t.setUncaughtExceptionHandler((th, ex) -> failure[0] = ex);
@@ -300,8 +313,16 @@ public final class ReplayBench {
         long[] all = Arrays.stream(lat).flatMapToLong(Arrays::stream).toArray();
         long writersEnd = Arrays.stream(ends, 0, lanes).max().orElse(start);
         long readersEnd = Arrays.stream(ends, lanes, lanes + readers).max().orElse(start);
-        return new Pass(impl, end - start, all, statuses, index.stats().blocks(), index.workers().size(),
-                Arrays.stream(matchedBlocks).sum(), writersEnd - start, readersEnd - start);
+        return new Pass(
+                impl,
+                end - start,
+                all,
+                statuses,
+                index.stats().blocks(),
+                index.workers().size(),
+                Arrays.stream(matchedBlocks).sum(),
+                writersEnd - start,
+                readersEnd - start);
     }
 
     private static void awaitQuietly(CountDownLatch l) {
@@ -323,7 +344,8 @@ public final class ReplayBench {
         Map<String, BlockHasher> hashers = new HashMap<>();
         int invalid = 0;
         try (InputStream in = Files.newInputStream(file);
-             BufferedReader br = new BufferedReader(new java.io.InputStreamReader(in, StandardCharsets.UTF_8), 1 << 20)) {
+                BufferedReader br =
+                        new BufferedReader(new java.io.InputStreamReader(in, StandardCharsets.UTF_8), 1 << 20)) {
             String line;
             while ((line = br.readLine()) != null) {
                 ParsedOp op = parser.parse(line.getBytes(StandardCharsets.UTF_8));

@@ -3,8 +3,8 @@ package io.kvprefix.bench;
 import io.kvprefix.BlockHasher;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
-import io.kvprefix.RoutingDecision;
 import io.kvprefix.Router;
+import io.kvprefix.RoutingDecision;
 import io.kvprefix.Worker;
 import io.kvprefix.cli.Implementations;
 import java.util.SplittableRandom;
@@ -40,7 +40,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
+@Fork(
+        value = 2,
+        jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
 public class RouterBenchmark {
     static final int WORKERS = 16;
     static final int BLOCK = 16;
@@ -56,7 +58,8 @@ public class RouterBenchmark {
 
     @Setup(Level.Trial)
     public void setup() {
-        IndexConfig config = IndexConfig.builder().blockSize(BLOCK).maxWorkers(64).build();
+        IndexConfig config =
+                IndexConfig.builder().blockSize(BLOCK).maxWorkers(64).build();
         var index = Implementations.create(impl, config);
         SplittableRandom r = new SplittableRandom(9);
         request = new int[tokens];
@@ -85,7 +88,6 @@ public class RouterBenchmark {
         }
         d.finished();
     }
-
 
     @TearDown(Level.Trial)
     public void tearDown() {

@@ -73,38 +73,91 @@ public final class SvgPlot {
         java.util.function.DoubleUnaryOperator px = v -> left + (Math.log10(v) - fx0) / (fx1 - fx0) * pw;
         java.util.function.DoubleUnaryOperator py = v -> top + ph - (Math.log10(v) - fy0) / (fy1 - fy0) * ph;
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT,
+        sb.append(String.format(
+                Locale.ROOT,
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">%n",
-                w, h, w, h));
+                w,
+                h,
+                w,
+                h));
         sb.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
         // A long title ("what: which stream") goes on two lines, so it stays inside the picture.
         int colon = title.indexOf(": ");
         if (title.length() > 60 && colon > 0) {
-            sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"22\" font-size=\"16\" font-weight=\"bold\">%s</text>%n",
-                    left, esc(title.substring(0, colon))));
-            sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"40\">%s</text>%n", left, esc(title.substring(colon + 2))));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"22\" font-size=\"16\" font-weight=\"bold\">%s</text>%n",
+                    left,
+                    esc(title.substring(0, colon))));
+            sb.append(String.format(
+                    Locale.ROOT, "<text x=\"%d\" y=\"40\">%s</text>%n", left, esc(title.substring(colon + 2))));
         } else {
-            sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"28\" font-size=\"16\" font-weight=\"bold\">%s</text>%n",
-                    left, esc(title)));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"28\" font-size=\"16\" font-weight=\"bold\">%s</text>%n",
+                    left,
+                    esc(title)));
         }
         for (double e = lx0; e <= lx1; e++) {
             double x = px.applyAsDouble(Math.pow(10, e));
-            sb.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n", x, top, x, top + ph));
-            sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n", x, top + ph + 18, human(Math.pow(10, e))));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n",
+                    x,
+                    top,
+                    x,
+                    top + ph));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
+                    x,
+                    top + ph + 18,
+                    human(Math.pow(10, e))));
         }
         for (double e = ly0; e <= ly1; e++) {
             double y = py.applyAsDouble(Math.pow(10, e));
-            sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>%n", left, y, left + pw, y));
-            sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n", left - 8, y + 4, human(Math.pow(10, e))));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>%n",
+                    left,
+                    y,
+                    left + pw,
+                    y));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n",
+                    left - 8,
+                    y + 4,
+                    human(Math.pow(10, e))));
         }
-        sb.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>%n", left, top, pw, ph));
-        sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n", left + pw / 2, h - 20, esc(xLabel)));
-        sb.append(String.format(Locale.ROOT, "<text x=\"20\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 20 %d)\">%s</text>%n",
-                top + ph / 2, top + ph / 2, esc(yLabel)));
+        sb.append(String.format(
+                Locale.ROOT,
+                "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>%n",
+                left,
+                top,
+                pw,
+                ph));
+        sb.append(String.format(
+                Locale.ROOT,
+                "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
+                left + pw / 2,
+                h - 20,
+                esc(xLabel)));
+        sb.append(String.format(
+                Locale.ROOT,
+                "<text x=\"20\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 20 %d)\">%s</text>%n",
+                top + ph / 2,
+                top + ph / 2,
+                esc(yLabel)));
         if (identity) {
             double a = Math.pow(10, Math.max(lx0, ly0)), b = Math.pow(10, Math.min(lx1, ly1));
-            sb.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\" stroke-dasharray=\"6,4\"/>%n",
-                    px.applyAsDouble(a), py.applyAsDouble(a), px.applyAsDouble(b), py.applyAsDouble(b)));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\" stroke-dasharray=\"6,4\"/>%n",
+                    px.applyAsDouble(a),
+                    py.applyAsDouble(a),
+                    px.applyAsDouble(b),
+                    py.applyAsDouble(b)));
         }
         int li = 0;
         for (Series s : series) {
@@ -112,27 +165,49 @@ public final class SvgPlot {
             StringBuilder pts = new StringBuilder();
             for (int i = 0; i < s.x().length; i++) {
                 if (s.x()[i] > 0 && s.y()[i] > 0) {
-                    pts.append(String.format(Locale.ROOT, "%.1f,%.1f ", px.applyAsDouble(s.x()[i]), py.applyAsDouble(s.y()[i])));
+                    pts.append(String.format(
+                            Locale.ROOT, "%.1f,%.1f ", px.applyAsDouble(s.x()[i]), py.applyAsDouble(s.y()[i])));
                 }
             }
-            sb.append(String.format(Locale.ROOT, "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>%n", pts.toString().trim(), color));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>%n",
+                    pts.toString().trim(),
+                    color));
             for (int i = 0; i < s.x().length; i++) {
                 if (s.x()[i] > 0 && s.y()[i] > 0) {
-                    sb.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>%n",
-                            px.applyAsDouble(s.x()[i]), py.applyAsDouble(s.y()[i]), color));
+                    sb.append(String.format(
+                            Locale.ROOT,
+                            "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>%n",
+                            px.applyAsDouble(s.x()[i]),
+                            py.applyAsDouble(s.y()[i]),
+                            color));
                 }
             }
             int ly = top + 10 + li * 20;
-            sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/>%n",
-                    left + pw + 15, ly, left + pw + 40, ly, color));
-            sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", left + pw + 46, ly + 4, esc(s.name())));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/>%n",
+                    left + pw + 15,
+                    ly,
+                    left + pw + 40,
+                    ly,
+                    color));
+            sb.append(String.format(
+                    Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", left + pw + 46, ly + 4, esc(s.name())));
             li++;
         }
         if (identity) {
             int ly = top + 10 + li * 20;
-            sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\" stroke-dasharray=\"6,4\"/>%n",
-                    left + pw + 15, ly, left + pw + 40, ly));
-            sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">achieved = offered</text>%n", left + pw + 46, ly + 4));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\" stroke-dasharray=\"6,4\"/>%n",
+                    left + pw + 15,
+                    ly,
+                    left + pw + 40,
+                    ly));
+            sb.append(String.format(
+                    Locale.ROOT, "<text x=\"%d\" y=\"%d\">achieved = offered</text>%n", left + pw + 46, ly + 4));
         }
         return sb.append("</svg>\n").toString();
     }

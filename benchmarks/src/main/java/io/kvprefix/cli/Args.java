@@ -22,12 +22,11 @@ final class Args {
             try {
                 v = Long.parseLong(p);
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(option + ": token " + (i + 1) + " ('" + p
-                        + "') is not an integer");
+                throw new IllegalArgumentException(option + ": token " + (i + 1) + " ('" + p + "') is not an integer");
             }
             if (v < 0 || v > 0xFFFF_FFFFL) {
-                throw new IllegalArgumentException(option + ": token " + (i + 1) + " (" + p
-                        + ") is outside 0..4294967295");
+                throw new IllegalArgumentException(
+                        option + ": token " + (i + 1) + " (" + p + ") is outside 0..4294967295");
             }
             out[i] = (int) v;
         }
@@ -81,7 +80,9 @@ final class Args {
             }
             return Long.parseUnsignedLong(s);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(option + ": '" + text + "' is not a 64-bit integer (0..18446744073709551615, or a negative value down to -9223372036854775808)");
+            throw new IllegalArgumentException(
+                    option + ": '" + text
+                            + "' is not a 64-bit integer (0..18446744073709551615, or a negative value down to -9223372036854775808)");
         }
     }
 }

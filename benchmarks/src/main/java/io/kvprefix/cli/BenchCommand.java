@@ -1,6 +1,5 @@
 package io.kvprefix.cli;
 
-import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.bench.OpStream;
 import io.kvprefix.bench.ReplayBench;
@@ -25,30 +24,49 @@ import picocli.CommandLine.Option;
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Replay an op stream as fast as possible against each implementation (fresh index per pass),",
-                "with writer threads applying events and reader threads issuing matches, and report Dynamo's",
-                "block ops/s (match blocks + stored blocks per second), ops/s, and match latency.",
-                "The stream: --ops FILE (CONTRACT section 5), or a --trace replayed against mock engines, or the built-in workload."})
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Replay an op stream as fast as possible against each implementation (fresh index per pass),",
+            "with writer threads applying events and reader threads issuing matches, and report Dynamo's",
+            "block ops/s (match blocks + stored blocks per second), ops/s, and match latency.",
+            "The stream: --ops FILE (CONTRACT section 5), or a --trace replayed against mock engines, or the built-in workload."
+        })
 public final class BenchCommand implements Callable<Integer> {
     @Mixin
     ReplayOptions replay = new ReplayOptions();
 
-    @Option(names = "--repeat", paramLabel = "K", defaultValue = "10", description = "timed passes per implementation (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--repeat",
+            paramLabel = "K",
+            defaultValue = "10",
+            description = "timed passes per implementation (default: ${DEFAULT-VALUE})")
     int repeat;
 
-    @Option(names = "--warmup", paramLabel = "W", defaultValue = "3", description = "untimed passes per implementation first (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--warmup",
+            paramLabel = "W",
+            defaultValue = "3",
+            description = "untimed passes per implementation first (default: ${DEFAULT-VALUE})")
     int warmup;
 
-    @Option(names = "--order", paramLabel = "free|trace", defaultValue = "free",
-            description = "free: everything as fast as possible; trace: a match waits (untimed) for the events before it (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--order",
+            paramLabel = "free|trace",
+            defaultValue = "free",
+            description =
+                    "free: everything as fast as possible; trace: a match waits (untimed) for the events before it (default: ${DEFAULT-VALUE})")
     String order;
 
-
-
-    @Option(names = "--latency-at", split = ",", paramLabel = "FRACTIONS",
-            description = "after the saturation passes, one paced pass per implementation at these fractions of its own "
-                    + "saturation, reporting match call latency (default: 0.5,0.9; 'none' to skip)")
+    @Option(
+            names = "--latency-at",
+            split = ",",
+            paramLabel = "FRACTIONS",
+            description =
+                    "after the saturation passes, one paced pass per implementation at these fractions of its own "
+                            + "saturation, reporting match call latency (default: 0.5,0.9; 'none' to skip)")
     List<String> latencyAt = List.of("0.5", "0.9");
 
     @Override
@@ -89,14 +107,41 @@ public final class BenchCommand implements Callable<Integer> {
         Map<String, Map<Double, long[]>> paced = pacedLatencies(bench, passes, stream);
 
         PrintStream out = System.out;
-        out.printf(Locale.ROOT, "# %s: %d matches (%d blocks), %d events (%d stored blocks); block ops %d, ops %d%n",
-                stream.name(), stream.matchCount(), stream.matchBlocks(), stream.eventCount(), stream.storedBlocks(),
-                stream.blockOps(), stream.ops());
-        out.printf(Locale.ROOT, "# %d writer(s), %d reader(s), %s order, best and median of %d passes after %d warm-up; %d cores, %s%n",
-                writers, readers, order, repeat, warmup, Runtime.getRuntime().availableProcessors(),
+        out.printf(
+                Locale.ROOT,
+                "# %s: %d matches (%d blocks), %d events (%d stored blocks); block ops %d, ops %d%n",
+                stream.name(),
+                stream.matchCount(),
+                stream.matchBlocks(),
+                stream.eventCount(),
+                stream.storedBlocks(),
+                stream.blockOps(),
+                stream.ops());
+        out.printf(
+                Locale.ROOT,
+                "# %d writer(s), %d reader(s), %s order, best and median of %d passes after %d warm-up; %d cores, %s%n",
+                writers,
+                readers,
+                order,
+                repeat,
+                warmup,
+                Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.vm.version"));
-        out.printf(Locale.ROOT, "%-16s %14s %14s %8s %12s %12s %12s %9s %9s %9s %8s %8s %8s%n", "impl", "block_ops/s",
-                "median", "ratio", "ops/s", "events/s", "matches/s", "wall_ms", "writer_ms", "reader_ms", "p50_ns", "p99_ns",
+        out.printf(
+                Locale.ROOT,
+                "%-16s %14s %14s %8s %12s %12s %12s %9s %9s %9s %8s %8s %8s%n",
+                "impl",
+                "block_ops/s",
+                "median",
+                "ratio",
+                "ops/s",
+                "events/s",
+                "matches/s",
+                "wall_ms",
+                "writer_ms",
+                "reader_ms",
+                "p50_ns",
+                "p99_ns",
                 "p999_ns");
         List<String> json = new ArrayList<>();
         double first = -1;
@@ -105,25 +150,74 @@ public final class BenchCommand implements Callable<Integer> {
             if (first < 0) {
                 first = s.bestBlockOps;
             }
-            out.printf(Locale.ROOT, "%-16s %14.0f %14.0f %7.2fx %12.0f %12.0f %12.0f %9.2f %9.2f %9.2f %8d %8d %8d%n",
-                    e.getKey(), s.bestBlockOps, s.medianBlockOps, s.bestBlockOps / first, s.ops, s.events, s.matches,
-                    s.wallS * 1e3, s.writersS * 1e3, s.readersS * 1e3, s.p50, s.p99, s.p999);
-            json.add(String.format(Locale.ROOT, "{\"impl\":\"%s\",\"block_ops_per_s\":%.0f,\"ops_per_s\":%.0f,"
+            out.printf(
+                    Locale.ROOT,
+                    "%-16s %14.0f %14.0f %7.2fx %12.0f %12.0f %12.0f %9.2f %9.2f %9.2f %8d %8d %8d%n",
+                    e.getKey(),
+                    s.bestBlockOps,
+                    s.medianBlockOps,
+                    s.bestBlockOps / first,
+                    s.ops,
+                    s.events,
+                    s.matches,
+                    s.wallS * 1e3,
+                    s.writersS * 1e3,
+                    s.readersS * 1e3,
+                    s.p50,
+                    s.p99,
+                    s.p999);
+            json.add(String.format(
+                    Locale.ROOT,
+                    "{\"impl\":\"%s\",\"block_ops_per_s\":%.0f,\"ops_per_s\":%.0f,"
                             + "\"events_per_s\":%.0f,\"matches_per_s\":%.0f,\"wall_s\":%.6f,\"p50_ns\":%d,\"p99_ns\":%d,"
                             + "\"p999_ns\":%d,\"passes\":%d,\"median_block_ops_per_s\":%.0f,\"writers\":%d,\"readers\":%d,"
                             + "\"order\":\"%s\",\"stream\":\"%s\",\"block_ops\":%d,\"ops\":%d,\"matches\":%d,\"events\":%d,"
                             + "\"writers_done_s\":%.6f,\"readers_done_s\":%.6f}",
-                    e.getKey(), s.bestBlockOps, s.ops, s.events, s.matches, s.wallS, s.p50, s.p99, s.p999, repeat,
-                    s.medianBlockOps, writers, readers, order, jsonEscape(stream.name()), stream.blockOps(), stream.ops(),
-                    stream.matchCount(), stream.eventCount(), s.writersS, s.readersS));
+                    e.getKey(),
+                    s.bestBlockOps,
+                    s.ops,
+                    s.events,
+                    s.matches,
+                    s.wallS,
+                    s.p50,
+                    s.p99,
+                    s.p999,
+                    repeat,
+                    s.medianBlockOps,
+                    writers,
+                    readers,
+                    order,
+                    jsonEscape(stream.name()),
+                    stream.blockOps(),
+                    stream.ops(),
+                    stream.matchCount(),
+                    stream.eventCount(),
+                    s.writersS,
+                    s.readersS));
             for (var f : paced.getOrDefault(e.getKey(), Map.of()).entrySet()) {
                 long[] pl = f.getValue();
-                out.printf(Locale.ROOT, "%-16s   paced at %.0f%% of its saturation (%.0f block ops/s): p50 %d ns, p99 %d ns, p999 %d ns, achieved %.0f block ops/s%n",
-                        e.getKey(), f.getKey() * 100, f.getKey() * s.bestBlockOps, pl[0], pl[1], pl[2], (double) pl[3]);
+                out.printf(
+                        Locale.ROOT,
+                        "%-16s   paced at %.0f%% of its saturation (%.0f block ops/s): p50 %d ns, p99 %d ns, p999 %d ns, achieved %.0f block ops/s%n",
+                        e.getKey(),
+                        f.getKey() * 100,
+                        f.getKey() * s.bestBlockOps,
+                        pl[0],
+                        pl[1],
+                        pl[2],
+                        (double) pl[3]);
                 String key = String.format(Locale.ROOT, "%.0f", f.getKey() * 100);
                 int at = json.size() - 1;
-                json.set(at, json.get(at).substring(0, json.get(at).length() - 1) + String.format(Locale.ROOT,
-                        ",\"p99_ns_at_%s_pct\":%d,\"p50_ns_at_%s_pct\":%d}", key, pl[1], key, pl[0]));
+                json.set(
+                        at,
+                        json.get(at).substring(0, json.get(at).length() - 1)
+                                + String.format(
+                                        Locale.ROOT,
+                                        ",\"p99_ns_at_%s_pct\":%d,\"p50_ns_at_%s_pct\":%d}",
+                                        key,
+                                        pl[1],
+                                        key,
+                                        pl[0]));
             }
         }
         json.forEach(out::println);
@@ -132,8 +226,9 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /** Paced passes at the --latency-at fractions of each implementation's best saturation. */
-    private Map<String, Map<Double, long[]>> pacedLatencies(ReplayBench bench, Map<String, List<ReplayBench.Pass>> passes,
-                                                            OpStream stream) throws InterruptedException {
+    private Map<String, Map<Double, long[]>> pacedLatencies(
+            ReplayBench bench, Map<String, List<ReplayBench.Pass>> passes, OpStream stream)
+            throws InterruptedException {
         Map<String, Map<Double, long[]>> out = new LinkedHashMap<>();
         if (latencyAt.size() == 1 && latencyAt.get(0).equals("none")) {
             return out;
@@ -150,8 +245,12 @@ public final class BenchCommand implements Callable<Integer> {
                 ReplayBench.Pass p = bench.runPaced(e.getKey(), window);
                 long[] lat = p.latencies().clone();
                 Arrays.sort(lat);
-                byFraction.put(frac, new long[] {quantile(lat, 0.5), quantile(lat, 0.99), quantile(lat, 0.999),
-                        (long) (stream.blockOps() / (p.wallNanos() / 1e9))});
+                byFraction.put(frac, new long[] {
+                    quantile(lat, 0.5),
+                    quantile(lat, 0.99),
+                    quantile(lat, 0.999),
+                    (long) (stream.blockOps() / (p.wallNanos() / 1e9))
+                });
             }
             out.put(e.getKey(), byFraction);
         }
@@ -167,10 +266,12 @@ public final class BenchCommand implements Callable<Integer> {
                     ref = p;
                     continue;
                 }
-                if (!ref.statuses().equals(p.statuses()) || ref.finalPairs() != p.finalPairs()
+                if (!ref.statuses().equals(p.statuses())
+                        || ref.finalPairs() != p.finalPairs()
                         || ref.finalWorkers() != p.finalWorkers()) {
                     throw new IllegalStateException("implementations disagree, no figures reported: " + ref.impl()
-                            + " statuses " + ref.statuses() + ", pairs " + ref.finalPairs() + "; " + p.impl() + " statuses "
+                            + " statuses " + ref.statuses() + ", pairs " + ref.finalPairs() + "; " + p.impl()
+                            + " statuses "
                             + p.statuses() + ", pairs " + p.finalPairs());
                 }
             }
@@ -181,20 +282,45 @@ public final class BenchCommand implements Callable<Integer> {
      * Figures of one implementation; {@code writersS} and {@code readersS} are when the last writer
      * and the last reader of the best pass finished (the larger one is its wall time).
      */
-    record Summary(double bestBlockOps, double medianBlockOps, double ops, double events, double matches, double wallS,
-                   double writersS, double readersS, long p50, long p99, long p999) {}
+    record Summary(
+            double bestBlockOps,
+            double medianBlockOps,
+            double ops,
+            double events,
+            double matches,
+            double wallS,
+            double writersS,
+            double readersS,
+            long p50,
+            long p99,
+            long p999) {}
 
     static Summary summarize(List<ReplayBench.Pass> ps, OpStream s) {
-        double[] walls = ps.stream().mapToDouble(p -> p.wallNanos() / 1e9).sorted().toArray();
-        ReplayBench.Pass bestPass = ps.stream().min(java.util.Comparator.comparingLong(ReplayBench.Pass::wallNanos))
+        double[] walls =
+                ps.stream().mapToDouble(p -> p.wallNanos() / 1e9).sorted().toArray();
+        ReplayBench.Pass bestPass = ps.stream()
+                .min(java.util.Comparator.comparingLong(ReplayBench.Pass::wallNanos))
                 .orElseThrow();
         double best = walls[0];
-        double median = walls.length % 2 == 1 ? walls[walls.length / 2]
+        double median = walls.length % 2 == 1
+                ? walls[walls.length / 2]
                 : (walls[walls.length / 2 - 1] + walls[walls.length / 2]) / 2;
-        long[] lat = ps.stream().flatMapToLong(p -> Arrays.stream(p.latencies())).sorted().toArray();
-        return new Summary(s.blockOps() / best, s.blockOps() / median, s.ops() / best, s.eventCount() / best,
-                s.matchCount() / best, best, bestPass.writersNanos() / 1e9, bestPass.readersNanos() / 1e9,
-                quantile(lat, 0.50), quantile(lat, 0.99), quantile(lat, 0.999));
+        long[] lat = ps.stream()
+                .flatMapToLong(p -> Arrays.stream(p.latencies()))
+                .sorted()
+                .toArray();
+        return new Summary(
+                s.blockOps() / best,
+                s.blockOps() / median,
+                s.ops() / best,
+                s.eventCount() / best,
+                s.matchCount() / best,
+                best,
+                bestPass.writersNanos() / 1e9,
+                bestPass.readersNanos() / 1e9,
+                quantile(lat, 0.50),
+                quantile(lat, 0.99),
+                quantile(lat, 0.999));
     }
 
     static long quantile(long[] sorted, double q) {

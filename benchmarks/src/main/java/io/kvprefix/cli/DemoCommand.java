@@ -18,18 +18,29 @@ import picocli.CommandLine.Option;
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Run the main job: the routing simulation (kvprefix simulate) on the built-in chat workload,",
-                "every policy side by side, then print where the HTML report is."})
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Run the main job: the routing simulation (kvprefix simulate) on the built-in chat workload,",
+            "every policy side by side, then print where the HTML report is."
+        })
 final class DemoCommand implements Callable<Integer> {
     /** Requests of the demo: about four hours of the built-in chat traffic, simulated in seconds. */
     static final int DEMO_REQUESTS = 50_000;
 
-    @Option(names = "--requests", paramLabel = "N", defaultValue = "" + DEMO_REQUESTS,
+    @Option(
+            names = "--requests",
+            paramLabel = "N",
+            defaultValue = "" + DEMO_REQUESTS,
             description = "requests of the built-in workload (default: ${DEFAULT-VALUE})")
     int requests;
 
-    @Option(names = "--out", paramLabel = "DIR", defaultValue = "kvprefix-report",
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            defaultValue = "kvprefix-report",
             description = "where report.json and index.html go (default: ${DEFAULT-VALUE}, in the current directory)")
     Path out;
 
@@ -37,9 +48,11 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         SimSettings settings = SimSettings.defaults();
         Trace trace = SyntheticTrace.generate(requests, settings.seed());
-        System.err.println("kvprefix demo: " + trace.size() + " chat requests (built-in workload: shared system prompts, "
-                + "multi-turn conversations) on " + settings.workers() + " mock engines, five routing policies side by side; "
-                + Implementation.nativeStatus());
+        System.err.println(
+                "kvprefix demo: " + trace.size() + " chat requests (built-in workload: shared system prompts, "
+                        + "multi-turn conversations) on " + settings.workers()
+                        + " mock engines, five routing policies side by side; "
+                        + Implementation.nativeStatus());
         List<Policy.Kind> all = List.of(Policy.Kind.values());
         return SimulateCommand.run(trace, settings, all, out, System.out, System.err);
     }

@@ -20,7 +20,9 @@ import picocli.CommandLine.Option;
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
-@Command(name = "footprint", mixinStandardHelpOptions = true,
+@Command(
+        name = "footprint",
+        mixinStandardHelpOptions = true,
         description = "Memory per stored (worker, block) pair, heap vs off-heap (BENCHMARKS.md memory suite).")
 final class FootprintCommand implements Callable<Integer> {
     @Option(names = "--blocks", description = "distinct blocks (default ${DEFAULT-VALUE})")
@@ -43,18 +45,32 @@ final class FootprintCommand implements Callable<Integer> {
         if (sharing < 1 || sharing > workers) {
             throw new IllegalArgumentException("--sharing must be in 1..--workers");
         }
-        System.out.printf(Locale.ROOT, "# %,d blocks, %d workers, each block held by %d worker(s), sequences of %d blocks%n",
-                blocks, workers, sharing, chain);
+        System.out.printf(
+                Locale.ROOT,
+                "# %,d blocks, %d workers, each block held by %d worker(s), sequences of %d blocks%n",
+                blocks,
+                workers,
+                sharing,
+                chain);
         System.out.println("impl\tpairs\toff_heap_bytes\theap_bytes\tbytes_per_pair");
         for (String impl : impls) {
             long heapBefore = usedHeapAfterGc();
-            PrefixIndex index = Implementations.create(impl, IndexConfig.builder().maxWorkers(Math.max(64, workers)).build());
+            PrefixIndex index = Implementations.create(
+                    impl,
+                    IndexConfig.builder().maxWorkers(Math.max(64, workers)).build());
             build(index);
             long heapAfter = usedHeapAfterGc();
             long pairs = index.stats().blocks();
             long offHeap = impl.startsWith("offheap") ? index.stats().bytesUsed() : 0;
             long heap = Math.max(0, heapAfter - heapBefore);
-            System.out.printf(Locale.ROOT, "%s\t%d\t%d\t%d\t%.1f%n", impl, pairs, offHeap, heap, (offHeap + heap) / (double) pairs);
+            System.out.printf(
+                    Locale.ROOT,
+                    "%s\t%d\t%d\t%d\t%.1f%n",
+                    impl,
+                    pairs,
+                    offHeap,
+                    heap,
+                    (offHeap + heap) / (double) pairs);
             index.close();
         }
         return 0;

@@ -26,19 +26,30 @@ import picocli.CommandLine.Option;
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
-@Command(name = "gen-ops", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Generate an op stream (CONTRACT section 5) from a Mooncake trace replayed against mock engines:",
-                "for each request, its match line, then the removed (evicted) and stored events of the worker it went to.",
-                "Without --trace, a built-in seeded workload (shared system prompts, multi-turn chats, long-tailed lengths).",
-                "The same options give the same bytes. A summary line goes to standard error."})
+@Command(
+        name = "gen-ops",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Generate an op stream (CONTRACT section 5) from a Mooncake trace replayed against mock engines:",
+            "for each request, its match line, then the removed (evicted) and stored events of the worker it went to.",
+            "Without --trace, a built-in seeded workload (shared system prompts, multi-turn chats, long-tailed lengths).",
+            "The same options give the same bytes. A summary line goes to standard error."
+        })
 final class GenOpsCommand implements Callable<Integer> {
     @Mixin
     WorkloadOptions workload = new WorkloadOptions();
 
-    @Option(names = "--out", paramLabel = "FILE|-", defaultValue = "-", description = "where to write the stream (default: - = standard output)")
+    @Option(
+            names = "--out",
+            paramLabel = "FILE|-",
+            defaultValue = "-",
+            description = "where to write the stream (default: - = standard output)")
     String out;
 
-    @Option(names = "--token-form", description = "write matches and stored events with token_ids instead of hashes (large lines)")
+    @Option(
+            names = "--token-form",
+            description = "write matches and stored events with token_ids instead of hashes (large lines)")
     boolean tokenForm;
 
     private static final long PROGRESS_AFTER_NS = 3_000_000_000L;
@@ -65,7 +76,11 @@ final class GenOpsCommand implements Callable<Integer> {
                 totals.add(step);
                 long now = System.nanoTime();
                 if (now >= nextReport[0]) {
-                    err.printf(Locale.ROOT, "gen-ops: %d/%d requests (%.0f%%)%n", totals.requests(), total,
+                    err.printf(
+                            Locale.ROOT,
+                            "gen-ops: %d/%d requests (%.0f%%)%n",
+                            totals.requests(),
+                            total,
                             100.0 * totals.requests() / total);
                     nextReport[0] = now + PROGRESS_EVERY_NS;
                 }
@@ -82,8 +97,15 @@ final class GenOpsCommand implements Callable<Integer> {
             throw new IOException("cannot write standard output");
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
-        err.printf(Locale.ROOT, "gen-ops: %s, %d workers x %d blocks: %s; infinite-cache prefix-hit bound %.2f%% (%.2f s)%n",
-                t.source(), workload.workers(), workload.cacheBlocks(), totals, 100.0 * bound, seconds);
+        err.printf(
+                Locale.ROOT,
+                "gen-ops: %s, %d workers x %d blocks: %s; infinite-cache prefix-hit bound %.2f%% (%.2f s)%n",
+                t.source(),
+                workload.workers(),
+                workload.cacheBlocks(),
+                totals,
+                100.0 * bound,
+                seconds);
         return 0;
     }
 

@@ -13,18 +13,28 @@ import picocli.CommandLine.Option;
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
-@Command(name = "hash", mixinStandardHelpOptions = true,
-        description = {"Hash tokens into KV blocks exactly as Dynamo's router does (XXH3, CONTRACT section 2).",
-                "Prints one line per full block: index local_hash chain_hash (unsigned decimals)."})
+@Command(
+        name = "hash",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Hash tokens into KV blocks exactly as Dynamo's router does (XXH3, CONTRACT section 2).",
+            "Prints one line per full block: index local_hash chain_hash (unsigned decimals)."
+        })
 final class HashCommand implements Callable<Integer> {
     @Option(names = "--block-size", required = true, paramLabel = "N", description = "tokens per block (>= 1)")
     int blockSize;
 
-    @Option(names = "--tokens", required = true, paramLabel = "LIST",
+    @Option(
+            names = "--tokens",
+            required = true,
+            paramLabel = "LIST",
             description = "comma-separated token ids, unsigned 32-bit (0..4294967295); '' for none")
     String tokens;
 
-    @Option(names = "--seed", paramLabel = "N", description = "base local-hash seed, replaces 1337 before any salt is added (unsigned or negative 64-bit)")
+    @Option(
+            names = "--seed",
+            paramLabel = "N",
+            description = "base local-hash seed, replaces 1337 before any salt is added (unsigned or negative 64-bit)")
     String seed;
 
     @Option(names = "--chain-seed", paramLabel = "N", description = "chain seed (default 1337)")
@@ -36,7 +46,10 @@ final class HashCommand implements Callable<Integer> {
     @Option(names = "--namespace", paramLabel = "NAME", description = "cache namespace (salts the seed)")
     String namespace;
 
-    @Option(names = "--impl", paramLabel = "native|portable|auto", description = "hashing implementation (default: auto)")
+    @Option(
+            names = "--impl",
+            paramLabel = "native|portable|auto",
+            description = "hashing implementation (default: auto)")
     String impl;
 
     @Override
@@ -45,7 +58,8 @@ final class HashCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--block-size must be >= 1, got " + blockSize);
         }
         int[] toks = Args.parseTokens(tokens, "--tokens");
-        BlockHasher.Builder b = BlockHasher.builder().blockSize(blockSize).loraName(lora).cacheNamespace(namespace);
+        BlockHasher.Builder b =
+                BlockHasher.builder().blockSize(blockSize).loraName(lora).cacheNamespace(namespace);
         if (seed != null) {
             b.seed(Args.parseU64(seed, "--seed"));
         }
@@ -61,8 +75,12 @@ final class HashCommand implements Callable<Integer> {
         PrintStream out = System.out;
         StringBuilder sb = new StringBuilder(n * 48);
         for (int i = 0; i < n; i++) {
-            sb.append(i).append(' ').append(Long.toUnsignedString(local[i])).append(' ')
-                    .append(Long.toUnsignedString(chain[i])).append('\n');
+            sb.append(i)
+                    .append(' ')
+                    .append(Long.toUnsignedString(local[i]))
+                    .append(' ')
+                    .append(Long.toUnsignedString(chain[i]))
+                    .append('\n');
         }
         out.print(sb);
         out.flush();

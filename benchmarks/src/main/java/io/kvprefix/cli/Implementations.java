@@ -1,7 +1,6 @@
 package io.kvprefix.cli;
 
 import io.kvprefix.Implementation;
-
 import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
 import java.util.Collections;
@@ -61,8 +60,8 @@ public final class Implementations {
     public static PrefixIndex create(String name, IndexConfig config) {
         Function<IndexConfig, PrefixIndex> f = BY_NAME.get(name);
         if (f == null) {
-            throw new IllegalArgumentException("unknown implementation '" + name + "': known implementations are "
-                    + String.join(", ", names()));
+            throw new IllegalArgumentException(
+                    "unknown implementation '" + name + "': known implementations are " + String.join(", ", names()));
         }
         return f.apply(config);
     }

@@ -16,8 +16,12 @@ import picocli.CommandLine.Unmatched;
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
-@Command(name = "jmh", description = {"Run the JMH benchmark suites (arguments go to JMH; -h for its help, -l to list).",
-        "Example: ./kvprefix jmh 'bench.MatchBenchmark' -p depth=64 -prof gc (patterns are regular expressions)"})
+@Command(
+        name = "jmh",
+        description = {
+            "Run the JMH benchmark suites (arguments go to JMH; -h for its help, -l to list).",
+            "Example: ./kvprefix jmh 'bench.MatchBenchmark' -p depth=64 -prof gc (patterns are regular expressions)"
+        })
 final class JmhCommand implements Callable<Integer> {
     @Parameters(arity = "0..*", paramLabel = "ARGS", description = "JMH arguments")
     List<String> args = new ArrayList<>();

@@ -40,46 +40,74 @@ import picocli.CommandLine.Option;
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
-@Command(name = "listen", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Subscribe to engines' KV events (vLLM / SGLang, ZMQ + msgpack) and feed an index.",
-                "Gaps in an engine's sequence are recovered through its replay socket; when",
-                "they cannot be, its workers are cleared and fed again from the live stream.",
-                "After --duration (or Ctrl-C) prints the result of each match line of",
-                "--queries, then one JSON stats object as the last line of standard output."})
+@Command(
+        name = "listen",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Subscribe to engines' KV events (vLLM / SGLang, ZMQ + msgpack) and feed an index.",
+            "Gaps in an engine's sequence are recovered through its replay socket; when",
+            "they cannot be, its workers are cleared and fed again from the live stream.",
+            "After --duration (or Ctrl-C) prints the result of each match line of",
+            "--queries, then one JSON stats object as the last line of standard output."
+        })
 final class ListenCommand implements Callable<Integer> {
 
-    @Option(names = "--engine", required = true, paramLabel = "ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=T]",
-            description = {"an engine's KV-event publisher, for example",
-                    "tcp://10.0.0.5:5557=7,replay=tcp://10.0.0.5:6557 (repeatable).",
-                    "/RANK fixes the dp rank; without it each batch's data_parallel_rank is used."})
+    @Option(
+            names = "--engine",
+            required = true,
+            paramLabel = "ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=T]",
+            description = {
+                "an engine's KV-event publisher, for example",
+                "tcp://10.0.0.5:5557=7,replay=tcp://10.0.0.5:6557 (repeatable).",
+                "/RANK fixes the dp rank; without it each batch's data_parallel_rank is used."
+            })
     List<String> engines;
 
-    @Option(names = "--duration", paramLabel = "SECONDS",
+    @Option(
+            names = "--duration",
+            paramLabel = "SECONDS",
             description = "stop after this many seconds (default: run until Ctrl-C)")
     Double duration;
 
-    @Option(names = "--queries", paramLabel = "FILE",
+    @Option(
+            names = "--queries",
+            paramLabel = "FILE",
             description = "op-stream file (CONTRACT section 5) whose match lines are run against the index at the end")
     String queries;
 
-    @Option(names = "--stats-interval", paramLabel = "SECONDS", defaultValue = "5",
+    @Option(
+            names = "--stats-interval",
+            paramLabel = "SECONDS",
+            defaultValue = "5",
             description = "seconds between stats lines on standard error (default: ${DEFAULT-VALUE})")
     double statsInterval;
 
-    @Option(names = "--replay-timeout", paramLabel = "SECONDS", defaultValue = "3",
+    @Option(
+            names = "--replay-timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "3",
             description = "give up a replay that has not answered for this long and resync (default: ${DEFAULT-VALUE})")
     double replayTimeout;
 
-    @Option(names = "--impl", paramLabel = "NAME", defaultValue = Implementations.DEFAULT,
+    @Option(
+            names = "--impl",
+            paramLabel = "NAME",
+            defaultValue = Implementations.DEFAULT,
             completionCandidates = Implementations.Names.class,
             description = "index implementation: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
     String impl;
 
-    @Option(names = "--max-workers", paramLabel = "N", defaultValue = "1024",
+    @Option(
+            names = "--max-workers",
+            paramLabel = "N",
+            defaultValue = "1024",
             description = "worker slots of the index (default: ${DEFAULT-VALUE})")
     int maxWorkers;
 
-    @Option(names = {"-q", "--quiet"}, description = "no periodic stats lines on standard error")
+    @Option(
+            names = {"-q", "--quiet"},
+            description = "no periodic stats lines on standard error")
     boolean quiet;
 
     @Override
@@ -89,8 +117,8 @@ final class ListenCommand implements Callable<Integer> {
         Duration every = seconds(statsInterval, "--stats-interval");
         Duration replayWait = seconds(replayTimeout, "--replay-timeout");
         if (!Implementations.isKnown(impl)) {
-            throw new IllegalArgumentException("--impl: unknown implementation '" + impl + "': known implementations are "
-                    + String.join(", ", Implementations.names()));
+            throw new IllegalArgumentException("--impl: unknown implementation '" + impl
+                    + "': known implementations are " + String.join(", ", Implementations.names()));
         }
         IndexConfig config;
         try {
@@ -109,18 +137,22 @@ final class ListenCommand implements Callable<Integer> {
 
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch finished = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            stop.countDown();
-            try {
-                finished.await(15, TimeUnit.SECONDS); // let the results and stats be printed before the JVM goes
-            } catch (InterruptedException ignored) {
-                Thread.currentThread().interrupt();
-            }
-        }, "kvprefix-listen-shutdown");
+        Thread hook = new Thread(
+                () -> {
+                    stop.countDown();
+                    try {
+                        finished.await(
+                                15, TimeUnit.SECONDS); // let the results and stats be printed before the JVM goes
+                    } catch (InterruptedException ignored) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "kvprefix-listen-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try (PrefixIndex index = Implementations.create(impl, config)) {
             SubscriberStats finalStats;
-            try (KvEventSubscriber sub = KvEventSubscriber.builder(index).replayTimeout(replayWait).build()) {
+            try (KvEventSubscriber sub =
+                    KvEventSubscriber.builder(index).replayTimeout(replayWait).build()) {
                 for (EngineEndpoint e : specs) {
                     sub.addEngine(e);
                 }
@@ -187,7 +219,9 @@ final class ListenCommand implements Callable<Integer> {
                 return p;
             }
             System.err.println("kvprefix listen: cannot read --queries '" + name + "': "
-                    + (Files.exists(p) ? (Files.isDirectory(p) ? "it is a directory" : "permission denied") : "no such file"));
+                    + (Files.exists(p)
+                            ? (Files.isDirectory(p) ? "it is a directory" : "permission denied")
+                            : "no such file"));
         } catch (InvalidPathException e) {
             System.err.println("kvprefix listen: cannot read --queries '" + name + "': " + e.getMessage());
         }
@@ -243,7 +277,8 @@ final class ListenCommand implements Callable<Integer> {
             return false;
         }
         if (skipped > 0) {
-            err.println("kvprefix listen: skipped " + skipped + " event line(s) of --queries (only match lines are run)");
+            err.println(
+                    "kvprefix listen: skipped " + skipped + " event line(s) of --queries (only match lines are run)");
         }
         return true;
     }

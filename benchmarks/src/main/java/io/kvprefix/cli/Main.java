@@ -13,21 +13,22 @@ import picocli.CommandLine.Command;
  *
  * <p>Thread-safety: a program entry point; not meant to be called concurrently.
  */
-@Command(name = "kvprefix",
+@Command(
+        name = "kvprefix",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "KV-cache-aware prefix index for Java LLM routers.",
         subcommands = {
-                DemoCommand.class,
-                SimulateCommand.class,
-                HashCommand.class,
-                GenOpsCommand.class,
-                ReplayCommand.class,
-                ListenCommand.class,
-                BenchCommand.class,
-                SweepCommand.class,
-                JmhCommand.class,
-                FootprintCommand.class,
+            DemoCommand.class,
+            SimulateCommand.class,
+            HashCommand.class,
+            GenOpsCommand.class,
+            ReplayCommand.class,
+            ListenCommand.class,
+            BenchCommand.class,
+            SweepCommand.class,
+            JmhCommand.class,
+            FootprintCommand.class,
         })
 public final class Main implements Runnable {
 
@@ -73,8 +74,9 @@ public final class Main implements Runnable {
         @Override
         public String[] getVersion() {
             String v = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"kvprefix " + (v == null ? "(development build)" : v),
-                    io.kvprefix.Implementation.nativeStatus()};
+            return new String[] {
+                "kvprefix " + (v == null ? "(development build)" : v), io.kvprefix.Implementation.nativeStatus()
+            };
         }
     }
 }

@@ -44,8 +44,16 @@ public final class Progress {
         String bar = "#".repeat(filled) + "-".repeat(width - filled);
         double elapsed = (now - start) / 1e9;
         double eta = frac > 0 ? elapsed / frac - elapsed : 0;
-        String line = String.format(Locale.ROOT, "%s [%s] %3.0f%% %d/%d  %.0fs elapsed, ~%.0fs left", label, bar,
-                frac * 100, done, total, elapsed, eta);
+        String line = String.format(
+                Locale.ROOT,
+                "%s [%s] %3.0f%% %d/%d  %.0fs elapsed, ~%.0fs left",
+                label,
+                bar,
+                frac * 100,
+                done,
+                total,
+                elapsed,
+                eta);
         if (terminal) {
             err.print("\r" + line);
         } else {

@@ -6,7 +6,6 @@ import io.kvprefix.opstream.Replayer;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -27,48 +26,72 @@ import picocli.CommandLine.Parameters;
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
-@Command(name = "replay", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Replay an op stream (one JSON object per line, CONTRACT section 5) through the index.",
-                "Prints one line per input line: {\"status\":...} for an event, {\"scores\":[[W,R,depth],...]} for a match.",
-                "Invalid lines are answered {\"status\":\"invalid_input\"} and processing continues."})
+@Command(
+        name = "replay",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Replay an op stream (one JSON object per line, CONTRACT section 5) through the index.",
+            "Prints one line per input line: {\"status\":...} for an event, {\"scores\":[[W,R,depth],...]} for a match.",
+            "Invalid lines are answered {\"status\":\"invalid_input\"} and processing continues."
+        })
 final class ReplayCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "IN.jsonl|-", description = "the op stream; '-' reads standard input")
     String input;
 
-    @Option(names = "--impl", paramLabel = "NAME", defaultValue = Implementations.DEFAULT,
+    @Option(
+            names = "--impl",
+            paramLabel = "NAME",
+            defaultValue = Implementations.DEFAULT,
             completionCandidates = Implementations.Names.class,
             description = "index implementation: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
     String impl;
 
-    @Option(names = "--max-workers", paramLabel = "N", defaultValue = "1024",
-            description = "worker slots (default: ${DEFAULT-VALUE}); a store for one worker too many is capacity_exceeded")
+    @Option(
+            names = "--max-workers",
+            paramLabel = "N",
+            defaultValue = "1024",
+            description =
+                    "worker slots (default: ${DEFAULT-VALUE}); a store for one worker too many is capacity_exceeded")
     int maxWorkers;
 
-    @Option(names = "--memory-budget", paramLabel = "BYTES",
+    @Option(
+            names = "--memory-budget",
+            paramLabel = "BYTES",
             description = "most memory the index may hold, e.g. 512m or 2g (default: unlimited)")
     String memoryBudget;
 
-    @Option(names = "--jump-size", paramLabel = "J", description = "positions per jump-search step (default: the index's)")
+    @Option(
+            names = "--jump-size",
+            paramLabel = "J",
+            description = "positions per jump-search step (default: the index's)")
     Integer jumpSize;
 
-    @Option(names = "--block-size", paramLabel = "B",
+    @Option(
+            names = "--block-size",
+            paramLabel = "B",
             description = "the index's default block size (token-form lines carry their own; default: the index's)")
     Integer blockSize;
 
-    @Option(names = "--max-line-bytes", paramLabel = "N", defaultValue = "" + Replayer.DEFAULT_MAX_LINE_BYTES,
+    @Option(
+            names = "--max-line-bytes",
+            paramLabel = "N",
+            defaultValue = "" + Replayer.DEFAULT_MAX_LINE_BYTES,
             description = "longer lines are answered invalid_input without being buffered (default: ${DEFAULT-VALUE})")
     int maxLineBytes;
 
-    @Option(names = {"-q", "--quiet"}, description = "print nothing on standard error unless the run fails")
+    @Option(
+            names = {"-q", "--quiet"},
+            description = "print nothing on standard error unless the run fails")
     boolean quiet;
 
     @Override
     public Integer call() {
         IndexConfig config = config();
         if (!Implementations.isKnown(impl)) {
-            throw new IllegalArgumentException("--impl: unknown implementation '" + impl + "': known implementations are "
-                    + String.join(", ", Implementations.names()));
+            throw new IllegalArgumentException("--impl: unknown implementation '" + impl
+                    + "': known implementations are " + String.join(", ", Implementations.names()));
         }
         Replayer replayer;
         PrintStream err = System.err;
@@ -94,7 +117,11 @@ final class ReplayCommand implements Callable<Integer> {
             Replayer.Summary summary = replayer.run(in, new StdoutStream(System.out));
             if (!quiet) {
                 long hidden = summary.count(io.kvprefix.EventStatus.INVALID_INPUT) - Replayer.INVALID_NOTES;
-                err.printf("kvprefix replay: %s (%s, %.2f s)%s%n", summary, impl, (System.nanoTime() - t0) / 1e9,
+                err.printf(
+                        "kvprefix replay: %s (%s, %.2f s)%s%n",
+                        summary,
+                        impl,
+                        (System.nanoTime() - t0) / 1e9,
                         hidden > 0 ? "; " + hidden + " more invalid lines not described" : "");
             }
             return 0;
@@ -129,8 +156,8 @@ final class ReplayCommand implements Callable<Integer> {
             option("--block-size", () -> b.blockSize(blockSize));
         }
         if (maxLineBytes < 1 || maxLineBytes > Integer.MAX_VALUE - 16) {
-            throw new IllegalArgumentException("--max-line-bytes must be in 1.." + (Integer.MAX_VALUE - 16)
-                    + ", got " + maxLineBytes);
+            throw new IllegalArgumentException(
+                    "--max-line-bytes must be in 1.." + (Integer.MAX_VALUE - 16) + ", got " + maxLineBytes);
         }
         return b.build();
     }

@@ -20,27 +20,48 @@ import picocli.CommandLine.Option;
  * <p>Thread-safety: filled by picocli, then used by one command thread.
  */
 public final class ReplayOptions {
-    @Option(names = "--impl", split = ",", paramLabel = "NAMES",
+    @Option(
+            names = "--impl",
+            split = ",",
+            paramLabel = "NAMES",
             description = "implementations, comma-separated (default: heap,offheap-java,offheap-native)")
     List<String> impls = List.of("heap", "offheap-java", "offheap-native");
 
-    @Option(names = "--ops", paramLabel = "FILE", description = "an op-stream file (CONTRACT section 5), for example from gen-ops")
+    @Option(
+            names = "--ops",
+            paramLabel = "FILE",
+            description = "an op-stream file (CONTRACT section 5), for example from gen-ops")
     Path ops;
 
     @Mixin
     WorkloadOptions workload = new WorkloadOptions();
 
-    @Option(names = "--writers", paramLabel = "N", defaultValue = "1", description = "writer threads (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--writers",
+            paramLabel = "N",
+            defaultValue = "1",
+            description = "writer threads (default: ${DEFAULT-VALUE})")
     int writers;
 
-    @Option(names = "--readers", paramLabel = "M", defaultValue = "1", description = "reader threads (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--readers",
+            paramLabel = "M",
+            defaultValue = "1",
+            description = "reader threads (default: ${DEFAULT-VALUE})")
     int readers;
 
-    @Option(names = "--jump-size", paramLabel = "J", description = "jump size of the positional search (default: the index's, "
-            + IndexConfig.DEFAULT_JUMP_SIZE + ")")
+    @Option(
+            names = "--jump-size",
+            paramLabel = "J",
+            description =
+                    "jump size of the positional search (default: the index's, " + IndexConfig.DEFAULT_JUMP_SIZE + ")")
     int jumpSize = IndexConfig.DEFAULT_JUMP_SIZE;
 
-    @Option(names = "--max-workers", paramLabel = "N", defaultValue = "1024", description = "worker slots (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--max-workers",
+            paramLabel = "N",
+            defaultValue = "1024",
+            description = "worker slots (default: ${DEFAULT-VALUE})")
     int maxWorkers;
 
     /** Throws a usage error for an unknown implementation name. */
@@ -61,7 +82,8 @@ public final class ReplayOptions {
      * hint for all: the mock engines' total cache, or for an op file the blocks it stores.
      */
     Loaded load(PrintStream err) throws Exception {
-        IndexConfig base = IndexConfig.builder().jumpSize(jumpSize).maxWorkers(maxWorkers).build();
+        IndexConfig base =
+                IndexConfig.builder().jumpSize(jumpSize).maxWorkers(maxWorkers).build();
         OpStream stream;
         long expected;
         if (ops != null) {
@@ -78,12 +100,22 @@ public final class ReplayOptions {
             long t0 = System.nanoTime();
             Trace trace = workload.load();
             Workload w = Workload.load(trace, workload.engines());
-            err.printf(Locale.ROOT, "%s, %d workers x %d blocks: %s (%.1f s to simulate)%n", trace.source(),
-                    workload.workers(), workload.cacheBlocks(), w.totals(), (System.nanoTime() - t0) / 1e9);
-            stream = OpStream.of(w, Path.of(trace.source()).getFileName() + " (" + trace.tokensPerBlock() + " tokens/block, "
-                    + workload.workers() + " workers x " + workload.cacheBlocks() + " blocks)");
+            err.printf(
+                    Locale.ROOT,
+                    "%s, %d workers x %d blocks: %s (%.1f s to simulate)%n",
+                    trace.source(),
+                    workload.workers(),
+                    workload.cacheBlocks(),
+                    w.totals(),
+                    (System.nanoTime() - t0) / 1e9);
+            stream = OpStream.of(
+                    w,
+                    Path.of(trace.source()).getFileName() + " (" + trace.tokensPerBlock() + " tokens/block, "
+                            + workload.workers() + " workers x " + workload.cacheBlocks() + " blocks)");
             expected = (long) workload.workers() * workload.cacheBlocks();
         }
-        return new Loaded(stream, base.toBuilder().expectedBlocks(Math.min(expected, 1L << 29)).build());
+        return new Loaded(
+                stream,
+                base.toBuilder().expectedBlocks(Math.min(expected, 1L << 29)).build());
     }
 }

@@ -30,25 +30,45 @@ import picocli.CommandLine.Option;
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
-@Command(name = "sweep", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Offered vs achieved: replay the same stream compressed into shorter windows (log-spaced offered loads,",
-                "low to high), record achieved block ops/s and p99 per step, stop an implementation after two steps below",
-                "90% of offered, and write sweep.json and sweep.svg to --out."})
+@Command(
+        name = "sweep",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Offered vs achieved: replay the same stream compressed into shorter windows (log-spaced offered loads,",
+            "low to high), record achieved block ops/s and p99 per step, stop an implementation after two steps below",
+            "90% of offered, and write sweep.json and sweep.svg to --out."
+        })
 public final class SweepCommand implements Callable<Integer> {
     @Mixin
     ReplayOptions replay = new ReplayOptions();
 
-    @Option(names = "--from", paramLabel = "OPS/S", defaultValue = "1000000", description = "first offered load in block ops/s (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--from",
+            paramLabel = "OPS/S",
+            defaultValue = "1000000",
+            description = "first offered load in block ops/s (default: ${DEFAULT-VALUE})")
     double from;
 
-    @Option(names = "--to", paramLabel = "OPS/S", defaultValue = "1000000000", description = "last offered load in block ops/s (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--to",
+            paramLabel = "OPS/S",
+            defaultValue = "1000000000",
+            description = "last offered load in block ops/s (default: ${DEFAULT-VALUE})")
     double to;
 
-    @Option(names = "--steps-per-decade", paramLabel = "N", defaultValue = "4", description = "log-spaced steps per factor of 10 (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--steps-per-decade",
+            paramLabel = "N",
+            defaultValue = "4",
+            description = "log-spaced steps per factor of 10 (default: ${DEFAULT-VALUE})")
     int stepsPerDecade;
 
-
-    @Option(names = "--out", paramLabel = "DIR", defaultValue = "kvprefix-sweep", description = "output folder (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            defaultValue = "kvprefix-sweep",
+            description = "output folder (default: ${DEFAULT-VALUE})")
     Path out;
 
     /** One step of one implementation. */
@@ -90,8 +110,15 @@ public final class SweepCommand implements Callable<Integer> {
                 double achieved = stream.blockOps() / (p.wallNanos() / 1e9);
                 long[] lat = p.latencies().clone();
                 Arrays.sort(lat);
-                results.get(impl).add(new Step(offered, achieved, BenchCommand.quantile(lat, 0.5),
-                        BenchCommand.quantile(lat, 0.99), BenchCommand.quantile(lat, 0.999), window / 1e9, p.wallNanos() / 1e9));
+                results.get(impl)
+                        .add(new Step(
+                                offered,
+                                achieved,
+                                BenchCommand.quantile(lat, 0.5),
+                                BenchCommand.quantile(lat, 0.99),
+                                BenchCommand.quantile(lat, 0.999),
+                                window / 1e9,
+                                p.wallNanos() / 1e9));
                 misses.put(impl, achieved < 0.9 * offered ? misses.get(impl) + 1 : 0);
                 progress.update(++done);
             }
@@ -107,14 +134,37 @@ public final class SweepCommand implements Callable<Integer> {
     private void write(OpStream stream, Map<String, List<Step>> results) throws IOException {
         Files.createDirectories(out);
         PrintStream o = System.out;
-        o.printf(Locale.ROOT, "# sweep of %s: %d block ops per pass, %d writer(s), %d reader(s); latency = match call duration%n",
-                stream.name(), stream.blockOps(), replay.writers, replay.readers);
-        o.printf(Locale.ROOT, "%-16s %14s %14s %7s %10s %10s %10s%n", "impl", "offered", "achieved", "ratio", "p50_ns", "p99_ns", "p999_ns");
-        StringBuilder json = new StringBuilder("{\"stream\":\"").append(BenchCommand.jsonEscape(stream.name()))
-                .append("\",\"block_ops\":").append(stream.blockOps()).append(",\"writers\":").append(replay.writers)
-                .append(",\"readers\":").append(replay.readers).append(",\"implementations\":{");
-        SvgPlot plot = new SvgPlot("Offered vs achieved: " + stream.name() + " (" + replay.writers + "W/" + replay.readers + "R)",
-                "offered block ops/s", "achieved block ops/s").identityLine();
+        o.printf(
+                Locale.ROOT,
+                "# sweep of %s: %d block ops per pass, %d writer(s), %d reader(s); latency = match call duration%n",
+                stream.name(),
+                stream.blockOps(),
+                replay.writers,
+                replay.readers);
+        o.printf(
+                Locale.ROOT,
+                "%-16s %14s %14s %7s %10s %10s %10s%n",
+                "impl",
+                "offered",
+                "achieved",
+                "ratio",
+                "p50_ns",
+                "p99_ns",
+                "p999_ns");
+        StringBuilder json = new StringBuilder("{\"stream\":\"")
+                .append(BenchCommand.jsonEscape(stream.name()))
+                .append("\",\"block_ops\":")
+                .append(stream.blockOps())
+                .append(",\"writers\":")
+                .append(replay.writers)
+                .append(",\"readers\":")
+                .append(replay.readers)
+                .append(",\"implementations\":{");
+        SvgPlot plot = new SvgPlot(
+                        "Offered vs achieved: " + stream.name() + " (" + replay.writers + "W/" + replay.readers + "R)",
+                        "offered block ops/s",
+                        "achieved block ops/s")
+                .identityLine();
         boolean firstImpl = true;
         for (var e : results.entrySet()) {
             List<Step> steps = e.getValue();
@@ -132,14 +182,34 @@ public final class SweepCommand implements Callable<Integer> {
                 if (s.achieved() >= 0.9 * s.offered()) {
                     threshold = s.offered();
                 }
-                o.printf(Locale.ROOT, "%-16s %14.0f %14.0f %6.2f %10d %10d %10d%n", e.getKey(), s.offered(), s.achieved(),
-                        s.achieved() / s.offered(), s.p50(), s.p99(), s.p999());
-                json.append(i > 0 ? "," : "").append(String.format(Locale.ROOT,
-                        "{\"offered\":%.0f,\"achieved\":%.0f,\"p50_ns\":%d,\"p99_ns\":%d,\"p999_ns\":%d,\"window_s\":%.6f,\"wall_s\":%.6f}",
-                        s.offered(), s.achieved(), s.p50(), s.p99(), s.p999(), s.windowS(), s.wallS()));
+                o.printf(
+                        Locale.ROOT,
+                        "%-16s %14.0f %14.0f %6.2f %10d %10d %10d%n",
+                        e.getKey(),
+                        s.offered(),
+                        s.achieved(),
+                        s.achieved() / s.offered(),
+                        s.p50(),
+                        s.p99(),
+                        s.p999());
+                json.append(i > 0 ? "," : "")
+                        .append(String.format(
+                                Locale.ROOT,
+                                "{\"offered\":%.0f,\"achieved\":%.0f,\"p50_ns\":%d,\"p99_ns\":%d,\"p999_ns\":%d,\"window_s\":%.6f,\"wall_s\":%.6f}",
+                                s.offered(),
+                                s.achieved(),
+                                s.p50(),
+                                s.p99(),
+                                s.p999(),
+                                s.windowS(),
+                                s.wallS()));
             }
             json.append(']');
-            o.printf(Locale.ROOT, "# %s: highest offered load achieved within 10%%: %.0f block ops/s%n", e.getKey(), threshold);
+            o.printf(
+                    Locale.ROOT,
+                    "# %s: highest offered load achieved within 10%%: %.0f block ops/s%n",
+                    e.getKey(),
+                    threshold);
             plot.add(new SvgPlot.Series(e.getKey(), x, y));
         }
         json.append("}}\n");

@@ -17,35 +17,62 @@ import picocli.CommandLine.Option;
  * <p>Thread-safety: filled by picocli, then read by one command thread.
  */
 public final class WorkloadOptions {
-    @Option(names = "--trace", paramLabel = "FILE",
-            description = "Mooncake trace, JSON Lines {timestamp, input_length, output_length, hash_ids}; 512 tokens per id")
+    @Option(
+            names = "--trace",
+            paramLabel = "FILE",
+            description =
+                    "Mooncake trace, JSON Lines {timestamp, input_length, output_length, hash_ids}; 512 tokens per id")
     Path trace;
 
-    @Option(names = "--requests", paramLabel = "N",
+    @Option(
+            names = "--requests",
+            paramLabel = "N",
             description = "requests of the built-in workload when there is no --trace (default: "
                     + SyntheticTrace.DEFAULT_REQUESTS + ")")
     Integer requests;
 
-    @Option(names = "--workers", paramLabel = "N", defaultValue = "16", description = "workers (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--workers",
+            paramLabel = "N",
+            defaultValue = "16",
+            description = "workers (default: ${DEFAULT-VALUE})")
     int workers;
 
-    @Option(names = "--cache-blocks", paramLabel = "N", defaultValue = "" + MockEngine.DEFAULT_CAPACITY,
+    @Option(
+            names = "--cache-blocks",
+            paramLabel = "N",
+            defaultValue = "" + MockEngine.DEFAULT_CAPACITY,
             description = "blocks per mock engine's prefix cache (default: ${DEFAULT-VALUE})")
     int cacheBlocks;
 
-    @Option(names = "--split", paramLabel = "K", defaultValue = "1",
-            description = "split every id into K sub-blocks of 512/K tokens (Dynamo's --trace-length-factor; default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--split",
+            paramLabel = "K",
+            defaultValue = "1",
+            description =
+                    "split every id into K sub-blocks of 512/K tokens (Dynamo's --trace-length-factor; default: ${DEFAULT-VALUE})")
     int split;
 
-    @Option(names = "--duplicate", paramLabel = "D", defaultValue = "1",
-            description = "follow every request by D-1 copies under fresh ids (Dynamo's --trace-duplication-factor; default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--duplicate",
+            paramLabel = "D",
+            defaultValue = "1",
+            description =
+                    "follow every request by D-1 copies under fresh ids (Dynamo's --trace-duplication-factor; default: ${DEFAULT-VALUE})")
     int duplicate;
 
-    @Option(names = "--truncate", paramLabel = "N", description = "keep the first N requests (after --split and --duplicate)")
+    @Option(
+            names = "--truncate",
+            paramLabel = "N",
+            description = "keep the first N requests (after --split and --duplicate)")
     Integer truncate;
 
-    @Option(names = "--seed", paramLabel = "S", defaultValue = "42",
-            description = "seed of the request-to-worker spread and of the built-in workload (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--seed",
+            paramLabel = "S",
+            defaultValue = "42",
+            description =
+                    "seed of the request-to-worker spread and of the built-in workload (default: ${DEFAULT-VALUE})")
     long seed;
 
     /** True if a trace file was given. */
@@ -61,7 +88,8 @@ public final class WorkloadOptions {
         Trace loaded;
         if (trace != null) {
             if (requests != null) {
-                throw new IllegalArgumentException("--requests is for the built-in workload; with --trace use --truncate");
+                throw new IllegalArgumentException(
+                        "--requests is for the built-in workload; with --trace use --truncate");
             }
             loaded = MooncakeTraceReader.read(trace);
         } else {

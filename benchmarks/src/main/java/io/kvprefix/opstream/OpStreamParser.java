@@ -58,17 +58,41 @@ public final class OpStreamParser {
 
     // ------------------------------------------------------------------ names
 
-    private static final int F_OP = 0, F_WORKER = 1, F_DP_RANK = 2, F_PARENT_HASH = 3, F_BLOCKS = 4, F_TOKEN_IDS = 5,
-            F_BLOCK_SIZE = 6, F_BLOCK_HASHES = 7, F_LOCAL_HASHES = 8, F_LORA_NAME = 9, F_CACHE_NAMESPACE = 10;
-    private static final String[] FIELD = {"op", "worker", "dp_rank", "parent_hash", "blocks", "token_ids",
-            "block_size", "block_hashes", "local_hashes", "lora_name", "cache_namespace"};
+    private static final int F_OP = 0,
+            F_WORKER = 1,
+            F_DP_RANK = 2,
+            F_PARENT_HASH = 3,
+            F_BLOCKS = 4,
+            F_TOKEN_IDS = 5,
+            F_BLOCK_SIZE = 6,
+            F_BLOCK_HASHES = 7,
+            F_LOCAL_HASHES = 8,
+            F_LORA_NAME = 9,
+            F_CACHE_NAMESPACE = 10;
+    private static final String[] FIELD = {
+        "op",
+        "worker",
+        "dp_rank",
+        "parent_hash",
+        "blocks",
+        "token_ids",
+        "block_size",
+        "block_hashes",
+        "local_hashes",
+        "lora_name",
+        "cache_namespace"
+    };
     private static final byte[][] FIELD_BYTES = ascii(FIELD);
 
     private static final int K_BLOCK_HASH = 0, K_TOKENS_HASH = 1;
     private static final String[] BLOCK_FIELD = {"block_hash", "tokens_hash"};
     private static final byte[][] BLOCK_FIELD_BYTES = ascii(BLOCK_FIELD);
 
-    private static final int OP_UNKNOWN = -1, OP_STORED = 0, OP_REMOVED = 1, OP_CLEARED = 2, OP_REMOVE_WORKER = 3,
+    private static final int OP_UNKNOWN = -1,
+            OP_STORED = 0,
+            OP_REMOVED = 1,
+            OP_CLEARED = 2,
+            OP_REMOVE_WORKER = 3,
             OP_MATCH = 4;
     private static final String[] OPS = {"stored", "removed", "cleared", "remove_worker", "match"};
     private static final byte[][] OP_BYTES = ascii(OPS);
@@ -91,6 +115,7 @@ public final class OpStreamParser {
 
     /** Bit {@code 1 << F_*} per defined field seen on this line, and per field given as {@code null}. */
     private int seen;
+
     private int nulls;
     /** The first problem with each field's value, checked only if the op uses the field. */
     private final String[] error = new String[FIELD.length];
@@ -115,6 +140,7 @@ public final class OpStreamParser {
 
     /** The last number scanned: sign, magnitude (unsigned), too big for 64 bits, has no fraction/exponent. */
     private boolean numNeg;
+
     private long numMag;
     private boolean numBig;
     private boolean numInt;
@@ -126,6 +152,7 @@ public final class OpStreamParser {
 
     /** The last string scanned: its raw content b[strStart, strEnd) when it had no escapes, else strBuf[0, strLen). */
     private int strStart;
+
     private int strEnd;
     private byte[] strBuf = new byte[256];
     private int strLen;
@@ -135,6 +162,7 @@ public final class OpStreamParser {
     private int arrayCount;
     /** The block field (K_*) being read, for messages. */
     private int blockKey;
+
     private final byte[] nest = new byte[MAX_NESTING];
 
     /** A parser with empty scratch buffers. */
@@ -241,8 +269,9 @@ public final class OpStreamParser {
                 yield new ParsedOp.Event(new KvEvent.RemoveWorker(worker));
             }
             case OP_MATCH -> match();
-            default -> invalid("unknown op \"" + printable(opText)
-                    + "\" (ops are case-sensitive: stored, removed, cleared, remove_worker, match)");
+            default ->
+                invalid("unknown op \"" + printable(opText)
+                        + "\" (ops are case-sensitive: stored, removed, cleared, remove_worker, match)");
         };
     }
 
@@ -255,8 +284,8 @@ public final class OpStreamParser {
         if ((e = optional(F_PARENT_HASH, true)) != null) {
             return invalid(e);
         }
-        OptionalLong parent = has(F_PARENT_HASH) && !isNull(F_PARENT_HASH) ? OptionalLong.of(parentHash)
-                : OptionalLong.empty();
+        OptionalLong parent =
+                has(F_PARENT_HASH) && !isNull(F_PARENT_HASH) ? OptionalLong.of(parentHash) : OptionalLong.empty();
         boolean hashForm = has(F_BLOCKS);
         boolean tokenForm = has(F_TOKEN_IDS);
         if (hashForm && tokenForm) {
@@ -266,14 +295,16 @@ public final class OpStreamParser {
             if ((e = required(F_BLOCKS)) != null) {
                 return invalid(e);
             }
-            return new ParsedOp.Event(new KvEvent.Stored(w, parent, Arrays.copyOf(blockE, blockCount),
-                    Arrays.copyOf(blockL, blockCount)));
+            return new ParsedOp.Event(new KvEvent.Stored(
+                    w, parent, Arrays.copyOf(blockE, blockCount), Arrays.copyOf(blockL, blockCount)));
         }
         if (!tokenForm) {
             return invalid("a stored line needs \"blocks\" (hash form) or \"token_ids\" (token form)");
         }
-        if ((e = required(F_TOKEN_IDS)) != null || (e = required(F_BLOCK_SIZE)) != null
-                || (e = required(F_BLOCK_HASHES)) != null || (e = optional(F_LORA_NAME, true)) != null
+        if ((e = required(F_TOKEN_IDS)) != null
+                || (e = required(F_BLOCK_SIZE)) != null
+                || (e = required(F_BLOCK_HASHES)) != null
+                || (e = optional(F_LORA_NAME, true)) != null
                 || (e = optional(F_CACHE_NAMESPACE, true)) != null) {
             return invalid(e);
         }
@@ -283,8 +314,14 @@ public final class OpStreamParser {
                     + " full block(s), but block_hashes has " + blockHashCount);
         }
         try {
-            return new ParsedOp.Event(new KvEvent.StoredTokens(w, parent, Arrays.copyOf(tokens, tokenCount),
-                    intBlockSize(), Arrays.copyOf(blockHashes, blockHashCount), loraName, cacheNamespace));
+            return new ParsedOp.Event(new KvEvent.StoredTokens(
+                    w,
+                    parent,
+                    Arrays.copyOf(tokens, tokenCount),
+                    intBlockSize(),
+                    Arrays.copyOf(blockHashes, blockHashCount),
+                    loraName,
+                    cacheNamespace));
         } catch (IllegalArgumentException ex) { // the checks above make this unreachable; never crash on it
             return invalid(ex.getMessage());
         }
@@ -306,8 +343,10 @@ public final class OpStreamParser {
         if (!tokenForm) {
             return invalid("a match line needs \"local_hashes\" (hash form) or \"token_ids\" (token form)");
         }
-        if ((e = required(F_TOKEN_IDS)) != null || (e = required(F_BLOCK_SIZE)) != null
-                || (e = optional(F_LORA_NAME, true)) != null || (e = optional(F_CACHE_NAMESPACE, true)) != null) {
+        if ((e = required(F_TOKEN_IDS)) != null
+                || (e = required(F_BLOCK_SIZE)) != null
+                || (e = optional(F_LORA_NAME, true)) != null
+                || (e = optional(F_CACHE_NAMESPACE, true)) != null) {
             return invalid(e);
         }
         return new ParsedOp.TokenMatch(Arrays.copyOf(tokens, tokenCount), intBlockSize(), loraName, cacheNamespace);
@@ -468,7 +507,8 @@ public final class OpStreamParser {
     private String stringField(int f) {
         int c = b[pos];
         if (c == '"') {
-            String s = string(true) ? new String(b, strStart, strEnd - strStart, StandardCharsets.UTF_8)
+            String s = string(true)
+                    ? new String(b, strStart, strEnd - strStart, StandardCharsets.UTF_8)
                     : new String(strBuf, 0, strLen, StandardCharsets.UTF_8);
             return s.isEmpty() ? null : s;
         }
@@ -552,8 +592,8 @@ public final class OpStreamParser {
             }
         }
         if (got != 3 && error[F_BLOCKS] == null) {
-            error[F_BLOCKS] = "blocks[" + i + "] lacks \"" + BLOCK_FIELD[(got & 1) == 0 ? K_BLOCK_HASH : K_TOKENS_HASH]
-                    + "\"";
+            error[F_BLOCKS] =
+                    "blocks[" + i + "] lacks \"" + BLOCK_FIELD[(got & 1) == 0 ? K_BLOCK_HASH : K_TOKENS_HASH] + "\"";
         }
     }
 
@@ -702,8 +742,8 @@ public final class OpStreamParser {
                         buf[n] = (int) numValue;
                     }
                 } else if (error[F_TOKEN_IDS] == null) {
-                    error[F_TOKEN_IDS] = "token_ids[" + n + "] must be an integer, got "
-                            + (kind == V_NULL ? "null" : otherType);
+                    error[F_TOKEN_IDS] =
+                            "token_ids[" + n + "] must be an integer, got " + (kind == V_NULL ? "null" : otherType);
                 }
             }
             n++;
@@ -762,8 +802,11 @@ public final class OpStreamParser {
             return true;
         }
         if (error[f] == null) {
-            error[f] = label(f, index) + (numInt ? " is outside the hash range -9223372036854775808..18446744073709551615: "
-                    : " must be an integer, got ") + numberText();
+            error[f] = label(f, index)
+                    + (numInt
+                            ? " is outside the hash range -9223372036854775808..18446744073709551615: "
+                            : " must be an integer, got ")
+                    + numberText();
         }
         return false;
     }
@@ -771,13 +814,17 @@ public final class OpStreamParser {
     /** The scanned number as an unsigned value in {@code min .. max}, or records why not. */
     private boolean toUnsigned(int f, int index, long max, long min) {
         boolean negative = numNeg && numMag != 0; // -0 is 0
-        if (numInt && !numBig && !negative && Long.compareUnsigned(numMag, max) <= 0
+        if (numInt
+                && !numBig
+                && !negative
+                && Long.compareUnsigned(numMag, max) <= 0
                 && Long.compareUnsigned(numMag, min) >= 0) {
             numValue = numMag;
             return true;
         }
         if (error[f] == null) {
-            String what = !numInt ? " must be an integer, got "
+            String what = !numInt
+                    ? " must be an integer, got "
                     : " is outside " + min + ".." + Long.toUnsignedString(max) + ": ";
             error[f] = label(f, index) + what + numberText();
         }
@@ -785,13 +832,15 @@ public final class OpStreamParser {
     }
 
     private String label(int f, int index) {
-        return index < 0 ? FIELD[f]
+        return index < 0
+                ? FIELD[f]
                 : f == F_BLOCKS ? "blocks[" + index + "]." + BLOCK_FIELD[blockKey] : FIELD[f] + "[" + index + "]";
     }
 
     private String numberText() {
         int n = pos - numStart;
-        return n <= 48 ? new String(b, numStart, n, StandardCharsets.ISO_8859_1)
+        return n <= 48
+                ? new String(b, numStart, n, StandardCharsets.ISO_8859_1)
                 : new String(b, numStart, 45, StandardCharsets.ISO_8859_1) + "...";
     }
 
@@ -826,8 +875,9 @@ public final class OpStreamParser {
                 }
                 if (digits < 19) { // 19 digits stay below 2^64: exact as an unsigned long
                     mag = mag * 10 + d;
-                } else if (digits == 19 && (Long.compareUnsigned(mag, 1844674407370955161L) < 0
-                        || mag == 1844674407370955161L && d <= 5)) {
+                } else if (digits == 19
+                        && (Long.compareUnsigned(mag, 1844674407370955161L) < 0
+                                || mag == 1844674407370955161L && d <= 5)) {
                     mag = mag * 10 + d; // at most 18446744073709551615
                 } else {
                     big = true;
@@ -946,7 +996,10 @@ public final class OpStreamParser {
                     case 'r' -> '\r';
                     case 't' -> '\t';
                     case 'u' -> -1;
-                    default -> throw bad(p, "invalid escape in a string (JSON allows \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+                    default ->
+                        throw bad(
+                                p,
+                                "invalid escape in a string (JSON allows \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
                 };
                 if (out >= 0) {
                     if (decode) {
@@ -1045,7 +1098,9 @@ public final class OpStreamParser {
         int v = 0;
         for (int i = 0; i < 4; i++) {
             int c = b[p + i];
-            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            int d = c >= '0' && c <= '9'
+                    ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
             if (d < 0) {
                 throw bad(p - 2, "a \\u escape needs 4 hex digits");
             }
@@ -1182,8 +1237,10 @@ public final class OpStreamParser {
             case 't' -> startsWith(pos, "true") ? "a boolean" : null;
             case 'f' -> startsWith(pos, "false") ? "a boolean" : null;
             case 'n' -> startsWith(pos, "null") ? "null" : null;
-            default -> c == '-' && pos + 1 < end && b[pos + 1] >= '0' && b[pos + 1] <= '9' || c >= '0' && c <= '9'
-                    ? "a number" : null;
+            default ->
+                c == '-' && pos + 1 < end && b[pos + 1] >= '0' && b[pos + 1] <= '9' || c >= '0' && c <= '9'
+                        ? "a number"
+                        : null;
         };
         if (what != null) {
             return "the line must be a JSON object, but it starts with " + what;

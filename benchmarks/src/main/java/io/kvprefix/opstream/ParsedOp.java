@@ -75,14 +75,23 @@ public sealed interface ParsedOp permits ParsedOp.Event, ParsedOp.HashMatch, Par
 
         /** The hasher this match needs on an index configured with {@code config}: its block size and salt, the index's seeds. */
         public BlockHasher hasher(IndexConfig config) {
-            return BlockHasher.builder().blockSize(blockSize).seed(config.seed()).chainSeed(config.chainSeed())
-                    .loraName(loraName).cacheNamespace(cacheNamespace).implementation(config.implementation()).build();
+            return BlockHasher.builder()
+                    .blockSize(blockSize)
+                    .seed(config.seed())
+                    .chainSeed(config.chainSeed())
+                    .loraName(loraName)
+                    .cacheNamespace(cacheNamespace)
+                    .implementation(config.implementation())
+                    .build();
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof TokenMatch m && Arrays.equals(tokenIds, m.tokenIds) && blockSize == m.blockSize
-                    && Objects.equals(loraName, m.loraName) && Objects.equals(cacheNamespace, m.cacheNamespace);
+            return o instanceof TokenMatch m
+                    && Arrays.equals(tokenIds, m.tokenIds)
+                    && blockSize == m.blockSize
+                    && Objects.equals(loraName, m.loraName)
+                    && Objects.equals(cacheNamespace, m.cacheNamespace);
         }
 
         @Override

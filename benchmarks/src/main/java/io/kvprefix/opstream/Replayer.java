@@ -62,8 +62,8 @@ public final class Replayer {
     /** Lines longer than this many bytes (without the {@code \n}) are answered invalid_input unread. */
     public Replayer maxLineBytes(int bytes) {
         if (bytes < 1 || bytes > Integer.MAX_VALUE - 16) {
-            throw new IllegalArgumentException("max line length must be in 1.." + (Integer.MAX_VALUE - 16)
-                    + " bytes, got " + bytes);
+            throw new IllegalArgumentException(
+                    "max line length must be in 1.." + (Integer.MAX_VALUE - 16) + " bytes, got " + bytes);
         }
         maxLineBytes = bytes;
         return this;
@@ -91,7 +91,11 @@ public final class Replayer {
         /** {@code 12 lines: 3 matches, ok 8, invalid_input 1} (statuses that occurred). */
         @Override
         public String toString() {
-            StringBuilder sb = new StringBuilder().append(lines).append(" lines: ").append(matches).append(" matches");
+            StringBuilder sb = new StringBuilder()
+                    .append(lines)
+                    .append(" lines: ")
+                    .append(matches)
+                    .append(" matches");
             for (EventStatus s : EventStatus.values()) {
                 if (statusCounts[s.ordinal()] > 0) {
                     sb.append(", ").append(s.wireName()).append(' ').append(statusCounts[s.ordinal()]);
@@ -102,7 +106,9 @@ public final class Replayer {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Summary s && lines == s.lines && matches == s.matches
+            return o instanceof Summary s
+                    && lines == s.lines
+                    && matches == s.matches
                     && Arrays.equals(statusCounts, s.statusCounts);
         }
 
@@ -121,9 +127,9 @@ public final class Replayer {
     public Summary run(InputStream in, OutputStream out) throws IOException {
         OpStreamWriter writer = new OpStreamWriter(out);
         byte[] buf = new byte[(int) Math.min(INITIAL_BUFFER, maxLineBytes + 1L)];
-        int start = 0;  // first byte of the current line
-        int limit = 0;  // end of the buffered bytes
-        int scan = 0;   // where to look for the next '\n'
+        int start = 0; // first byte of the current line
+        int limit = 0; // end of the buffered bytes
+        int scan = 0; // where to look for the next '\n'
         boolean overlong = false; // inside a line already known to be too long (its bytes are dropped)
         while (true) {
             int nl = indexOfNewline(buf, scan, limit);

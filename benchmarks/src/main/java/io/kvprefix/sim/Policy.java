@@ -87,7 +87,8 @@ public interface Policy extends AutoCloseable {
                 }
             }
             throw new IllegalArgumentException("unknown policy '" + key + "': known policies are "
-                    + String.join(", ", List.of(values()).stream().map(Kind::key).toList()));
+                    + String.join(
+                            ", ", List.of(values()).stream().map(Kind::key).toList()));
         }
 
         /** A fresh policy of this kind for a simulation with {@code settings} at {@code blockSize}. */
@@ -117,8 +118,12 @@ public interface Policy extends AutoCloseable {
         }
 
         static Router.Builder builder(SimSettings s) {
-            Router.Builder b = Router.builder().overlapWeight(s.overlapWeight()).temperature(s.temperature())
-                    .seed(s.seed()).minMatchBlocks(s.minMatchBlocks()).spreadMisses(s.spreadMisses());
+            Router.Builder b = Router.builder()
+                    .overlapWeight(s.overlapWeight())
+                    .temperature(s.temperature())
+                    .seed(s.seed())
+                    .minMatchBlocks(s.minMatchBlocks())
+                    .spreadMisses(s.spreadMisses());
             for (int w = 0; w < s.workers(); w++) {
                 b.worker(Worker.of(w));
             }
@@ -126,8 +131,10 @@ public interface Policy extends AutoCloseable {
         }
 
         static IndexConfig config(SimSettings s, int blockSize) {
-            return IndexConfig.builder().blockSize(blockSize)
-                    .maxWorkers(Math.min(IndexConfig.MAX_WORKER_SLOTS, Math.max(1024, s.workers()))).build();
+            return IndexConfig.builder()
+                    .blockSize(blockSize)
+                    .maxWorkers(Math.min(IndexConfig.MAX_WORKER_SLOTS, Math.max(1024, s.workers())))
+                    .build();
         }
 
         static RouterPolicy events(String name, SimSettings s, int blockSize) {
@@ -136,8 +143,13 @@ public interface Policy extends AutoCloseable {
         }
 
         static RouterPolicy predicted(String name, SimSettings s, int blockSize, LongSupplier clock) {
-            Router r = builder(s).indexConfig(config(s, blockSize)).predicted(true).predictedTtl(s.predictedTtl())
-                    .predictedMaxBlocks(s.predictedMaxBlocks()).clock(clock).build();
+            Router r = builder(s)
+                    .indexConfig(config(s, blockSize))
+                    .predicted(true)
+                    .predictedTtl(s.predictedTtl())
+                    .predictedMaxBlocks(s.predictedMaxBlocks())
+                    .clock(clock)
+                    .build();
             return new RouterPolicy(name, null, r);
         }
 
@@ -251,7 +263,8 @@ public interface Policy extends AutoCloseable {
         public int route(SimRequest request, int[] tokens, int length) {
             int best = 0;
             for (int w = 1; w < inFlight.length; w++) {
-                if (inFlight[w] < inFlight[best] || inFlight[w] == inFlight[best] && pendingTokens[w] < pendingTokens[best]) {
+                if (inFlight[w] < inFlight[best]
+                        || inFlight[w] == inFlight[best] && pendingTokens[w] < pendingTokens[best]) {
                     best = w;
                 }
             }

@@ -18,8 +18,15 @@ public final class PolicyResult {
     private final long[] requestsPerWorker;
     private final long simulatedNs;
 
-    PolicyResult(String name, long requests, long inputTokens, long reusedTokens, long[] ttftNs, long[] decisionNs,
-                 long[] requestsPerWorker, long simulatedNs) {
+    PolicyResult(
+            String name,
+            long requests,
+            long inputTokens,
+            long reusedTokens,
+            long[] ttftNs,
+            long[] decisionNs,
+            long[] requestsPerWorker,
+            long simulatedNs) {
         this.name = name;
         this.requests = requests;
         this.inputTokens = inputTokens;

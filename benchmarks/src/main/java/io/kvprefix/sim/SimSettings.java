@@ -27,9 +27,18 @@ import java.time.Duration;
  * @param predictedTtl the predicted router's block time to live (simulated time)
  * @param predictedMaxBlocks the predicted router's bound on predicted blocks
  */
-public record SimSettings(int workers, int cacheBlocks, double prefillTokensPerS, double decodeTokensPerS, long seed,
-                          double overlapWeight, double temperature, int minMatchBlocks, boolean spreadMisses,
-                          Duration predictedTtl, long predictedMaxBlocks) {
+public record SimSettings(
+        int workers,
+        int cacheBlocks,
+        double prefillTokensPerS,
+        double decodeTokensPerS,
+        long seed,
+        double overlapWeight,
+        double temperature,
+        int minMatchBlocks,
+        boolean spreadMisses,
+        Duration predictedTtl,
+        long predictedMaxBlocks) {
     /** Prefill speed of the fixed cost model: 10,000 uncached tokens per second per worker. */
     public static final double DEFAULT_PREFILL_TOKENS_PER_S = 10_000;
     /** Decode speed of the fixed cost model: 50 tokens per second per request. */
@@ -52,7 +61,17 @@ public record SimSettings(int workers, int cacheBlocks, double prefillTokensPerS
 
     /** The defaults: 16 workers of 16,384 blocks, the fixed cost model, the router's defaults, seed 42. */
     public static SimSettings defaults() {
-        return new SimSettings(16, MockEngine.DEFAULT_CAPACITY, DEFAULT_PREFILL_TOKENS_PER_S, DEFAULT_DECODE_TOKENS_PER_S,
-                42, 1.0, 0.0, 0, false, Duration.ofSeconds(120), 1L << 20);
+        return new SimSettings(
+                16,
+                MockEngine.DEFAULT_CAPACITY,
+                DEFAULT_PREFILL_TOKENS_PER_S,
+                DEFAULT_DECODE_TOKENS_PER_S,
+                42,
+                1.0,
+                0.0,
+                0,
+                false,
+                Duration.ofSeconds(120),
+                1L << 20);
     }
 }

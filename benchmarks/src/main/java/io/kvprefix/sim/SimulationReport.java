@@ -19,7 +19,8 @@ import java.util.Locale;
  * <p>Thread-safety: immutable.
  */
 public final class SimulationReport {
-    private static final String[] COLORS = {"#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#d62728", "#17becf"};
+    private static final String[] COLORS = {"#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#d62728", "#17becf"
+    };
 
     /**
      * The workload.
@@ -32,7 +33,8 @@ public final class SimulationReport {
      * @param inputTokens input tokens over all requests
      * @param infiniteCacheHitTokens tokens an infinite shared cache would reuse ({@link Simulator#infiniteCacheHitTokens})
      */
-    public record TraceInfo(String source, int requests, int tokensPerBlock, long inputTokens, long infiniteCacheHitTokens) {
+    public record TraceInfo(
+            String source, int requests, int tokensPerBlock, long inputTokens, long infiniteCacheHitTokens) {
         /** The infinite-cache bound on the hit rate. */
         public double hitRateBound() {
             return inputTokens == 0 ? 0 : (double) infiniteCacheHitTokens / inputTokens;
@@ -77,20 +79,37 @@ public final class SimulationReport {
     /** The terminal table. */
     public String table() {
         StringBuilder sb = new StringBuilder();
-        sb.append(f("%s: %,d requests, %,d input tokens, %d tokens per block%n", trace.source(), trace.requests(),
-                trace.inputTokens(), trace.tokensPerBlock()));
-        sb.append(f("%d workers x %,d blocks; prefill %,.0f tokens/s per worker, decode %,.0f tokens/s per request%n%n",
+        sb.append(f(
+                "%s: %,d requests, %,d input tokens, %d tokens per block%n",
+                trace.source(), trace.requests(), trace.inputTokens(), trace.tokensPerBlock()));
+        sb.append(f(
+                "%d workers x %,d blocks; prefill %,.0f tokens/s per worker, decode %,.0f tokens/s per request%n%n",
                 settings.workers(), settings.cacheBlocks(), settings.prefillTokensPerS(), settings.decodeTokensPerS()));
-        sb.append(f("%-22s %9s %16s %11s %11s %11s %13s %17s%n", "policy", "hit rate", "prefill tokens",
-                "TTFT mean", "TTFT p50", "TTFT p99", "req/worker", "decision p50/p99"));
+        sb.append(f(
+                "%-22s %9s %16s %11s %11s %11s %13s %17s%n",
+                "policy",
+                "hit rate",
+                "prefill tokens",
+                "TTFT mean",
+                "TTFT p50",
+                "TTFT p99",
+                "req/worker",
+                "decision p50/p99"));
         sb.append(f("%-22s %9s %16s %11s %11s %11s %13s %17s%n", "", "", "", "ms", "ms", "ms", "max/min", "us"));
         for (PolicyResult r : results) {
-            sb.append(f("%-22s %8.1f%% %,16d %11.1f %11.1f %11.1f %13s %17s%n", r.name(), 100 * r.hitRate(),
-                    r.prefillTokens(), r.ttftMeanMs(), r.ttftMs(0.5), r.ttftMs(0.99),
+            sb.append(f(
+                    "%-22s %8.1f%% %,16d %11.1f %11.1f %11.1f %13s %17s%n",
+                    r.name(),
+                    100 * r.hitRate(),
+                    r.prefillTokens(),
+                    r.ttftMeanMs(),
+                    r.ttftMs(0.5),
+                    r.ttftMs(0.99),
                     r.maxRequestsPerWorker() + "/" + r.minRequestsPerWorker(),
                     f("%.1f/%.1f", r.decisionUs(0.5), r.decisionUs(0.99))));
         }
-        sb.append(f("%-22s %8.1f%%   (every full block whose prefix appeared before counts as a hit)%n",
+        sb.append(f(
+                "%-22s %8.1f%%   (every full block whose prefix appeared before counts as a hit)%n",
                 "infinite-cache bound", 100 * trace.hitRateBound()));
         return sb.toString();
     }
@@ -98,7 +117,7 @@ public final class SimulationReport {
     /** Writes the JSON file. */
     public void writeJson(Path file) throws IOException {
         try (OutputStream out = Files.newOutputStream(file);
-             JsonGenerator g = new JsonFactory().createGenerator(out, JsonEncoding.UTF8)) {
+                JsonGenerator g = new JsonFactory().createGenerator(out, JsonEncoding.UTF8)) {
             g.useDefaultPrettyPrinter();
             g.writeStartObject();
             g.writeObjectFieldStart("trace");
@@ -154,34 +173,65 @@ public final class SimulationReport {
     /** Writes the HTML page. */
     public void writeHtml(Path file) throws IOException {
         StringBuilder h = new StringBuilder();
-        h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>kvprefix routing simulation</title>\n");
+        h.append(
+                "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>kvprefix routing simulation</title>\n");
         h.append("<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}"
                 + "table{border-collapse:collapse;margin:1em 0}td,th{padding:4px 10px;border-bottom:1px solid #ddd;text-align:right}"
                 + "td:first-child,th:first-child{text-align:left}th{background:#f4f4f4}h2{margin-top:1.6em}"
                 + "svg{display:block;margin:0.5em 0}.note{color:#555;font-size:0.92em}</style></head><body>\n");
         h.append("<h1>kvprefix routing simulation</h1>\n");
-        h.append("<p>").append(esc(trace.source())).append(": ").append(f("%,d", trace.requests())).append(" requests, ")
-                .append(f("%,d", trace.inputTokens())).append(" input tokens, ").append(trace.tokensPerBlock())
-                .append(" tokens per block. ").append(settings.workers()).append(" mock engines of ")
-                .append(f("%,d", settings.cacheBlocks())).append(" blocks (LRU prefix cache).</p>\n");
+        h.append("<p>")
+                .append(esc(trace.source()))
+                .append(": ")
+                .append(f("%,d", trace.requests()))
+                .append(" requests, ")
+                .append(f("%,d", trace.inputTokens()))
+                .append(" input tokens, ")
+                .append(trace.tokensPerBlock())
+                .append(" tokens per block. ")
+                .append(settings.workers())
+                .append(" mock engines of ")
+                .append(f("%,d", settings.cacheBlocks()))
+                .append(" blocks (LRU prefix cache).</p>\n");
         h.append("<p class=\"note\">Cost model: one prefill at a time per worker, first come first served, at ")
-                .append(f("%,.0f", settings.prefillTokensPerS())).append(" uncached tokens/s; TTFT = queueing + own prefill; decode beside it at ")
-                .append(f("%,.0f", settings.decodeTokensPerS())).append(" tokens/s per request. The KV-aware policies are kvprefix's Router "
-                        + "(overlap weight ").append(settings.overlapWeight()).append(", temperature ").append(settings.temperature())
+                .append(f("%,.0f", settings.prefillTokensPerS()))
+                .append(" uncached tokens/s; TTFT = queueing + own prefill; decode beside it at ")
+                .append(f("%,.0f", settings.decodeTokensPerS()))
+                .append(" tokens/s per request. The KV-aware policies are kvprefix's Router " + "(overlap weight ")
+                .append(settings.overlapWeight())
+                .append(", temperature ")
+                .append(settings.temperature())
                 .append("); its event-fed index hears each admission's KV events when the prefill ends. "
                         + "Decision cost is the wall-clock time of the routing call, hashing included.</p>\n");
 
-        h.append("<table><tr><th>policy</th><th>hit rate</th><th>prefill tokens</th><th>TTFT mean (ms)</th><th>TTFT p50 (ms)</th>"
-                + "<th>TTFT p99 (ms)</th><th>requests per worker max/min</th><th>decision p50/p99 (&micro;s)</th></tr>\n");
+        h.append(
+                "<table><tr><th>policy</th><th>hit rate</th><th>prefill tokens</th><th>TTFT mean (ms)</th><th>TTFT p50 (ms)</th>"
+                        + "<th>TTFT p99 (ms)</th><th>requests per worker max/min</th><th>decision p50/p99 (&micro;s)</th></tr>\n");
         for (PolicyResult r : results) {
-            h.append("<tr><td>").append(esc(r.name())).append("</td><td>").append(f("%.1f%%", 100 * r.hitRate()))
-                    .append("</td><td>").append(f("%,d", r.prefillTokens())).append("</td><td>").append(f("%.1f", r.ttftMeanMs()))
-                    .append("</td><td>").append(f("%.1f", r.ttftMs(0.5))).append("</td><td>").append(f("%.1f", r.ttftMs(0.99)))
-                    .append("</td><td>").append(r.maxRequestsPerWorker()).append(" / ").append(r.minRequestsPerWorker())
-                    .append("</td><td>").append(f("%.1f / %.1f", r.decisionUs(0.5), r.decisionUs(0.99))).append("</td></tr>\n");
+            h.append("<tr><td>")
+                    .append(esc(r.name()))
+                    .append("</td><td>")
+                    .append(f("%.1f%%", 100 * r.hitRate()))
+                    .append("</td><td>")
+                    .append(f("%,d", r.prefillTokens()))
+                    .append("</td><td>")
+                    .append(f("%.1f", r.ttftMeanMs()))
+                    .append("</td><td>")
+                    .append(f("%.1f", r.ttftMs(0.5)))
+                    .append("</td><td>")
+                    .append(f("%.1f", r.ttftMs(0.99)))
+                    .append("</td><td>")
+                    .append(r.maxRequestsPerWorker())
+                    .append(" / ")
+                    .append(r.minRequestsPerWorker())
+                    .append("</td><td>")
+                    .append(f("%.1f / %.1f", r.decisionUs(0.5), r.decisionUs(0.99)))
+                    .append("</td></tr>\n");
         }
-        h.append("<tr><td>infinite-cache bound</td><td>").append(f("%.1f%%", 100 * trace.hitRateBound()))
-                .append("</td><td colspan=\"6\" style=\"text-align:left\" class=\"note\">every full block whose prefix appeared in an earlier request counts as a hit</td></tr>\n");
+        h.append("<tr><td>infinite-cache bound</td><td>")
+                .append(f("%.1f%%", 100 * trace.hitRateBound()))
+                .append(
+                        "</td><td colspan=\"6\" style=\"text-align:left\" class=\"note\">every full block whose prefix appeared in an earlier request counts as a hit</td></tr>\n");
         h.append("</table>\n");
 
         h.append("<h2>Prefix-cache hit rate</h2>\n").append(hitRateChart());
@@ -206,14 +256,17 @@ public final class SimulationReport {
             int y = top + i * (bar + gap);
             double w = plot * r.hitRate();
             s.append(text(label - 8, y + bar * 0.7, "end", r.name()));
-            s.append(f("<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>", label, y, w, bar, color(i)));
+            s.append(f(
+                    "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>", label, y, w, bar, color(i)));
             s.append(text(label + w + 6, y + bar * 0.7, "start", f("%.1f%%", 100 * r.hitRate())));
         }
         double bx = label + plot * trace.hitRateBound();
-        s.append(f("<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" stroke-dasharray=\"5,4\" stroke-width=\"2\"/>",
+        s.append(f(
+                "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" stroke-dasharray=\"5,4\" stroke-width=\"2\"/>",
                 bx, top - 6, bx, bottom));
-        s.append(f("<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#d62728\">%s</text>", bx, top - 10,
-                esc(f("infinite-cache bound %.1f%%", 100 * trace.hitRateBound()))));
+        s.append(f(
+                "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#d62728\">%s</text>",
+                bx, top - 10, esc(f("infinite-cache bound %.1f%%", 100 * trace.hitRateBound()))));
         s.append(axis(label, bottom, plot));
         return s.append("</svg>\n").toString();
     }
@@ -242,15 +295,20 @@ public final class SimulationReport {
             for (int k = 0; k < 3; k++) {
                 double w = plot * v[k] / max;
                 int y = y0 + k * bar;
-                s.append(f("<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s %s %.1f ms</title></rect>",
+                s.append(f(
+                        "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s %s %.1f ms</title></rect>",
                         label, y, w, bar - 1, shade[k], esc(r.name()), what[k], v[k]));
-                s.append(f("<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s %.0f ms</text>", label + w + 4, y + bar - 2.5, what[k], v[k]));
+                s.append(f(
+                        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s %.0f ms</text>",
+                        label + w + 4, y + bar - 2.5, what[k], v[k]));
             }
         }
         int bottom = 10 + results.size() * group;
         s.append(f("<text x=\"%d\" y=\"%d\" font-size=\"11\">0</text>", label, bottom + 16));
         s.append(text(label + plot, bottom + 16, "end", f("%.0f ms", max)));
-        s.append(f("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>", label, bottom, label + plot, bottom));
+        s.append(f(
+                "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>",
+                label, bottom, label + plot, bottom));
         return s.append("</svg>\n").toString();
     }
 
@@ -275,20 +333,32 @@ public final class SimulationReport {
             s.append(text(label - 8, base - row / 2.0 + 4, "end", r.name()));
             for (int w = 0; w < n.length; w++) {
                 double hgt = (double) row * n[w] / max;
-                s.append(f("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>worker %d: %d requests</title></rect>",
+                s.append(f(
+                        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>worker %d: %d requests</title></rect>",
                         label + w * slot, base - hgt, bw, hgt, color(i), w, n[w]));
             }
-            s.append(f("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>", label, base, label + plot, base));
-            s.append(text(label + plot + 6, base - row / 2.0 + 4, "start", r.maxRequestsPerWorker() + " / " + r.minRequestsPerWorker()));
+            s.append(f(
+                    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>",
+                    label, base, label + plot, base));
+            s.append(text(
+                    label + plot + 6,
+                    base - row / 2.0 + 4,
+                    "start",
+                    r.maxRequestsPerWorker() + " / " + r.minRequestsPerWorker()));
         }
-        s.append(text(label + plot / 2.0, height - 8, "middle",
+        s.append(text(
+                label + plot / 2.0,
+                height - 8,
+                "middle",
                 "workers 0.." + (workers - 1) + " (bar height: requests; right: max / min; scale 0.." + max + ")"));
         return s.append("</svg>\n").toString();
     }
 
     private static StringBuilder svgOpen(int width, int height) {
-        return new StringBuilder(f("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                + "font-family=\"system-ui,sans-serif\" font-size=\"12\">", width, height, width, height));
+        return new StringBuilder(f(
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                        + "font-family=\"system-ui,sans-serif\" font-size=\"12\">",
+                width, height, width, height));
     }
 
     private static String axis(int x, int y, int plot) {
@@ -297,7 +367,9 @@ public final class SimulationReport {
         for (int p = 0; p <= 100; p += 25) {
             double px = x + plot * p / 100.0;
             s.append(f("<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\"/>", px, y, px, y + 4));
-            s.append(f("<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555\">%d%%</text>", px, y + 16, p));
+            s.append(f(
+                    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555\">%d%%</text>",
+                    px, y + 16, p));
         }
         return s.toString();
     }

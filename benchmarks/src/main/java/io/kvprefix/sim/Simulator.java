@@ -77,7 +77,9 @@ public final class Simulator {
         this.tokensPerBlock = trace.tokensPerBlock();
         int n = settings.workers();
         this.engines = new MockEngine[n];
-        this.waiting = new ArrayDeque[n];
+        @SuppressWarnings({"unchecked", "rawtypes"}) // an array of a generic type: each element is set just below
+        ArrayDeque<SimRequest>[] queues = new ArrayDeque[n];
+        this.waiting = queues;
         this.prefilling = new SimRequest[n];
         for (int w = 0; w < n; w++) {
             engines[w] = new MockEngine(Worker.of(w), settings.cacheBlocks(), hashes);
@@ -94,8 +96,8 @@ public final class Simulator {
      *
      * @param hashes local hashes of the trace's ids, at its tokens per block, precomputed
      */
-    public static PolicyResult run(Trace trace, LocalHashTable hashes, SimSettings settings, Policy.Kind kind,
-                                   LongConsumer progress) {
+    public static PolicyResult run(
+            Trace trace, LocalHashTable hashes, SimSettings settings, Policy.Kind kind, LongConsumer progress) {
         Simulator s = new Simulator(trace, hashes, settings, kind);
         try (Policy p = s.policy) {
             return s.run(progress, p);
@@ -123,8 +125,15 @@ public final class Simulator {
                 progress.accept(1);
             }
         }
-        return new PolicyResult(p.name(), requests.size(), inputTokens, reusedTokens, ttftNs, decisionNs,
-                requestsPerWorker, lastDone - first);
+        return new PolicyResult(
+                p.name(),
+                requests.size(),
+                inputTokens,
+                reusedTokens,
+                ttftNs,
+                decisionNs,
+                requestsPerWorker,
+                lastDone - first);
     }
 
     private void arrive(TraceRequest r) {

@@ -22,7 +22,8 @@ import java.util.List;
  * @param evictedBlocks blocks evicted to make room (the size of the removed event)
  * @param events the events, removed before stored; empty if nothing changed
  */
-public record AdmitResult(int cachedBlocks, int storedBlocks, int uncachedBlocks, int evictedBlocks, List<KvEvent> events) {
+public record AdmitResult(
+        int cachedBlocks, int storedBlocks, int uncachedBlocks, int evictedBlocks, List<KvEvent> events) {
 
     public AdmitResult {
         events = List.copyOf(events);

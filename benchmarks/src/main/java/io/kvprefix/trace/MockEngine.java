@@ -75,6 +75,7 @@ public final class MockEngine {
     private final Int2ObjectOpenHashMap<Block[]> running = new Int2ObjectOpenHashMap<>();
     /** Sentinel of the circular LRU queue of free blocks: {@code head.next} is evicted first. */
     private final Block queue = new Block(0, 0, null);
+
     private int freeCount;
     private int inUse;
     private long storedTotal;
@@ -249,8 +250,11 @@ public final class MockEngine {
                 parent = b;
             }
             storedTotal += toStore;
-            events.add(new KvEvent.Stored(worker,
-                    cached > 0 ? OptionalLong.of(pinned[cached - 1].e) : OptionalLong.empty(), storedE, storedL));
+            events.add(new KvEvent.Stored(
+                    worker,
+                    cached > 0 ? OptionalLong.of(pinned[cached - 1].e) : OptionalLong.empty(),
+                    storedE,
+                    storedL));
         }
         running.put(request.index(), cached + toStore == n ? pinned : Arrays.copyOf(pinned, cached + toStore));
         return new AdmitResult(cached, toStore, need - toStore, evict, events);
@@ -299,7 +303,8 @@ public final class MockEngine {
     private long evictHead() {
         Block b = queue.next;
         if (b == queue) {
-            throw new IllegalStateException("no evictable block on worker " + worker + " (bug: the room was miscounted)");
+            throw new IllegalStateException(
+                    "no evictable block on worker " + worker + " (bug: the room was miscounted)");
         }
         if (b.children != 0) {
             throw new IllegalStateException("bug: block " + Long.toUnsignedString(b.e) + " on worker " + worker
@@ -360,7 +365,8 @@ public final class MockEngine {
         for (Block b : blocks.values()) {
             int expected = pins.containsKey(b) ? pins.get(b)[0] : 0;
             if (b.refs != expected) {
-                fail("block " + Long.toUnsignedString(b.e) + " has " + b.refs + " pins, running requests hold " + expected);
+                fail("block " + Long.toUnsignedString(b.e) + " has " + b.refs + " pins, running requests hold "
+                        + expected);
             }
             if (b.refs > 0) {
                 pinnedBlocks++;

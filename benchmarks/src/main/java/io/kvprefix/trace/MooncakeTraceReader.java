@@ -45,7 +45,8 @@ public final class MooncakeTraceReader {
     private static final JsonFactory JSON = JsonFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
-    private static final String IDS_MESSAGE = "hash_ids must be an array of non-negative integers up to " + Trace.MAX_ID;
+    private static final String IDS_MESSAGE =
+            "hash_ids must be an array of non-negative integers up to " + Trace.MAX_ID;
 
     private MooncakeTraceReader() {}
 
@@ -77,7 +78,8 @@ public final class MooncakeTraceReader {
             requests.add(parseLine(lines.buf, lines.len, name, lineNo));
         }
         if (requests.isEmpty()) {
-            throw new TraceFormatException(name, lineNo == 0 ? "the file is empty, no requests" : "no requests (only blank lines)");
+            throw new TraceFormatException(
+                    name, lineNo == 0 ? "the file is empty, no requests" : "no requests (only blank lines)");
         }
         // stable: equal timestamps keep file order
         requests.sort(Comparator.comparingLong(TraceRequest::timestampMs));
@@ -175,7 +177,8 @@ public final class MooncakeTraceReader {
             }
             JsonToken after = p.nextToken();
             if (after != null) {
-                throw new TraceFormatException(name, lineNo, "found " + describe(p) + " after the JSON object (one object per line)");
+                throw new TraceFormatException(
+                        name, lineNo, "found " + describe(p) + " after the JSON object (one object per line)");
             }
             if (timestamp < 0) {
                 throw missing("timestamp", name, lineNo);
@@ -214,8 +217,11 @@ public final class MooncakeTraceReader {
                 return v;
             }
         }
-        throw new TraceFormatException(name, lineNo, field + " must be a non-negative integer"
-                + (max < Long.MAX_VALUE ? " up to " + max : "") + ", got " + describe(p));
+        throw new TraceFormatException(
+                name,
+                lineNo,
+                field + " must be a non-negative integer" + (max < Long.MAX_VALUE ? " up to " + max : "") + ", got "
+                        + describe(p));
     }
 
     private static long[] hashIds(JsonParser p, String name, int lineNo) throws IOException {
@@ -231,7 +237,8 @@ public final class MooncakeTraceReader {
                 v = p.getLongValue();
             }
             if (v < 0 || v > Trace.MAX_ID) {
-                throw new TraceFormatException(name, lineNo, IDS_MESSAGE + " (element " + n + " is " + describe(p) + ")");
+                throw new TraceFormatException(
+                        name, lineNo, IDS_MESSAGE + " (element " + n + " is " + describe(p) + ")");
             }
             if (n == ids.length) {
                 ids = Arrays.copyOf(ids, n * 2);

@@ -46,6 +46,7 @@ import java.util.List;
 public final class SyntheticTrace {
     /** The default number of requests of {@code gen-ops} without a trace. */
     public static final int DEFAULT_REQUESTS = 10_000;
+
     static final int SYSTEM_PROMPTS = 8;
     static final int NO_PROMPT_PERCENT = 25;
     static final double MEAN_TURNS = 2.5;
@@ -130,8 +131,14 @@ public final class SyntheticTrace {
         return t[n - 1];
     }
 
-    private static void conversation(Rng rng, double startMs, long[][] prompts, double[] cumulative, double sum,
-                                     long[] nextKey, List<Draft> out) {
+    private static void conversation(
+            Rng rng,
+            double startMs,
+            long[][] prompts,
+            double[] cumulative,
+            double sum,
+            long[] nextKey,
+            List<Draft> out) {
         LongArrayList committed = new LongArrayList();
         if (rng.nextInt(100) >= NO_PROMPT_PERCENT) {
             double u = rng.nextDouble() * sum;

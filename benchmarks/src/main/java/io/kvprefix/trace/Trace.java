@@ -100,8 +100,8 @@ public final class Trace {
     /** Every id split into {@code k} sub-ids of {@code tokensPerBlock / k} tokens; {@code k} must divide the block. */
     public Trace split(int k) {
         if (k < 1 || tokensPerBlock % k != 0) {
-            throw new IllegalArgumentException("--split must be a divisor of " + tokensPerBlock
-                    + " (the tokens per hash id), got " + k);
+            throw new IllegalArgumentException(
+                    "--split must be a divisor of " + tokensPerBlock + " (the tokens per hash id), got " + k);
         }
         if (k == 1) {
             return this;
@@ -159,7 +159,8 @@ public final class Trace {
 
     private void checkIdSpace(long newMax, String what) {
         if (newMax > MAX_ID || newMax < 0) {
-            throw new IllegalArgumentException(what + " would need hash ids up to " + (newMax < 0 ? "beyond 2^63" : newMax)
+            throw new IllegalArgumentException(what + " would need hash ids up to "
+                    + (newMax < 0 ? "beyond 2^63" : newMax)
                     + ", above " + MAX_ID + " (an id names a block of tokens equal to it, and tokens are 32-bit);"
                     + " this trace's largest id is " + maxId);
         }

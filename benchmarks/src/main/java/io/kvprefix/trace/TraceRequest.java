@@ -26,8 +26,9 @@ public record TraceRequest(int index, long timestampMs, int inputLength, int out
     public TraceRequest {
         Objects.requireNonNull(hashIds, "hashIds");
         if (index < 0 || timestampMs < 0 || inputLength < 0 || outputLength < 0 || line < 0) {
-            throw new IllegalArgumentException("negative index, timestamp, length or line: index=" + index
-                    + ", timestamp=" + timestampMs + ", input=" + inputLength + ", output=" + outputLength + ", line=" + line);
+            throw new IllegalArgumentException(
+                    "negative index, timestamp, length or line: index=" + index + ", timestamp=" + timestampMs
+                            + ", input=" + inputLength + ", output=" + outputLength + ", line=" + line);
         }
     }
 
@@ -52,8 +53,12 @@ public record TraceRequest(int index, long timestampMs, int inputLength, int out
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof TraceRequest r && index == r.index && timestampMs == r.timestampMs
-                && inputLength == r.inputLength && outputLength == r.outputLength && line == r.line
+        return o instanceof TraceRequest r
+                && index == r.index
+                && timestampMs == r.timestampMs
+                && inputLength == r.inputLength
+                && outputLength == r.outputLength
+                && line == r.line
                 && Arrays.equals(hashIds, r.hashIds);
     }
 

@@ -47,7 +47,8 @@ public final class Workload {
 
         public Options {
             if (workers < 1 || workers > IndexConfig.MAX_WORKER_SLOTS) {
-                throw new IllegalArgumentException("--workers must be in 1.." + IndexConfig.MAX_WORKER_SLOTS + ", got " + workers);
+                throw new IllegalArgumentException(
+                        "--workers must be in 1.." + IndexConfig.MAX_WORKER_SLOTS + ", got " + workers);
             }
             if (cacheBlocks < 1) {
                 throw new IllegalArgumentException("--cache-blocks must be >= 1, got " + cacheBlocks);
@@ -177,8 +178,8 @@ public final class Workload {
             if (tokenForm && e instanceof KvEvent.Stored s) {
                 int from = step.admit().cachedBlocks();
                 int[] tokens = LocalHashTable.blockTokens(ids, from, from + s.size(), tokensPerBlock);
-                out.event(new KvEvent.StoredTokens(s.worker(), s.parentHash(), tokens, tokensPerBlock, s.blockHashes(),
-                        null, null));
+                out.event(new KvEvent.StoredTokens(
+                        s.worker(), s.parentHash(), tokens, tokensPerBlock, s.blockHashes(), null, null));
             } else {
                 out.event(e);
             }

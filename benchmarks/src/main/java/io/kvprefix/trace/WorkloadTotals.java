@@ -117,9 +117,19 @@ public final class WorkloadTotals {
     /** The counts on one line. */
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "%d requests, %d events (%d stored, %d removed), %d stored blocks, "
+        return String.format(
+                Locale.ROOT,
+                "%d requests, %d events (%d stored, %d removed), %d stored blocks, "
                         + "%d removed blocks, %d match blocks; ops %d, block ops %d; engine prefix hits %.2f%% of full blocks",
-                requests, events(), storedEvents, removedEvents, storedBlocks, removedBlocks, matchBlocks, ops(),
-                blockOps(), 100.0 * engineHitRate());
+                requests,
+                events(),
+                storedEvents,
+                removedEvents,
+                storedBlocks,
+                removedBlocks,
+                matchBlocks,
+                ops(),
+                blockOps(),
+                100.0 * engineHitRate());
     }
 }

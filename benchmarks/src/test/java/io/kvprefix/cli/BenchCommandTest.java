@@ -58,20 +58,49 @@ class BenchCommandTest {
         ReplayBench ordered = new ReplayBench(rs, 1, 2, true, config);
         for (String impl : Implementations.names()) {
             long matched = ordered.run(impl).matchedBlocks();
-            assertTrue(matched >= sequential, impl + ": " + matched + " matched blocks in trace order, sequential " + sequential);
+            assertTrue(
+                    matched >= sequential,
+                    impl + ": " + matched + " matched blocks in trace order, sequential " + sequential);
         }
     }
 
     @Test
     void benchPrintsOneJsonObjectPerImplementationLast() {
-        var r = CliRunner.run("bench", "--requests", "200", "--workers", "4", "--cache-blocks", "300", "--repeat", "2",
-                "--warmup", "1", "--impl", "heap,offheap-java", "--latency-at", "0.5");
+        var r = CliRunner.run(
+                "bench",
+                "--requests",
+                "200",
+                "--workers",
+                "4",
+                "--cache-blocks",
+                "300",
+                "--repeat",
+                "2",
+                "--warmup",
+                "1",
+                "--impl",
+                "heap,offheap-java",
+                "--latency-at",
+                "0.5");
         assertEquals(0, r.exit(), r.err());
         List<String> lines = r.out().lines().toList();
         String heap = lines.get(lines.size() - 2);
         String off = lines.get(lines.size() - 1);
-        for (String key : List.of("impl", "block_ops_per_s", "ops_per_s", "events_per_s", "matches_per_s", "wall_s", "p50_ns",
-                "p99_ns", "p999_ns", "passes", "median_block_ops_per_s", "p99_ns_at_50_pct", "writers_done_s", "readers_done_s")) {
+        for (String key : List.of(
+                "impl",
+                "block_ops_per_s",
+                "ops_per_s",
+                "events_per_s",
+                "matches_per_s",
+                "wall_s",
+                "p50_ns",
+                "p99_ns",
+                "p999_ns",
+                "passes",
+                "median_block_ops_per_s",
+                "p99_ns_at_50_pct",
+                "writers_done_s",
+                "readers_done_s")) {
             assertTrue(heap.contains("\"" + key + "\":"), key + " in " + heap);
             assertTrue(off.contains("\"" + key + "\":"), key + " in " + off);
         }
@@ -81,8 +110,11 @@ class BenchCommandTest {
 
     @Test
     void badOptionsAreClearErrors() {
-        for (String[] args : List.of(new String[] {"bench", "--impl", "nope"}, new String[] {"bench", "--order", "random"},
-                new String[] {"bench", "--repeat", "0"}, new String[] {"sweep", "--from", "0"})) {
+        for (String[] args : List.of(
+                new String[] {"bench", "--impl", "nope"},
+                new String[] {"bench", "--order", "random"},
+                new String[] {"bench", "--repeat", "0"},
+                new String[] {"sweep", "--from", "0"})) {
             var r = CliRunner.run(args);
             assertEquals(2, r.exit(), String.join(" ", args) + ": " + r.err());
             assertTrue(!r.err().contains("\tat "), r.err());
@@ -92,13 +124,28 @@ class BenchCommandTest {
     @Test
     void sweepWritesJsonAndSvg() throws Exception {
         java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("kvprefix-sweep-test");
-        var r = CliRunner.run("sweep", "--requests", "150", "--workers", "4", "--cache-blocks", "300", "--impl", "offheap-java",
-                "--from", "200000", "--to", "2000000", "--steps-per-decade", "1", "--out", dir.toString());
+        var r = CliRunner.run(
+                "sweep",
+                "--requests",
+                "150",
+                "--workers",
+                "4",
+                "--cache-blocks",
+                "300",
+                "--impl",
+                "offheap-java",
+                "--from",
+                "200000",
+                "--to",
+                "2000000",
+                "--steps-per-decade",
+                "1",
+                "--out",
+                dir.toString());
         assertEquals(0, r.exit(), r.err());
         String json = java.nio.file.Files.readString(dir.resolve("sweep.json"));
         assertTrue(json.contains("\"offheap-java\":[{\"offered\":200000"), json);
         String svg = java.nio.file.Files.readString(dir.resolve("sweep.svg"));
         assertTrue(svg.startsWith("<svg") && svg.contains("achieved = offered") && svg.contains("polyline"), svg);
     }
-
 }

@@ -23,7 +23,9 @@ class GenOpsCommandTest {
     Path tmp;
 
     private static String small() {
-        return RepoPaths.root().resolve("benchmarks/src/test/resources/traces/small.jsonl").toString();
+        return RepoPaths.root()
+                .resolve("benchmarks/src/test/resources/traces/small.jsonl")
+                .toString();
     }
 
     private byte[] run(String... args) throws Exception {
@@ -75,18 +77,30 @@ class GenOpsCommandTest {
         assertEquals(new String(file, StandardCharsets.UTF_8), r.out());
         // line 1: the match of request 0, every block (the third is partial); line 2: its stored event
         List<String> lines = r.out().lines().toList();
-        assertEquals("{\"op\":\"match\",\"local_hashes\":[16456450638077811066,10716031498429279048,17161484913955091167]}",
+        assertEquals(
+                "{\"op\":\"match\",\"local_hashes\":[16456450638077811066,10716031498429279048,17161484913955091167]}",
                 lines.get(0));
-        assertTrue(lines.get(1).matches("\\{\"op\":\"stored\",\"worker\":0,\"dp_rank\":0,\"parent_hash\":null,\"blocks\":\\["
-                + "\\{\"block_hash\":\\d+,\"tokens_hash\":16456450638077811066},"
-                + "\\{\"block_hash\":\\d+,\"tokens_hash\":10716031498429279048}]}"), lines.get(1));
+        assertTrue(
+                lines.get(1)
+                        .matches("\\{\"op\":\"stored\",\"worker\":0,\"dp_rank\":0,\"parent_hash\":null,\"blocks\":\\["
+                                + "\\{\"block_hash\":\\d+,\"tokens_hash\":16456450638077811066},"
+                                + "\\{\"block_hash\":\\d+,\"tokens_hash\":10716031498429279048}]}"),
+                lines.get(1));
         assertEquals(5 + 6, lines.size()); // 5 matches, 6 events (worked out in WorkloadTest)
         // one summary line, figures worked out by hand in WorkloadTest
         List<String> err = r.err().lines().toList();
         assertEquals(1, err.size(), r.err());
         String s = err.get(0);
-        for (String part : List.of("5 requests", "6 events (4 stored, 2 removed)", "5 stored blocks", "2 removed blocks",
-                "16 match blocks", "ops 11", "block ops 21", "infinite-cache prefix-hit bound 43.75%", "1 workers x 3 blocks")) {
+        for (String part : List.of(
+                "5 requests",
+                "6 events (4 stored, 2 removed)",
+                "5 stored blocks",
+                "2 removed blocks",
+                "16 match blocks",
+                "ops 11",
+                "block ops 21",
+                "infinite-cache prefix-hit bound 43.75%",
+                "1 workers x 3 blocks")) {
             assertTrue(s.contains(part), "'" + part + "' in " + s);
         }
         assertTrue(s.startsWith("gen-ops: " + small()), s);
@@ -101,11 +115,13 @@ class GenOpsCommandTest {
         assertEquals(0, r.exit(), r.err());
         String s = r.err().strip();
         // README figures: 12,031 requests, 288,500 block references, bound 0.3664
-        for (String part : List.of("12031 requests", "288500 match blocks", "bound 36.64%", "16 workers x 16384 blocks")) {
+        for (String part :
+                List.of("12031 requests", "288500 match blocks", "bound 36.64%", "16 workers x 16384 blocks")) {
             assertTrue(s.contains(part), "'" + part + "' in " + s);
         }
         try (var lines = Files.lines(out)) {
-            assertEquals(12_031, lines.filter(l -> l.startsWith("{\"op\":\"match\"")).count());
+            assertEquals(
+                    12_031, lines.filter(l -> l.startsWith("{\"op\":\"match\"")).count());
         }
     }
 
@@ -114,33 +130,48 @@ class GenOpsCommandTest {
         String good = "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0, 1]}\n";
         record Case(String line3, String message) {}
         List<Case> cases = List.of(
-                new Case("{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [1, \"x\"]}",
+                new Case(
+                        "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [1, \"x\"]}",
                         ":3: hash_ids must be an array of non-negative integers up to 4294967295 (element 1 is \"x\")"),
-                new Case("{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [1, -2]}",
+                new Case(
+                        "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [1, -2]}",
                         ":3: hash_ids must be an array of non-negative integers up to 4294967295 (element 1 is -2)"),
-                new Case("{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [4294967296]}",
+                new Case(
+                        "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [4294967296]}",
                         ":3: hash_ids must be an array of non-negative integers up to 4294967295 (element 0 is 4294967296)"),
-                new Case("{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [1.5]}",
+                new Case(
+                        "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [1.5]}",
                         ":3: hash_ids must be an array of non-negative integers up to 4294967295 (element 0 is 1.5)"),
-                new Case("{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": 7}",
+                new Case(
+                        "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": 7}",
                         ":3: hash_ids must be an array of non-negative integers up to 4294967295, got 7"),
-                new Case("{\"timestamp\": 5, \"output_length\": 1, \"hash_ids\": []}", ":3: missing field \"input_length\""),
-                new Case("{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 1}", ":3: missing field \"hash_ids\""),
-                new Case("{\"timestamp\": -1, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": []}",
+                new Case(
+                        "{\"timestamp\": 5, \"output_length\": 1, \"hash_ids\": []}",
+                        ":3: missing field \"input_length\""),
+                new Case(
+                        "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 1}",
+                        ":3: missing field \"hash_ids\""),
+                new Case(
+                        "{\"timestamp\": -1, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": []}",
                         ":3: timestamp must be a non-negative integer, got -1"),
-                new Case("{\"timestamp\": \"0\", \"input_length\": 600, \"output_length\": 1, \"hash_ids\": []}",
+                new Case(
+                        "{\"timestamp\": \"0\", \"input_length\": 600, \"output_length\": 1, \"hash_ids\": []}",
                         ":3: timestamp must be a non-negative integer, got \"0\""),
-                new Case("{\"timestamp\": 0, \"input_length\": null, \"output_length\": 1, \"hash_ids\": []}",
+                new Case(
+                        "{\"timestamp\": 0, \"input_length\": null, \"output_length\": 1, \"hash_ids\": []}",
                         ":3: input_length must be a non-negative integer up to 2147483647, got null"),
-                new Case("{\"timestamp\": 0, \"input_length\": 3000000000, \"output_length\": 1, \"hash_ids\": []}",
+                new Case(
+                        "{\"timestamp\": 0, \"input_length\": 3000000000, \"output_length\": 1, \"hash_ids\": []}",
                         ":3: input_length must be a non-negative integer up to 2147483647, got 3000000000"),
-                new Case("{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1e2, \"hash_ids\": []}",
+                new Case(
+                        "{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1e2, \"hash_ids\": []}",
                         ":3: output_length must be a non-negative integer up to 2147483647, got 1e2"),
                 new Case("{\"timestamp\": 0,", ":3: not valid JSON"),
                 new Case("[1, 2]", ":3: expected a JSON object {...}, found an array"),
                 new Case(good.strip() + " {}", ":3: found an object after the JSON object"),
                 new Case(good.strip() + " x", ":3: not valid JSON"),
-                new Case("{\"timestamp\": 0, \"timestamp\": 1, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": []}",
+                new Case(
+                        "{\"timestamp\": 0, \"timestamp\": 1, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": []}",
                         ":3: not valid JSON: Duplicate field 'timestamp'"),
                 new Case("{'timestamp': 0}", ":3: not valid JSON"));
         for (Case c : cases) {
@@ -150,8 +181,9 @@ class GenOpsCommandTest {
         }
         // invalid UTF-8 inside a string on line 2
         Path bin = tmp.resolve("binary.jsonl");
-        byte[] bad = "{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [], \"x\": \"\u00ff\u00ff\"}\n"
-                .getBytes(StandardCharsets.ISO_8859_1);
+        byte[] bad =
+                "{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [], \"x\": \"\u00ff\u00ff\"}\n"
+                        .getBytes(StandardCharsets.ISO_8859_1);
         Files.write(bin, concat(good.getBytes(StandardCharsets.UTF_8), bad));
         assertTraceError(bin, bin + ":2: not valid JSON", "invalid UTF-8");
         Path empty = tmp.resolve("empty.jsonl");
@@ -184,12 +216,29 @@ class GenOpsCommandTest {
                 new Case(2, "--workers must be in 1..65536, got 0", "--workers", "0"),
                 new Case(2, "--cache-blocks must be >= 1, got -5", "--cache-blocks", "-5"),
                 new Case(2, "--requests must be >= 1, got 0", "--requests", "0"),
-                new Case(2, "--requests is for the built-in workload; with --trace use --truncate", "--trace", small(),
-                        "--requests", "5"),
-                new Case(2, "--duplicate 2147483647 would need hash ids up to 19327352822, above 4294967295", "--trace", small(), "--duplicate", "2147483647"),
+                new Case(
+                        2,
+                        "--requests is for the built-in workload; with --trace use --truncate",
+                        "--trace",
+                        small(),
+                        "--requests",
+                        "5"),
+                new Case(
+                        2,
+                        "--duplicate 2147483647 would need hash ids up to 19327352822, above 4294967295",
+                        "--trace",
+                        small(),
+                        "--duplicate",
+                        "2147483647"),
                 new Case(2, "Invalid value for option '--workers'", "--workers", "many"),
                 new Case(2, "Unknown option: '--bogus'", "--bogus"),
-                new Case(1, "cannot write " + dirless + ": no such directory", "--trace", small(), "--out", dirless.toString()))) {
+                new Case(
+                        1,
+                        "cannot write " + dirless + ": no such directory",
+                        "--trace",
+                        small(),
+                        "--out",
+                        dirless.toString()))) {
             List<String> a = new ArrayList<>(List.of("gen-ops"));
             a.addAll(List.of(c.args()));
             var r = CliRunner.run(a.toArray(String[]::new));

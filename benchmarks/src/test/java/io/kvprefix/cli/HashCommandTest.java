@@ -9,9 +9,9 @@ import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** {@code kvprefix hash}: the contract's vectors through the command line, and its error handling. */
 class HashCommandTest {
@@ -34,30 +34,76 @@ class HashCommandTest {
         String block0 = String.join(",", Collections.nCopies(512, "0"));
         String block1 = String.join(",", Collections.nCopies(512, "1"));
         String block2 = String.join(",", Collections.nCopies(512, "2"));
-        var r = CliRunner.run("hash", "--block-size", "512", "--tokens", block0 + "," + block1 + "," + block2, "--impl", impl);
+        var r = CliRunner.run(
+                "hash", "--block-size", "512", "--tokens", block0 + "," + block1 + "," + block2, "--impl", impl);
         assertEquals(0, r.exit(), r.err());
         assertEquals("""
                 0 16456450638077811066 16456450638077811066
                 1 10716031498429279048 10107136320548696770
                 2 17161484913955091167 13351200824785277189
                 """, r.out());
-        var r42 = CliRunner.run("hash", "--block-size", "512", "--tokens", String.join(",", Collections.nCopies(512, "42")), "--impl", impl);
+        var r42 = CliRunner.run(
+                "hash",
+                "--block-size",
+                "512",
+                "--tokens",
+                String.join(",", Collections.nCopies(512, "42")),
+                "--impl",
+                impl);
         assertEquals("0 11733219580547862099 11733219580547862099\n", r42.out());
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"native", "portable"})
     void saltsSeedAndLargestToken(String impl) {
-        assertEquals("0 6665157333201000639 6665157333201000639\n",
-                CliRunner.run("hash", "--block-size", "4", "--tokens", "0,1,2,3", "--lora", "adapter-a", "--impl", impl).out());
-        assertEquals("0 17009624042690211646 17009624042690211646\n",
-                CliRunner.run("hash", "--block-size", "4", "--tokens", "0,1,2,3", "--namespace", "tenant-a", "--impl", impl).out());
-        assertEquals("0 8269515957840517240 8269515957840517240\n",
-                CliRunner.run("hash", "--block-size", "4", "--tokens", "0,1,2,3", "--lora", "adapter-a",
-                        "--namespace", "tenant-a", "--impl", impl).out());
+        assertEquals(
+                "0 6665157333201000639 6665157333201000639\n",
+                CliRunner.run("hash", "--block-size", "4", "--tokens", "0,1,2,3", "--lora", "adapter-a", "--impl", impl)
+                        .out());
+        assertEquals(
+                "0 17009624042690211646 17009624042690211646\n",
+                CliRunner.run(
+                                "hash",
+                                "--block-size",
+                                "4",
+                                "--tokens",
+                                "0,1,2,3",
+                                "--namespace",
+                                "tenant-a",
+                                "--impl",
+                                impl)
+                        .out());
+        assertEquals(
+                "0 8269515957840517240 8269515957840517240\n",
+                CliRunner.run(
+                                "hash",
+                                "--block-size",
+                                "4",
+                                "--tokens",
+                                "0,1,2,3",
+                                "--lora",
+                                "adapter-a",
+                                "--namespace",
+                                "tenant-a",
+                                "--impl",
+                                impl)
+                        .out());
         // --seed replaces 1337 before the salt: seed 1337 given explicitly changes nothing.
-        assertEquals("0 6665157333201000639 6665157333201000639\n",
-                CliRunner.run("hash", "--block-size", "4", "--tokens", "0,1,2,3", "--lora", "adapter-a", "--seed", "1337", "--impl", impl).out());
+        assertEquals(
+                "0 6665157333201000639 6665157333201000639\n",
+                CliRunner.run(
+                                "hash",
+                                "--block-size",
+                                "4",
+                                "--tokens",
+                                "0,1,2,3",
+                                "--lora",
+                                "adapter-a",
+                                "--seed",
+                                "1337",
+                                "--impl",
+                                impl)
+                        .out());
         var max = CliRunner.run("hash", "--block-size", "1", "--tokens", "4294967295", "--impl", impl);
         assertEquals(0, max.exit(), max.err());
         assertEquals(1, max.out().lines().count());
@@ -81,7 +127,9 @@ class HashCommandTest {
                 new Case(new String[] {"hash", "--block-size", "4", "--tokens", "-1"}, "outside 0..4294967295"),
                 new Case(new String[] {"hash", "--block-size", "4", "--tokens", "1,,2"}, "is not an integer"),
                 new Case(new String[] {"hash", "--block-size", "4", "--tokens", "1", "--seed", "x"}, "--seed"),
-                new Case(new String[] {"hash", "--block-size", "4", "--tokens", "1", "--impl", "fast"}, "auto, native or portable"),
+                new Case(
+                        new String[] {"hash", "--block-size", "4", "--tokens", "1", "--impl", "fast"},
+                        "auto, native or portable"),
                 new Case(new String[] {"hash", "--tokens", "1"}, "--block-size"))) {
             var r = CliRunner.run(c.args());
             assertEquals(2, r.exit(), String.join(" ", c.args()) + ": " + r.err());
@@ -95,11 +143,26 @@ class HashCommandTest {
     @Test
     void launcherUnderEmptyEnvironmentHashesUtf8Names() throws Exception {
         Path root = RepoPaths.root();
-        String javaHome = Path.of(ProcessHandle.current().info().command().orElseThrow()).getParent().getParent().toString();
-        ProcessBuilder pb = new ProcessBuilder("env", "-i", "PATH=/usr/bin:/bin", "JAVA_HOME=" + javaHome,
+        String javaHome = Path.of(ProcessHandle.current().info().command().orElseThrow())
+                .getParent()
+                .getParent()
+                .toString();
+        ProcessBuilder pb = new ProcessBuilder(
+                "env",
+                "-i",
+                "PATH=/usr/bin:/bin",
+                "JAVA_HOME=" + javaHome,
                 "KVPREFIX_CLASSPATH=" + System.getProperty("java.class.path"),
-                root.resolve("kvprefix").toString(), "hash", "--block-size", "2", "--tokens", "0,1", "--lora", "\u00fcn\u00ef",
-                "--impl", "portable");
+                root.resolve("kvprefix").toString(),
+                "hash",
+                "--block-size",
+                "2",
+                "--tokens",
+                "0,1",
+                "--lora",
+                "\u00fcn\u00ef",
+                "--impl",
+                "portable");
         Map<String, String> env = pb.environment();
         env.clear();
         Process p = pb.start();

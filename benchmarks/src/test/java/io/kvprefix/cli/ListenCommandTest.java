@@ -46,7 +46,12 @@ class ListenCommandTest {
         for (Case c : List.of(
                 new Case(2, "--engine", "listen"),
                 new Case(2, "expected ENDPOINT=WORKER", "listen", "--engine", "nonsense"),
-                new Case(2, "worker id 'abc' is not an unsigned 64-bit integer", "listen", "--engine", "tcp://127.0.0.1:5557=abc"),
+                new Case(
+                        2,
+                        "worker id 'abc' is not an unsigned 64-bit integer",
+                        "listen",
+                        "--engine",
+                        "tcp://127.0.0.1:5557=abc"),
                 new Case(2, "dp rank '-1'", "listen", "--engine", "tcp://127.0.0.1:5557=1/-1"),
                 new Case(2, "is not a ZMQ endpoint", "listen", "--engine", "http://127.0.0.1:5557=1"),
                 new Case(2, "port 70000 is outside 1..65535", "listen", "--engine", "tcp://127.0.0.1:70000=1"),
@@ -54,9 +59,23 @@ class ListenCommandTest {
                 new Case(2, "unknown option 'replai'", "listen", "--engine", ok + ",replai=tcp://127.0.0.1:5558"),
                 new Case(2, "is given twice", "listen", "--engine", ok, "--engine", "tcp://127.0.0.1:5557=2"),
                 new Case(2, "--duration must be a positive number", "listen", "--engine", ok, "--duration", "0"),
-                new Case(2, "--stats-interval must be a positive number", "listen", "--engine", ok, "--stats-interval", "-1"),
+                new Case(
+                        2,
+                        "--stats-interval must be a positive number",
+                        "listen",
+                        "--engine",
+                        ok,
+                        "--stats-interval",
+                        "-1"),
                 new Case(2, "--impl: unknown implementation", "listen", "--engine", ok, "--impl", "fast"),
-                new Case(1, "cannot read --queries", "listen", "--engine", ok, "--queries", dir.resolve("none.jsonl").toString()),
+                new Case(
+                        1,
+                        "cannot read --queries",
+                        "listen",
+                        "--engine",
+                        ok,
+                        "--queries",
+                        dir.resolve("none.jsonl").toString()),
                 new Case(1, "it is a directory", "listen", "--engine", ok, "--queries", dir.toString()))) {
             var r = CliRunner.run(c.args());
             String what = String.join(" ", c.args()) + ": " + r.err();
@@ -82,10 +101,22 @@ class ListenCommandTest {
         Path queries = dir.resolve("queries.jsonl");
         Files.writeString(queries, "");
         try (PythonPublisher pub = new PythonPublisher(dir, spec)) {
-            String e1 = pub.ports("E1").pubEndpoint() + "=1,replay=" + pub.ports("E1").replayEndpoint();
+            String e1 = pub.ports("E1").pubEndpoint() + "=1,replay="
+                    + pub.ports("E1").replayEndpoint();
             String e2 = pub.ports("E2").pubEndpoint() + "=2/0";
-            CompletableFuture<CliRunner.Result> run = CompletableFuture.supplyAsync(() -> CliRunner.run("listen",
-                    "--engine", e1, "--engine", e2, "--duration", "4", "--stats-interval", "0.5", "--replay-timeout", "5", "--queries",
+            CompletableFuture<CliRunner.Result> run = CompletableFuture.supplyAsync(() -> CliRunner.run(
+                    "listen",
+                    "--engine",
+                    e1,
+                    "--engine",
+                    e2,
+                    "--duration",
+                    "4",
+                    "--stats-interval",
+                    "0.5",
+                    "--replay-timeout",
+                    "5",
+                    "--queries",
                     queries.toString()));
             pub.awaitDone(20);
             Truth truth = Truth.read(pub.truth());
@@ -98,7 +129,10 @@ class ListenCommandTest {
                 w.matchTokens(t.tokens(), 0, t.tokens().length, t.blockSize(), t.lora(), null);
             }
             Truth.Query first = tokenQueries.get(0);
-            long[] local = BlockHasher.builder().blockSize(first.blockSize()).loraName(first.lora()).build()
+            long[] local = BlockHasher.builder()
+                    .blockSize(first.blockSize())
+                    .loraName(first.lora())
+                    .build()
                     .localHashes(first.tokens());
             w.matchHashes(local, 0, local.length);
             w.raw("{\"op\":\"cleared\",\"worker\":1}");
@@ -118,17 +152,27 @@ class ListenCommandTest {
                 OpStreamWriter ew = new OpStreamWriter(expected);
                 MatchResult m = new MatchResult();
                 for (Truth.Query t : tokenQueries) {
-                    oracle.match(t.tokens(), 0, t.tokens().length,
-                            BlockHasher.builder().blockSize(t.blockSize()).loraName(t.lora()).build(), m);
+                    oracle.match(
+                            t.tokens(),
+                            0,
+                            t.tokens().length,
+                            BlockHasher.builder()
+                                    .blockSize(t.blockSize())
+                                    .loraName(t.lora())
+                                    .build(),
+                            m);
                     ew.scores(m);
                 }
                 oracle.match(local, 0, local.length, m);
                 ew.scores(m);
                 ew.raw("{\"status\":\"invalid_input\"}");
                 ew.flush();
-                List<String> want = expected.toString(StandardCharsets.UTF_8).lines().toList();
+                List<String> want =
+                        expected.toString(StandardCharsets.UTF_8).lines().toList();
                 assertEquals(want, lines.subList(0, lines.size() - 1), r.err());
-                assertTrue(want.stream().filter(s -> !s.equals("{\"scores\":[]}")).count() > 10, "queries too easy: " + want);
+                assertTrue(
+                        want.stream().filter(s -> !s.equals("{\"scores\":[]}")).count() > 10,
+                        "queries too easy: " + want);
             }
             assertTrue(r.err().contains("skipped 1 event line"), r.err());
             assertTrue(r.err().contains("--queries line " + (tokenQueries.size() + 3) + ": invalid_input"), r.err());
@@ -149,13 +193,22 @@ class ListenCommandTest {
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort(); // nothing listens there once closed: the subscriber keeps reconnecting
         }
-        String javaHome = Path.of(ProcessHandle.current().info().command().orElseThrow()).getParent().getParent().toString();
-        ProcessBuilder pb = new ProcessBuilder(RepoPaths.root().resolve("kvprefix").toString(), "listen",
-                "--engine", "tcp://127.0.0.1:" + port + "=9/1", "--stats-interval", "0.2");
+        String javaHome = Path.of(ProcessHandle.current().info().command().orElseThrow())
+                .getParent()
+                .getParent()
+                .toString();
+        ProcessBuilder pb = new ProcessBuilder(
+                RepoPaths.root().resolve("kvprefix").toString(),
+                "listen",
+                "--engine",
+                "tcp://127.0.0.1:" + port + "=9/1",
+                "--stats-interval",
+                "0.2");
         pb.environment().put("JAVA_HOME", javaHome);
         pb.environment().put("KVPREFIX_CLASSPATH", System.getProperty("java.class.path"));
         Process p = pb.start();
-        try (BufferedReader err = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader err =
+                new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
             List<String> seen = new ArrayList<>();
             for (String l; (l = err.readLine()) != null; ) {
                 seen.add(l);
@@ -194,12 +247,15 @@ class ListenCommandTest {
                         }
                     }
                     case VALUE_NUMBER_INT -> {
-                        if (!path.isEmpty() && path.get(0) != null && path.get(0).equals("total")
-                                && (path.size() == 1 || path.get(path.size() - 1).equals("decode_errors"))) {
+                        if (!path.isEmpty()
+                                && path.get(0) != null
+                                && path.get(0).equals("total")
+                                && (path.size() == 1
+                                        || path.get(path.size() - 1).equals("decode_errors"))) {
                             out.put(field, p.getLongValue());
                         }
                     }
-                    default -> { }
+                    default -> {}
                 }
             }
         }

@@ -28,10 +28,16 @@ class ReplayCommandTest {
     }
 
     private static String stored(long worker, long... engineAndLocal) {
-        StringBuilder sb = new StringBuilder("{\"op\":\"stored\",\"worker\":").append(worker).append(",\"blocks\":[");
+        StringBuilder sb = new StringBuilder("{\"op\":\"stored\",\"worker\":")
+                .append(worker)
+                .append(",\"blocks\":[");
         for (int i = 0; i < engineAndLocal.length; i += 2) {
-            sb.append(i == 0 ? "" : ",").append("{\"block_hash\":").append(engineAndLocal[i]).append(",\"tokens_hash\":")
-                    .append(engineAndLocal[i + 1]).append('}');
+            sb.append(i == 0 ? "" : ",")
+                    .append("{\"block_hash\":")
+                    .append(engineAndLocal[i])
+                    .append(",\"tokens_hash\":")
+                    .append(engineAndLocal[i + 1])
+                    .append('}');
         }
         return sb.append("]}\n").toString();
     }
@@ -88,8 +94,17 @@ class ReplayCommandTest {
 
     @Test
     void optionsAreAccepted() {
-        var r = replay(stored(1, 101, 11, 102, 22) + "{\"op\":\"match\",\"local_hashes\":[11,22]}\n", "--quiet",
-                "--max-workers", "4", "--memory-budget", "16m", "--jump-size", "1", "--block-size", "4");
+        var r = replay(
+                stored(1, 101, 11, 102, 22) + "{\"op\":\"match\",\"local_hashes\":[11,22]}\n",
+                "--quiet",
+                "--max-workers",
+                "4",
+                "--memory-budget",
+                "16m",
+                "--jump-size",
+                "1",
+                "--block-size",
+                "4");
         assertEquals(0, r.exit(), r.err());
         assertEquals(OK + "{\"scores\":[[1,0,2]]}\n", r.out());
         assertEquals("", r.err());
@@ -99,9 +114,13 @@ class ReplayCommandTest {
 
     @Test
     void runningOutOfWorkerSlotsIsCapacityExceeded() {
-        var r = replay(stored(1, 101, 11) + stored(2, 201, 11) + stored(3, 301, 11)
-                + "{\"op\":\"remove_worker\",\"worker\":1}\n" + stored(3, 301, 11)
-                + "{\"op\":\"match\",\"local_hashes\":[11]}\n", "--max-workers", "2", "--quiet");
+        var r = replay(
+                stored(1, 101, 11) + stored(2, 201, 11) + stored(3, 301, 11)
+                        + "{\"op\":\"remove_worker\",\"worker\":1}\n" + stored(3, 301, 11)
+                        + "{\"op\":\"match\",\"local_hashes\":[11]}\n",
+                "--max-workers",
+                "2",
+                "--quiet");
         assertEquals(0, r.exit(), r.err());
         assertEquals(OK + OK + CAPACITY + OK + OK + "{\"scores\":[[2,0,1],[3,0,1]]}\n", r.out());
     }
@@ -113,8 +132,12 @@ class ReplayCommandTest {
             many[2 * i] = 1000 + i;
             many[2 * i + 1] = 5000 + i;
         }
-        var r = replay(stored(1, many) + "{\"op\":\"match\",\"local_hashes\":[5000]}\n" + stored(1, 7, 70, 8, 80)
-                + "{\"op\":\"match\",\"local_hashes\":[70,80]}\n", "--memory-budget", "64k", "--quiet");
+        var r = replay(
+                stored(1, many) + "{\"op\":\"match\",\"local_hashes\":[5000]}\n" + stored(1, 7, 70, 8, 80)
+                        + "{\"op\":\"match\",\"local_hashes\":[70,80]}\n",
+                "--memory-budget",
+                "64k",
+                "--quiet");
         assertEquals(0, r.exit(), r.err());
         assertEquals(CAPACITY + "{\"scores\":[]}\n" + OK + "{\"scores\":[[1,0,2]]}\n", r.out());
     }
@@ -122,8 +145,8 @@ class ReplayCommandTest {
     @Test
     void overlongLinesAreInvalidAndSkippedUnread() {
         String base = "{\"op\":\"match\",\"local_hashes\":[11]}";
-        String atLimit = base + " ".repeat(200 - base.length());     // 200 bytes: fine
-        String overLimit = base + " ".repeat(201 - base.length());   // 201 bytes: too long
+        String atLimit = base + " ".repeat(200 - base.length()); // 200 bytes: fine
+        String overLimit = base + " ".repeat(201 - base.length()); // 201 bytes: too long
         String huge = "{\"op\":\"match\",\"local_hashes\":[" + "1,".repeat(500_000) + "1]}";
         String in = stored(1, 101, 11) + atLimit + "\n" + overLimit + "\n" + huge + "\n" + base + "\n" + huge;
         var r = replay(in, "--max-line-bytes", "200");
@@ -136,12 +159,15 @@ class ReplayCommandTest {
 
     @Test
     void longLinesWithinTheLimitGrowTheBuffer() {
-        String tokens = IntStream.range(0, 100_000).mapToObj(i -> Integer.toString(1_000_000 + i))
+        String tokens = IntStream.range(0, 100_000)
+                .mapToObj(i -> Integer.toString(1_000_000 + i))
                 .collect(Collectors.joining(","));
-        String hashes = IntStream.range(0, 100_000 / 16).mapToObj(i -> Integer.toString(7_000_000 + i))
+        String hashes = IntStream.range(0, 100_000 / 16)
+                .mapToObj(i -> Integer.toString(7_000_000 + i))
                 .collect(Collectors.joining(","));
-        String in = "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[" + tokens + "],\"block_size\":16,\"block_hashes\":["
-                + hashes + "]}\n{\"op\":\"match\",\"token_ids\":[" + tokens + "],\"block_size\":16}\n";
+        String in =
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[" + tokens + "],\"block_size\":16,\"block_hashes\":["
+                        + hashes + "]}\n{\"op\":\"match\",\"token_ids\":[" + tokens + "],\"block_size\":16}\n";
         assertTrue(in.length() > 1_000_000, "the lines must be longer than the initial read buffer");
         var r = replay(in, "--quiet");
         assertEquals(0, r.exit(), r.err());
@@ -177,7 +203,8 @@ class ReplayCommandTest {
         var r = replay(in);
         assertEquals(0, r.exit(), r.err());
         assertEquals(INVALID.repeat(15), r.out());
-        assertEquals(10, r.err().lines().filter(l -> l.contains(": invalid_input: ")).count(), r.err());
+        assertEquals(
+                10, r.err().lines().filter(l -> l.contains(": invalid_input: ")).count(), r.err());
         assertTrue(r.err().contains("5 more invalid lines not described"), r.err());
     }
 

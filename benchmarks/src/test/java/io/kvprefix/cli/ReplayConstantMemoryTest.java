@@ -39,8 +39,12 @@ class ReplayConstantMemoryTest {
         String w = worker(k);
         sb.append("{\"op\":\"stored\",\"worker\":").append(w).append(",\"blocks\":[");
         for (int j = 0; j < BLOCKS; j++) {
-            sb.append(j == 0 ? "" : ",").append("{\"block_hash\":").append(k * BLOCKS + j + 1)
-                    .append(",\"tokens_hash\":").append(LOCAL_BASE + j).append('}');
+            sb.append(j == 0 ? "" : ",")
+                    .append("{\"block_hash\":")
+                    .append(k * BLOCKS + j + 1)
+                    .append(",\"tokens_hash\":")
+                    .append(LOCAL_BASE + j)
+                    .append('}');
         }
         sb.append("]}\n{\"op\":\"match\",\"local_hashes\":[");
         int m = 1 + (int) (k % BLOCKS);
@@ -73,9 +77,18 @@ class ReplayConstantMemoryTest {
     void hundredMegabytesThroughAFortyEightMegabyteHeap(@TempDir Path dir) throws Exception {
         String java = ProcessHandle.current().info().command().orElseThrow();
         Path stderr = dir.resolve("stderr.txt");
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx48m", "-XX:+UseSerialGC",
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                "-cp", System.getProperty("java.class.path"), "io.kvprefix.cli.Main", "replay", "--quiet", "-");
+        ProcessBuilder pb = new ProcessBuilder(
+                java,
+                "-Xmx48m",
+                "-XX:+UseSerialGC",
+                "--enable-native-access=ALL-UNNAMED",
+                "--sun-misc-unsafe-memory-access=allow",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "io.kvprefix.cli.Main",
+                "replay",
+                "--quiet",
+                "-");
         pb.redirectError(stderr.toFile());
         long t0 = System.nanoTime();
         Process p = pb.start();
@@ -99,7 +112,8 @@ class ReplayConstantMemoryTest {
             });
             long lines = 0;
             long k = 0;
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))) {
+            try (BufferedReader r =
+                    new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.US_ASCII))) {
                 List<String> expected = answers(0);
                 int i = 0;
                 String line;
@@ -110,8 +124,8 @@ class ReplayConstantMemoryTest {
                     }
                     String want = expected.get(i++);
                     if (!want.equals(line)) {
-                        throw new AssertionError("iteration " + k + ", output line " + (lines + 1) + ": expected " + want
-                                + ", got " + line + "\n" + Files.readString(stderr));
+                        throw new AssertionError("iteration " + k + ", output line " + (lines + 1) + ": expected "
+                                + want + ", got " + line + "\n" + Files.readString(stderr));
                     }
                     lines++;
                 }
@@ -124,8 +138,9 @@ class ReplayConstantMemoryTest {
             assertEquals(expectedLines, lines, "one output line per input line; " + Files.readString(stderr));
             assertTrue(written[1] >= STREAM_BYTES);
             assertEquals("", Files.readString(stderr));
-            System.out.printf("constant-memory replay: %d MB, %d lines in %.1f s with -Xmx48m%n", written[1] >> 20,
-                    lines, (System.nanoTime() - t0) / 1e9);
+            System.out.printf(
+                    "constant-memory replay: %d MB, %d lines in %.1f s with -Xmx48m%n",
+                    written[1] >> 20, lines, (System.nanoTime() - t0) / 1e9);
         } finally {
             p.destroyForcibly();
         }

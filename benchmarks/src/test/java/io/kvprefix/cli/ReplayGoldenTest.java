@@ -37,16 +37,21 @@ class ReplayGoldenTest {
 
     private static List<Path> goldenInputs() throws IOException, URISyntaxException {
         try (Stream<Path> s = Files.list(goldenDir())) {
-            return s.filter(p -> p.getFileName().toString().endsWith(".jsonl")).sorted().toList();
+            return s.filter(p -> p.getFileName().toString().endsWith(".jsonl"))
+                    .sorted()
+                    .toList();
         }
     }
 
     @Test
     void everyWorkedExampleOfSectionSevenHasAGoldenFile() throws Exception {
-        List<String> names = goldenInputs().stream().map(p -> p.getFileName().toString()).toList();
+        List<String> names =
+                goldenInputs().stream().map(p -> p.getFileName().toString()).toList();
         for (int i = 1; i <= 9; i++) {
             String prefix = "ex" + i + "_";
-            assertTrue(names.stream().anyMatch(n -> n.startsWith(prefix)), "no golden file for example " + i + ": " + names);
+            assertTrue(
+                    names.stream().anyMatch(n -> n.startsWith(prefix)),
+                    "no golden file for example " + i + ": " + names);
         }
         for (Path in : goldenInputs()) {
             assertTrue(Files.exists(expectedFor(in)), "missing " + expectedFor(in));
@@ -80,11 +85,16 @@ class ReplayGoldenTest {
             // name the first differing line: easier to read than two whole files
             List<String> e = expected.lines().toList();
             List<String> a = r.out().lines().toList();
-            int line = IntStream.range(0, Math.min(e.size(), a.size())).filter(i -> !e.get(i).equals(a.get(i)))
-                    .findFirst().orElse(Math.min(e.size(), a.size()));
-            assertEquals(expected, r.out(), name + ": first difference at line " + (line + 1) + " (expected "
-                    + (line < e.size() ? e.get(line) : "end of output") + ", got "
-                    + (line < a.size() ? a.get(line) : "end of output") + ")\n" + r.err());
+            int line = IntStream.range(0, Math.min(e.size(), a.size()))
+                    .filter(i -> !e.get(i).equals(a.get(i)))
+                    .findFirst()
+                    .orElse(Math.min(e.size(), a.size()));
+            assertEquals(
+                    expected,
+                    r.out(),
+                    name + ": first difference at line " + (line + 1) + " (expected "
+                            + (line < e.size() ? e.get(line) : "end of output") + ", got "
+                            + (line < a.size() ? a.get(line) : "end of output") + ")\n" + r.err());
         }
     }
 

@@ -37,16 +37,19 @@ class SimulateCommandTest {
                 ids.append(doc * 10 + b).append(',');
             }
             ids.append(unique++).append(',').append(unique++);
-            sb.append("{\"timestamp\": ").append(i * 300).append(", \"input_length\": 4096, \"output_length\": 20, \"hash_ids\": [")
-                    .append(ids).append("]}\n");
+            sb.append("{\"timestamp\": ")
+                    .append(i * 300)
+                    .append(", \"input_length\": 4096, \"output_length\": 20, \"hash_ids\": [")
+                    .append(ids)
+                    .append("]}\n");
         }
         Path f = dir.resolve("shared.jsonl");
         Files.writeString(f, sb);
         return f;
     }
 
-    private static final Pattern POLICY = Pattern.compile(
-            "\"policy\" : \"([^\"]+)\",\\s*\"requests\" : (\\d+),\\s*\"hit_rate\" : ([0-9.Ee-]+)");
+    private static final Pattern POLICY =
+            Pattern.compile("\"policy\" : \"([^\"]+)\",\\s*\"requests\" : (\\d+),\\s*\"hit_rate\" : ([0-9.Ee-]+)");
 
     private static Map<String, Double> hitRates(String json) {
         Map<String, Double> m = new HashMap<>();
@@ -66,17 +69,24 @@ class SimulateCommandTest {
     @Test
     void kvAwareRoutingBeatsRoundRobinOnSharedPrefixes() throws IOException {
         Path out = dir.resolve("report");
-        CliRunner.Result r = CliRunner.run("simulate", "--trace", sharedPrefixTrace().toString(), "--workers", "4",
-                "--out", out.toString());
+        CliRunner.Result r = CliRunner.run(
+                "simulate", "--trace", sharedPrefixTrace().toString(), "--workers", "4", "--out", out.toString());
         assertEquals(0, r.exit(), r.err());
         List<String> lines = r.out().lines().toList();
         assertEquals("report: " + out.resolve("index.html").toAbsolutePath().normalize(), lines.get(lines.size() - 1));
-        for (String name : List.of("kv-aware (events)", "kv-aware (predicted)", "round-robin", "random", "least-loaded",
+        for (String name : List.of(
+                "kv-aware (events)",
+                "kv-aware (predicted)",
+                "round-robin",
+                "random",
+                "least-loaded",
                 "infinite-cache bound")) {
             assertTrue(r.out().contains(name), name + " in the table:\n" + r.out());
         }
         String html = Files.readString(out.resolve("index.html"));
-        assertTrue(html.contains("<svg") && html.contains("kv-aware (events)") && !html.contains("<script"), "self-contained charts");
+        assertTrue(
+                html.contains("<svg") && html.contains("kv-aware (events)") && !html.contains("<script"),
+                "self-contained charts");
         String json = Files.readString(out.resolve("report.json"));
         Map<String, Double> hit = hitRates(json);
         assertEquals(5, hit.size(), json);
@@ -95,14 +105,25 @@ class SimulateCommandTest {
         Path out = dir.resolve("demo");
         CliRunner.Result r = CliRunner.run("demo", "--requests", "300", "--out", out.toString());
         assertEquals(0, r.exit(), r.err());
-        assertTrue(r.out().strip().endsWith("report: " + out.resolve("index.html").toAbsolutePath().normalize()), r.out());
+        assertTrue(
+                r.out()
+                        .strip()
+                        .endsWith("report: "
+                                + out.resolve("index.html").toAbsolutePath().normalize()),
+                r.out());
         assertTrue(Files.size(out.resolve("report.json")) > 0);
         assertTrue(r.err().contains("built-in workload"), r.err());
     }
 
     @Test
     void badOptionsAreUsageErrors() {
-        assertEquals(2, CliRunner.run("simulate", "--requests", "10", "--policies", "nope", "--out", dir.toString()).exit());
-        assertEquals(2, CliRunner.run("simulate", "--requests", "10", "--prefill-rate", "0", "--out", dir.toString()).exit());
+        assertEquals(
+                2,
+                CliRunner.run("simulate", "--requests", "10", "--policies", "nope", "--out", dir.toString())
+                        .exit());
+        assertEquals(
+                2,
+                CliRunner.run("simulate", "--requests", "10", "--prefill-rate", "0", "--out", dir.toString())
+                        .exit());
     }
 }

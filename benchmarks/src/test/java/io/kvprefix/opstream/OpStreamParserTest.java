@@ -53,7 +53,8 @@ class OpStreamParserTest {
         if (!(op instanceof ParsedOp.Invalid inv)) {
             throw new AssertionError("expected invalid_input for " + shown + ", got " + op);
         }
-        assertTrue(inv.reason().contains(reasonFragment),
+        assertTrue(
+                inv.reason().contains(reasonFragment),
                 () -> "reason for " + shown + " should mention '" + reasonFragment + "': " + inv.reason());
         assertFalse(inv.reason().contains("\n"), "one-line reason");
     }
@@ -62,9 +63,11 @@ class OpStreamParserTest {
 
     @Test
     void storedHashForm() {
-        assertEquals(new KvEvent.Stored(new Worker(1, 2), OptionalLong.of(100), new long[] {101, 102}, new long[] {11, 22}),
-                event("{\"op\":\"stored\",\"worker\":1,\"dp_rank\":2,\"parent_hash\":100,"
-                        + "\"blocks\":[{\"block_hash\":101,\"tokens_hash\":11},{\"block_hash\":102,\"tokens_hash\":22}]}"));
+        assertEquals(
+                new KvEvent.Stored(new Worker(1, 2), OptionalLong.of(100), new long[] {101, 102}, new long[] {11, 22}),
+                event(
+                        "{\"op\":\"stored\",\"worker\":1,\"dp_rank\":2,\"parent_hash\":100,"
+                                + "\"blocks\":[{\"block_hash\":101,\"tokens_hash\":11},{\"block_hash\":102,\"tokens_hash\":22}]}"));
     }
 
     @Test
@@ -72,15 +75,17 @@ class OpStreamParserTest {
         KvEvent.Stored expected = new KvEvent.Stored(new Worker(7, 0), OptionalLong.empty(), NONE, NONE);
         assertEquals(expected, event("{\"op\":\"stored\",\"worker\":7,\"blocks\":[]}"));
         assertEquals(expected, event("{\"op\":\"stored\",\"worker\":7,\"parent_hash\":null,\"blocks\":[]}"));
-        assertEquals(new KvEvent.StoredTokens(new Worker(7, 0), OptionalLong.empty(), new int[] {1, 2}, 2, new long[] {9},
-                        null, null),
+        assertEquals(
+                new KvEvent.StoredTokens(
+                        new Worker(7, 0), OptionalLong.empty(), new int[] {1, 2}, 2, new long[] {9}, null, null),
                 event("{\"op\":\"stored\",\"worker\":7,\"token_ids\":[1,2],\"block_size\":2,\"block_hashes\":[9],"
                         + "\"lora_name\":null,\"cache_namespace\":null}"));
     }
 
     @Test
     void keyOrderAndWhitespaceAreFree() {
-        assertEquals(new KvEvent.Stored(new Worker(7, 3), OptionalLong.of(5), new long[] {1}, new long[] {2}),
+        assertEquals(
+                new KvEvent.Stored(new Worker(7, 3), OptionalLong.of(5), new long[] {1}, new long[] {2}),
                 event(" \t{ \"blocks\" : [ { \"tokens_hash\" :2 , \"block_hash\": 1 } ] ,\r \"parent_hash\":5,"
                         + "\"dp_rank\" :3, \"worker\" : 7 , \"op\" : \"stored\" }\t \r"));
     }
@@ -88,17 +93,26 @@ class OpStreamParserTest {
     @Test
     void tokenFormStoredWithSalt() {
         int[] tokens = IntStream.rangeClosed(1, 13).toArray();
-        assertEquals(new KvEvent.StoredTokens(new Worker(5, 0), OptionalLong.empty(), tokens, 4, new long[] {1, 2, 3},
-                        "adapter-a", "tenant-a"),
+        assertEquals(
+                new KvEvent.StoredTokens(
+                        new Worker(5, 0),
+                        OptionalLong.empty(),
+                        tokens,
+                        4,
+                        new long[] {1, 2, 3},
+                        "adapter-a",
+                        "tenant-a"),
                 event("{\"op\":\"stored\",\"worker\":5,\"token_ids\":[1,2,3,4,5,6,7,8,9,10,11,12,13],\"block_size\":4,"
                         + "\"block_hashes\":[1,2,3],\"lora_name\":\"adapter-a\",\"cache_namespace\":\"tenant-a\"}"));
     }
 
     @Test
     void otherEvents() {
-        assertEquals(new KvEvent.Removed(new Worker(1, 0), new long[] {5, 5}),
+        assertEquals(
+                new KvEvent.Removed(new Worker(1, 0), new long[] {5, 5}),
                 event("{\"op\":\"removed\",\"worker\":1,\"block_hashes\":[5,5]}"));
-        assertEquals(new KvEvent.Removed(new Worker(1, 4), NONE),
+        assertEquals(
+                new KvEvent.Removed(new Worker(1, 4), NONE),
                 event("{\"op\":\"removed\",\"worker\":1,\"dp_rank\":4,\"block_hashes\":[]}"));
         assertEquals(new KvEvent.Cleared(new Worker(2, 1)), event("{\"op\":\"cleared\",\"worker\":2,\"dp_rank\":1}"));
         assertEquals(new KvEvent.RemoveWorker(3), event("{\"op\":\"remove_worker\",\"worker\":3}"));
@@ -108,37 +122,51 @@ class OpStreamParserTest {
     void matches() {
         assertEquals(new ParsedOp.HashMatch(new long[] {11, 22}), parse("{\"op\":\"match\",\"local_hashes\":[11,22]}"));
         assertEquals(new ParsedOp.HashMatch(NONE), parse("{\"op\":\"match\",\"local_hashes\":[]}"));
-        assertEquals(new ParsedOp.TokenMatch(new int[] {1, 2, 3}, 2, null, null),
+        assertEquals(
+                new ParsedOp.TokenMatch(new int[] {1, 2, 3}, 2, null, null),
                 parse("{\"op\":\"match\",\"token_ids\":[1,2,3],\"block_size\":2}"));
-        assertEquals(new ParsedOp.TokenMatch(new int[0], 16, "l", "ns"),
-                parse("{\"op\":\"match\",\"token_ids\":[],\"block_size\":16,\"lora_name\":\"l\",\"cache_namespace\":\"ns\"}"));
+        assertEquals(
+                new ParsedOp.TokenMatch(new int[0], 16, "l", "ns"),
+                parse(
+                        "{\"op\":\"match\",\"token_ids\":[],\"block_size\":16,\"lora_name\":\"l\",\"cache_namespace\":\"ns\"}"));
         // an empty salt is the same as none (CONTRACT 2.1)
-        assertEquals(new ParsedOp.TokenMatch(new int[] {1}, 1, null, null),
-                parse("{\"op\":\"match\",\"token_ids\":[1],\"block_size\":1,\"lora_name\":\"\",\"cache_namespace\":\"\"}"));
+        assertEquals(
+                new ParsedOp.TokenMatch(new int[] {1}, 1, null, null),
+                parse(
+                        "{\"op\":\"match\",\"token_ids\":[1],\"block_size\":1,\"lora_name\":\"\",\"cache_namespace\":\"\"}"));
     }
 
     @Test
     void fieldsTheOpDoesNotUseAreIgnored() {
-        assertEquals(new ParsedOp.HashMatch(new long[] {1}),
+        assertEquals(
+                new ParsedOp.HashMatch(new long[] {1}),
                 parse("{\"op\":\"match\",\"local_hashes\":[1],\"dp_rank\":-1,\"worker\":\"x\",\"blocks\":7}"));
         assertEquals(new KvEvent.RemoveWorker(3), event("{\"op\":\"remove_worker\",\"worker\":3,\"dp_rank\":\"bad\"}"));
-        assertEquals(new KvEvent.RemoveWorker(3), event("{\"op\":\"remove_worker\",\"worker\":3,\"dp_rank\":4294967296}"));
-        assertEquals(new KvEvent.Stored(new Worker(1, 0), OptionalLong.empty(), NONE, NONE),
-                event("{\"op\":\"stored\",\"worker\":1,\"blocks\":[],\"lora_name\":5,\"block_size\":0,\"block_hashes\":\"x\"}"));
-        assertEquals(new KvEvent.Cleared(new Worker(1, 0)), event("{\"op\":\"cleared\",\"worker\":1,\"block_hashes\":[null]}"));
+        assertEquals(
+                new KvEvent.RemoveWorker(3), event("{\"op\":\"remove_worker\",\"worker\":3,\"dp_rank\":4294967296}"));
+        assertEquals(
+                new KvEvent.Stored(new Worker(1, 0), OptionalLong.empty(), NONE, NONE),
+                event(
+                        "{\"op\":\"stored\",\"worker\":1,\"blocks\":[],\"lora_name\":5,\"block_size\":0,\"block_hashes\":\"x\"}"));
+        assertEquals(
+                new KvEvent.Cleared(new Worker(1, 0)),
+                event("{\"op\":\"cleared\",\"worker\":1,\"block_hashes\":[null]}"));
     }
 
     @Test
     void unknownFieldsAreIgnoredWhateverTheyHold() {
-        assertEquals(new KvEvent.Cleared(new Worker(1, 0)),
+        assertEquals(
+                new KvEvent.Cleared(new Worker(1, 0)),
                 event("{\"op\":\"cleared\",\"meta\":{\"a\":[1,{\"b\":null},[]],\"c\":\"x\\\"y\\u00e9\",\"d\":{}},"
                         + "\"n\":-1.5e+3,\"t\":true,\"f\":false,\"z\":null,\"worker\":1,\"s\":\"\u00fcn\u00ef\"}"));
         // inside a block, too; and a repeated unknown name is just ignored
-        assertEquals(new KvEvent.Stored(new Worker(1, 0), OptionalLong.empty(), new long[] {1}, new long[] {2}),
+        assertEquals(
+                new KvEvent.Stored(new Worker(1, 0), OptionalLong.empty(), new long[] {1}, new long[] {2}),
                 event("{\"op\":\"stored\",\"worker\":1,\"x\":1,\"x\":2,"
                         + "\"blocks\":[{\"block_hash\":1,\"meta\":[{\"k\":[]}],\"tokens_hash\":2}]}"));
         // an "op" inside an ignored object is not the line's op
-        assertEquals(new ParsedOp.HashMatch(new long[] {11}),
+        assertEquals(
+                new ParsedOp.HashMatch(new long[] {11}),
                 parse("{\"extra\":{\"op\":\"removed\"},\"op\":\"match\",\"local_hashes\":[11]}"));
     }
 
@@ -147,52 +175,78 @@ class OpStreamParserTest {
         int depth = OpStreamParser.MAX_NESTING;
         String ok = "{\"op\":\"cleared\",\"worker\":1,\"x\":" + "[".repeat(depth) + "]".repeat(depth) + "}";
         assertEquals(new KvEvent.Cleared(new Worker(1, 0)), event(ok));
-        String deeper = "{\"op\":\"cleared\",\"worker\":1,\"x\":" + "[{\"a\":".repeat(depth) + "1" + "}]".repeat(depth) + "}";
+        String deeper =
+                "{\"op\":\"cleared\",\"worker\":1,\"x\":" + "[{\"a\":".repeat(depth) + "1" + "}]".repeat(depth) + "}";
         assertInvalid(deeper, "nest deeper than " + depth);
-        String veryDeep = "{\"op\":\"cleared\",\"worker\":1,\"x\":" + "[".repeat(1_000_000) + "]".repeat(1_000_000) + "}";
+        String veryDeep =
+                "{\"op\":\"cleared\",\"worker\":1,\"x\":" + "[".repeat(1_000_000) + "]".repeat(1_000_000) + "}";
         assertInvalid(veryDeep, "nest deeper");
     }
 
     @Test
     void unsignedAndNegativeNumbers() {
-        assertEquals(new ParsedOp.HashMatch(new long[] {-1L, -1L, Long.MIN_VALUE, Long.MIN_VALUE, -5L, -5L, 0, 0, Long.MAX_VALUE}),
+        assertEquals(
+                new ParsedOp.HashMatch(
+                        new long[] {-1L, -1L, Long.MIN_VALUE, Long.MIN_VALUE, -5L, -5L, 0, 0, Long.MAX_VALUE}),
                 parse("{\"op\":\"match\",\"local_hashes\":[18446744073709551615,-1,9223372036854775808,"
                         + "-9223372036854775808,18446744073709551611,-5,0,-0,9223372036854775807]}"));
-        assertEquals(new KvEvent.Cleared(new Worker(-1L, -1)),
+        assertEquals(
+                new KvEvent.Cleared(new Worker(-1L, -1)),
                 event("{\"op\":\"cleared\",\"worker\":18446744073709551615,\"dp_rank\":4294967295}"));
         // -0 is a JSON integer (RFC 8259 "int"), value 0: accepted also where negatives are not
         assertEquals(new KvEvent.Cleared(new Worker(0, 0)), event("{\"op\":\"cleared\",\"worker\":-0,\"dp_rank\":-0}"));
-        assertEquals(new ParsedOp.TokenMatch(new int[] {-1, 0, Integer.MIN_VALUE, 0}, 1, null, null),
+        assertEquals(
+                new ParsedOp.TokenMatch(new int[] {-1, 0, Integer.MIN_VALUE, 0}, 1, null, null),
                 parse("{\"op\":\"match\",\"token_ids\":[4294967295,0,2147483648,-0],\"block_size\":1}"));
-        assertEquals(new KvEvent.Stored(new Worker(3, 0), OptionalLong.of(-1L), new long[] {-5}, new long[] {Long.MIN_VALUE}),
+        assertEquals(
+                new KvEvent.Stored(
+                        new Worker(3, 0), OptionalLong.of(-1L), new long[] {-5}, new long[] {Long.MIN_VALUE}),
                 event("{\"op\":\"stored\",\"worker\":3,\"parent_hash\":-1,"
                         + "\"blocks\":[{\"block_hash\":-5,\"tokens_hash\":-9223372036854775808}]}"));
     }
 
     @Test
     void blockSizeAboveIntRangeYieldsZeroBlocks() {
-        assertEquals(new ParsedOp.TokenMatch(new int[] {1, 2, 3, 4}, Integer.MAX_VALUE, null, null),
+        assertEquals(
+                new ParsedOp.TokenMatch(new int[] {1, 2, 3, 4}, Integer.MAX_VALUE, null, null),
                 parse("{\"op\":\"match\",\"token_ids\":[1,2,3,4],\"block_size\":4294967295}"));
-        assertEquals(new ParsedOp.TokenMatch(new int[] {1}, Integer.MAX_VALUE, null, null),
+        assertEquals(
+                new ParsedOp.TokenMatch(new int[] {1}, Integer.MAX_VALUE, null, null),
                 parse("{\"op\":\"match\",\"token_ids\":[1],\"block_size\":2147483648}"));
-        assertEquals(new KvEvent.StoredTokens(new Worker(1, 0), OptionalLong.empty(), new int[] {1, 2, 3, 4},
-                        Integer.MAX_VALUE, NONE, null, null),
-                event("{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":4294967295,\"block_hashes\":[]}"));
-        assertInvalid("{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":4294967295,\"block_hashes\":[1]}",
+        assertEquals(
+                new KvEvent.StoredTokens(
+                        new Worker(1, 0),
+                        OptionalLong.empty(),
+                        new int[] {1, 2, 3, 4},
+                        Integer.MAX_VALUE,
+                        NONE,
+                        null,
+                        null),
+                event(
+                        "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":4294967295,\"block_hashes\":[]}"));
+        assertInvalid(
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":4294967295,\"block_hashes\":[1]}",
                 "make 0 full block(s), but block_hashes has 1");
-        assertEquals(new ParsedOp.TokenMatch(new int[] {1}, Integer.MAX_VALUE, null, null),
+        assertEquals(
+                new ParsedOp.TokenMatch(new int[] {1}, Integer.MAX_VALUE, null, null),
                 parse("{\"op\":\"match\",\"token_ids\":[1],\"block_size\":2147483647}"));
     }
 
     @Test
     void stringsAreUnescapedAndUtf8Decoded() {
-        ParsedOp.TokenMatch expected = new ParsedOp.TokenMatch(new int[] {0, 1}, 2, "\u00fcn\u00ef", "\uD83D\uDE00/\"\\\t");
-        assertEquals(expected, parse("{\"op\":\"match\",\"token_ids\":[0,1],\"block_size\":2,\"lora_name\":\"\u00fcn\u00ef\","
-                + "\"cache_namespace\":\"\uD83D\uDE00/\\\"\\\\\\t\"}"));
-        assertEquals(expected, parse("{\"op\":\"match\",\"token_ids\":[0,1],\"block_size\":2,\"lora_name\":\"\\u00fcn\\u00EF\","
-                + "\"cache_namespace\":\"\\ud83d\\ude00\\/\\\"\\\\\\t\"}"));
+        ParsedOp.TokenMatch expected =
+                new ParsedOp.TokenMatch(new int[] {0, 1}, 2, "\u00fcn\u00ef", "\uD83D\uDE00/\"\\\t");
+        assertEquals(
+                expected,
+                parse("{\"op\":\"match\",\"token_ids\":[0,1],\"block_size\":2,\"lora_name\":\"\u00fcn\u00ef\","
+                        + "\"cache_namespace\":\"\uD83D\uDE00/\\\"\\\\\\t\"}"));
+        assertEquals(
+                expected,
+                parse("{\"op\":\"match\",\"token_ids\":[0,1],\"block_size\":2,\"lora_name\":\"\\u00fcn\\u00EF\","
+                        + "\"cache_namespace\":\"\\ud83d\\ude00\\/\\\"\\\\\\t\"}"));
         // escaped names and ops are the same names and ops
-        assertEquals(new KvEvent.Cleared(new Worker(4, 0)), event("{\"\\u006fp\":\"cle\\u0061red\",\"w\\u006Frker\":4}"));
+        assertEquals(
+                new KvEvent.Cleared(new Worker(4, 0)), event("{\"\\u006fp\":\"cle\\u0061red\",\"w\\u006Frker\":4}"));
     }
 
     @Test
@@ -310,8 +364,18 @@ class OpStreamParserTest {
     void invalidUtf8() {
         String head = "{\"op\":\"stored\",\"worker\":1,\"blocks\":[],\"note\":\"";
         for (int[] bad : new int[][] {
-                {0xFF}, {0x80}, {0xC0, 0xAF}, {0xC1, 0xBF}, {0xE0, 0x80, 0xAF}, {0xED, 0xA0, 0x80}, {0xF4, 0x90, 0x80, 0x80},
-                {0xF5, 0x80, 0x80, 0x80}, {0xE2, 0x82}, {0xC3}, {0xF0, 0x9F, 0x98}}) {
+            {0xFF},
+            {0x80},
+            {0xC0, 0xAF},
+            {0xC1, 0xBF},
+            {0xE0, 0x80, 0xAF},
+            {0xED, 0xA0, 0x80},
+            {0xF4, 0x90, 0x80, 0x80},
+            {0xF5, 0x80, 0x80, 0x80},
+            {0xE2, 0x82},
+            {0xC3},
+            {0xF0, 0x9F, 0x98}
+        }) {
             ByteArrayOutputStream line = new ByteArrayOutputStream();
             line.writeBytes(head.getBytes(StandardCharsets.UTF_8));
             for (int x : bad) {
@@ -326,7 +390,9 @@ class OpStreamParserTest {
         assertInvalid(bytes("{\"op\":\"cleared\",\"worker\":1}", 0xFF), "invalid UTF-8", "after");
         assertInvalid(bytes("", 0xEF, 0xBB, 0xBF, "{\"op\":\"cleared\",\"worker\":1}"), "U+FEFF", "BOM");
         // valid multi-byte UTF-8 of every length is accepted
-        byte[] ok = bytes(head, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80, 0xF4, 0x8F, 0xBF, 0xBF, 0xEF, 0xBF, 0xBF, "\"}");
+        byte[] ok = bytes(
+                head, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80, 0xF4, 0x8F, 0xBF, 0xBF, 0xEF, 0xBF, 0xBF,
+                "\"}");
         assertInstanceOf(ParsedOp.Event.class, parser.parse(ok));
         // a non-ASCII character outside strings is named
         assertInvalid("{\"op\":\"cleared\",\"worker\":1}\u00e9", "found U+00E9");
@@ -467,16 +533,20 @@ class OpStreamParserTest {
     @Test
     void resultsAreIndependentOfLaterLines() {
         ParsedOp.TokenMatch big = (ParsedOp.TokenMatch) parse("{\"op\":\"match\",\"token_ids\":["
-                + String.join(",", IntStream.range(0, 5000).mapToObj(Integer::toString).toList()) + "],\"block_size\":16}");
+                + String.join(
+                        ",",
+                        IntStream.range(0, 5000).mapToObj(Integer::toString).toList()) + "],\"block_size\":16}");
         ParsedOp.HashMatch small = (ParsedOp.HashMatch) parse("{\"op\":\"match\",\"local_hashes\":[7]}");
-        ParsedOp.TokenMatch other = (ParsedOp.TokenMatch) parse("{\"op\":\"match\",\"token_ids\":[9,9,9],\"block_size\":1}");
+        ParsedOp.TokenMatch other =
+                (ParsedOp.TokenMatch) parse("{\"op\":\"match\",\"token_ids\":[9,9,9],\"block_size\":1}");
         assertEquals(5000, big.tokenIds().length);
         assertEquals(4999, big.tokenIds()[4999]);
         assertArrayEquals(new long[] {7}, small.localHashes());
         assertArrayEquals(new int[] {9, 9, 9}, other.tokenIds());
         // a field seen on one line does not leak into the next
         assertInvalid("{\"op\":\"cleared\"}", "required field \"worker\" is missing");
-        assertEquals(new KvEvent.Stored(new Worker(1, 0), OptionalLong.empty(), NONE, NONE),
+        assertEquals(
+                new KvEvent.Stored(new Worker(1, 0), OptionalLong.empty(), NONE, NONE),
                 event("{\"op\":\"stored\",\"worker\":1,\"blocks\":[]}"));
     }
 
@@ -524,8 +594,10 @@ class OpStreamParserTest {
             try {
                 op = parser.parse(framed, 1, line.length);
             } catch (RuntimeException ex) {
-                throw new AssertionError("threw on " + new String(line, StandardCharsets.ISO_8859_1) + " ("
-                        + TestScale.replay(seed) + ")", ex);
+                throw new AssertionError(
+                        "threw on " + new String(line, StandardCharsets.ISO_8859_1) + " (" + TestScale.replay(seed)
+                                + ")",
+                        ex);
             }
             assertNotNull(op);
             if (op instanceof ParsedOp.Invalid inv) {

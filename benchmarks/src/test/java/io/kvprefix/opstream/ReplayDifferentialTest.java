@@ -32,8 +32,12 @@ class ReplayDifferentialTest {
         int streams = TestScale.iterations(40, 400);
         for (int i = 0; i < streams; i++) {
             long seed = seeds.nextLong();
-            IndexConfig config = IndexConfig.builder().maxWorkers(i % 3 == 0 ? 8 : 1024).jumpSize(1 + (i % 4) * 3).build();
-            OpStreamGenerator.Options options = OpStreamGenerator.Options.random(new SplittableRandom(seed), config, 1, 12)
+            IndexConfig config = IndexConfig.builder()
+                    .maxWorkers(i % 3 == 0 ? 8 : 1024)
+                    .jumpSize(1 + (i % 4) * 3)
+                    .build();
+            OpStreamGenerator.Options options = OpStreamGenerator.Options.random(
+                            new SplittableRandom(seed), config, 1, 12)
                     .malformedRate(0.05);
             List<StreamOp> ops = new OpStreamGenerator(seed, options).generate();
             Random render = new Random(seed);
@@ -49,14 +53,18 @@ class ReplayDifferentialTest {
             for (String impl : Implementations.names()) {
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
                 try (PrefixIndex index = Implementations.create(impl, config)) {
-                    new Replayer(index).log(line -> { }).run(new ByteArrayInputStream(input), out);
+                    new Replayer(index).log(line -> {}).run(new ByteArrayInputStream(input), out);
                 }
-                List<String> actual = out.toString(StandardCharsets.UTF_8).lines().toList();
+                List<String> actual =
+                        out.toString(StandardCharsets.UTF_8).lines().toList();
                 assertEquals(expected.size(), actual.size(), impl + ": one output line per input line");
                 for (int k = 0; k < expected.size(); k++) {
                     if (!expected.get(k).equals(actual.get(k))) {
-                        assertEquals(expected.get(k), actual.get(k), impl + ", stream " + i + " (master "
-                                + TestScale.replay(master) + "), line " + (k + 1) + ": " + input(input, k));
+                        assertEquals(
+                                expected.get(k),
+                                actual.get(k),
+                                impl + ", stream " + i + " (master " + TestScale.replay(master) + "), line " + (k + 1)
+                                        + ": " + input(input, k));
                     }
                 }
             }

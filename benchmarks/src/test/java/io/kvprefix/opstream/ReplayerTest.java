@@ -34,7 +34,8 @@ class ReplayerTest {
         try (PrefixIndex index = PrefixIndex.heap(IndexConfig.defaults())) {
             List<String> notes = new ArrayList<>();
             ByteArrayOutputStream out = new ByteArrayOutputStream();
-            Replayer.Summary s = new Replayer(index).log(notes::add)
+            Replayer.Summary s = new Replayer(index)
+                    .log(notes::add)
                     .run(new ByteArrayInputStream(in.getBytes(StandardCharsets.UTF_8)), out);
             assertEquals(5, s.lines());
             assertEquals(1, s.matches());

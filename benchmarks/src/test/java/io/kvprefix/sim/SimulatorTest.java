@@ -26,10 +26,13 @@ class SimulatorTest {
 
     @Test
     void prefillsQueueFirstComeFirstServedAndCachedPrefixesAreFree() {
-        Trace t = new Trace("hand-made", 512, List.of(
-                req(0, 0, 1024, 10, 1, 2),         // 1,024 tokens at 10k/s: TTFT 102.4 ms
-                req(1, 0, 1024, 10, 3, 4),         // waits for #0: 102.4 + 102.4 = 204.8 ms
-                req(2, 1000, 1300, 10, 1, 2, 9))); // #0's two blocks cached: 276 tokens, 27.6 ms
+        Trace t = new Trace(
+                "hand-made",
+                512,
+                List.of(
+                        req(0, 0, 1024, 10, 1, 2), // 1,024 tokens at 10k/s: TTFT 102.4 ms
+                        req(1, 0, 1024, 10, 3, 4), // waits for #0: 102.4 + 102.4 = 204.8 ms
+                        req(2, 1000, 1300, 10, 1, 2, 9))); // #0's two blocks cached: 276 tokens, 27.6 ms
         PolicyResult r = run(t, 1, Policy.Kind.ROUND_ROBIN);
         assertEquals(3348, r.inputTokens());
         assertEquals(1024, r.reusedTokens());
@@ -45,11 +48,9 @@ class SimulatorTest {
 
     @Test
     void workersPrefillInParallelAndRoundRobinAlternates() {
-        Trace t = new Trace("hand-made", 512, List.of(
-                req(0, 0, 1024, 1, 1, 2),
-                req(1, 0, 1024, 1, 3, 4)));
+        Trace t = new Trace("hand-made", 512, List.of(req(0, 0, 1024, 1, 1, 2), req(1, 0, 1024, 1, 3, 4)));
         PolicyResult r = run(t, 2, Policy.Kind.ROUND_ROBIN);
-        assertEquals(102.4, r.ttftMs(0.99), 1e-6);   // no queueing: one request per worker
+        assertEquals(102.4, r.ttftMs(0.99), 1e-6); // no queueing: one request per worker
         assertArrayEquals(new long[] {1, 1}, r.requestsPerWorker());
     }
 
@@ -61,10 +62,13 @@ class SimulatorTest {
         // the saving: (2048 - 2048 + 2048)/512 + 4 + 4 = 12 against 8. Both send #1 to worker 1, where it
         // misses. #2 arrives when everything is done and both workers hold the blocks: a tie at 4, both
         // hold 4 blocks, the lower worker wins, and it hits.
-        Trace t = new Trace("hand-made", 512, List.of(
-                req(0, 0, 2048, 1, 1, 2, 3, 4),
-                req(1, 100, 2048, 1, 1, 2, 3, 4),
-                req(2, 5000, 2048, 1, 1, 2, 3, 4)));
+        Trace t = new Trace(
+                "hand-made",
+                512,
+                List.of(
+                        req(0, 0, 2048, 1, 1, 2, 3, 4),
+                        req(1, 100, 2048, 1, 1, 2, 3, 4),
+                        req(2, 5000, 2048, 1, 1, 2, 3, 4)));
         for (Policy.Kind kind : List.of(Policy.Kind.KV_EVENTS, Policy.Kind.KV_PREDICTED)) {
             PolicyResult r = run(t, 2, kind);
             assertArrayEquals(new long[] {2, 1}, r.requestsPerWorker(), kind.key());
@@ -78,10 +82,13 @@ class SimulatorTest {
 
     @Test
     void theInfiniteCacheBoundCountsFullBlocksWhosePrefixWasSeen() {
-        Trace t = new Trace("hand-made", 512, List.of(
-                req(0, 0, 1100, 1, 1, 2, 3),       // 2 full blocks + a partial one
-                req(1, 0, 1536, 1, 1, 2, 3),       // blocks 1, 2 seen; block 3 (full now) was only partial
-                req(2, 0, 1024, 1, 2, 1)));        // 2 at position 0 is new: nothing counts
+        Trace t = new Trace(
+                "hand-made",
+                512,
+                List.of(
+                        req(0, 0, 1100, 1, 1, 2, 3), // 2 full blocks + a partial one
+                        req(1, 0, 1536, 1, 1, 2, 3), // blocks 1, 2 seen; block 3 (full now) was only partial
+                        req(2, 0, 1024, 1, 2, 1))); // 2 at position 0 is new: nothing counts
         assertEquals(1024, Simulator.infiniteCacheHitTokens(t));
         assertEquals(3660, Simulator.inputTokens(t));
     }

@@ -64,10 +64,16 @@ class GenOpsStreamTest {
                 OpLines.Op match = ops.get(at++);
                 assertTrue(match.isMatch(), where + ": the match comes first");
                 long[] ids = r.hashIds();
-                assertEquals(java.util.Arrays.toString(hashes.localHashes(ids)), java.util.Arrays.toString(match.localHashes()), where);
+                assertEquals(
+                        java.util.Arrays.toString(hashes.localHashes(ids)),
+                        java.util.Arrays.toString(match.localHashes()),
+                        where);
                 index.match(match.localHashes(), 0, match.localHashes().length, res);
                 for (MockEngine m : engines) {
-                    assertEquals(m.cachedPrefix(ids, ids.length), res.depthOf(m.worker()), where + ", before, " + m.worker());
+                    assertEquals(
+                            m.cachedPrefix(ids, ids.length),
+                            res.depthOf(m.worker()),
+                            where + ", before, " + m.worker());
                 }
                 MockEngine engine = engines[spread.nextInt(workers)];
                 AdmitResult a = engine.admit(r);
@@ -91,7 +97,10 @@ class GenOpsStreamTest {
             assertEquals(ops.size(), at, "no ops after the last request");
             long held = 0;
             for (MockEngine m : engines) {
-                assertEquals(m.blockCount(), index.blockCount(m.worker()), m.worker() + " holds as many blocks in the index");
+                assertEquals(
+                        m.blockCount(),
+                        index.blockCount(m.worker()),
+                        m.worker() + " holds as many blocks in the index");
                 held += m.blockCount();
             }
             assertTrue(held > 0);
@@ -101,14 +110,22 @@ class GenOpsStreamTest {
 
     @Test
     void smallTraceOnTinyCaches() throws Exception {
-        String s = genOps("--trace", TraceTest.resource("small.jsonl").toString(), "--workers", "2", "--cache-blocks", "3",
-                "--seed", "5");
+        String s = genOps(
+                "--trace",
+                TraceTest.resource("small.jsonl").toString(),
+                "--workers",
+                "2",
+                "--cache-blocks",
+                "3",
+                "--seed",
+                "5");
         checkAgainstEngines(s, TraceTest.small(), 2, 3, 5);
     }
 
     @Test
     void builtInWorkloadSplitWithEvictions() throws Exception {
-        String s = genOps("--requests", "600", "--seed", "11", "--split", "4", "--workers", "3", "--cache-blocks", "700");
+        String s =
+                genOps("--requests", "600", "--seed", "11", "--split", "4", "--workers", "3", "--cache-blocks", "700");
         Trace t = SyntheticTrace.generate(600, 11).split(4);
         checkAgainstEngines(s, t, 3, 700, 11);
         assertTrue(s.contains("\"op\":\"removed\""), "small caches evict");
@@ -118,8 +135,17 @@ class GenOpsStreamTest {
     void conversationTraceWithEvictions() throws Exception {
         Path conv = RepoPaths.root().resolve("../shared/traces/conversation_trace.jsonl");
         assumeTrue(Files.isRegularFile(conv), "no ../shared/traces");
-        String s = genOps("--trace", conv.toString(), "--truncate", "1500", "--duplicate", "2", "--workers", "4",
-                "--cache-blocks", "800");
+        String s = genOps(
+                "--trace",
+                conv.toString(),
+                "--truncate",
+                "1500",
+                "--duplicate",
+                "2",
+                "--workers",
+                "4",
+                "--cache-blocks",
+                "800");
         Trace t = MooncakeTraceReader.read(conv).duplicate(2).truncate(1500);
         checkAgainstEngines(s, t, 4, 800, 42);
         assertTrue(s.contains("\"op\":\"removed\""), "small caches evict");
@@ -128,8 +154,18 @@ class GenOpsStreamTest {
     /** The token form leaves an index in the same state as the hash form: same answers at every match. */
     @Test
     void tokenFormEqualsHashForm() throws Exception {
-        String[] common = {"--trace", TraceTest.resource("small.jsonl").toString(), "--split", "64", "--workers", "2",
-                "--cache-blocks", "40", "--duplicate", "2"};
+        String[] common = {
+            "--trace",
+            TraceTest.resource("small.jsonl").toString(),
+            "--split",
+            "64",
+            "--workers",
+            "2",
+            "--cache-blocks",
+            "40",
+            "--duplicate",
+            "2"
+        };
         List<OpLines.Op> hashOps = OpLines.parse(genOps(common));
         List<String> tokenArgs = new ArrayList<>(List.of(common));
         tokenArgs.add("--token-form");
@@ -137,7 +173,8 @@ class GenOpsStreamTest {
         assertEquals(hashOps.size(), tokenOps.size());
         BlockHasher h8 = BlockHasher.of(8);
         int matches = 0;
-        try (PrefixIndex a = PrefixIndex.heap(IndexConfig.defaults()); PrefixIndex b = PrefixIndex.heap(IndexConfig.defaults())) {
+        try (PrefixIndex a = PrefixIndex.heap(IndexConfig.defaults());
+                PrefixIndex b = PrefixIndex.heap(IndexConfig.defaults())) {
             for (int i = 0; i < hashOps.size(); i++) {
                 OpLines.Op ho = hashOps.get(i), to = tokenOps.get(i);
                 if (ho.isMatch()) {
@@ -154,7 +191,9 @@ class GenOpsStreamTest {
                         KvEvent.StoredTokens ts = (KvEvent.StoredTokens) te;
                         assertEquals(hs.worker(), ts.worker());
                         assertEquals(hs.parentHash(), ts.parentHash());
-                        assertEquals(java.util.Arrays.toString(hs.blockHashes()), java.util.Arrays.toString(ts.blockHashes()));
+                        assertEquals(
+                                java.util.Arrays.toString(hs.blockHashes()),
+                                java.util.Arrays.toString(ts.blockHashes()));
                         assertEquals(8, ts.blockSize());
                         assertEquals(hs.size() * 8, ts.tokenIds().length);
                     } else {

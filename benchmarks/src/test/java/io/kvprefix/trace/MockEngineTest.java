@@ -48,8 +48,17 @@ class MockEngineTest {
     void lruScenarioByHand() {
         MockEngine m = engine(4);
         AdmitResult a = m.admit(req(1, 1, 2, 3));
-        assertEquals(new AdmitResult(0, 3, 0, 0, List.of(new KvEvent.Stored(W, OptionalLong.empty(),
-                new long[] {e(1), e(1, 2), e(1, 2, 3)}, new long[] {l(1), l(2), l(3)}))), a);
+        assertEquals(
+                new AdmitResult(
+                        0,
+                        3,
+                        0,
+                        0,
+                        List.of(new KvEvent.Stored(
+                                W, OptionalLong.empty(), new long[] {e(1), e(1, 2), e(1, 2, 3)}, new long[] {
+                                    l(1), l(2), l(3)
+                                }))),
+                a);
         assertEquals(3, m.blockCount());
         assertEquals(3, m.inUseBlocks());
         m.release(req(1, 1, 2, 3)); // queue, evicted first to last: [1,2,3], [1,2], [1]
@@ -58,17 +67,34 @@ class MockEngineTest {
 
         // hits [1], needs 2 more, 1 slot free: evicts the leaf [1,2,3], not its parents
         AdmitResult b = m.admit(req(2, 1, 5, 6));
-        assertEquals(new AdmitResult(1, 2, 0, 1, List.of(
-                new KvEvent.Removed(W, new long[] {e(1, 2, 3)}),
-                KvEvent.Stored.after(W, e(1), new long[] {e(1, 5), e(1, 5, 6)}, new long[] {l(5), l(6)}))), b);
+        assertEquals(
+                new AdmitResult(
+                        1,
+                        2,
+                        0,
+                        1,
+                        List.of(
+                                new KvEvent.Removed(W, new long[] {e(1, 2, 3)}),
+                                KvEvent.Stored.after(
+                                        W, e(1), new long[] {e(1, 5), e(1, 5, 6)}, new long[] {l(5), l(6)}))),
+                b);
         m.release(req(2, 1, 5, 6)); // queue: [1,2], [1,5,6], [1,5], [1]
         m.checkInvariants();
 
         AdmitResult c = m.admit(req(3, 7, 8, 9, 10));
-        assertEquals(new AdmitResult(0, 4, 0, 4, List.of(
-                new KvEvent.Removed(W, new long[] {e(1, 2), e(1, 5, 6), e(1, 5), e(1)}),
-                KvEvent.Stored.root(W, new long[] {e(7), e(7, 8), e(7, 8, 9), e(7, 8, 9, 10)},
-                        new long[] {l(7), l(8), l(9), l(10)}))), c);
+        assertEquals(
+                new AdmitResult(
+                        0,
+                        4,
+                        0,
+                        4,
+                        List.of(
+                                new KvEvent.Removed(W, new long[] {e(1, 2), e(1, 5, 6), e(1, 5), e(1)}),
+                                KvEvent.Stored.root(
+                                        W,
+                                        new long[] {e(7), e(7, 8), e(7, 8, 9), e(7, 8, 9, 10)},
+                                        new long[] {l(7), l(8), l(9), l(10)}))),
+                c);
         m.release(req(3, 7, 8, 9, 10));
         // a full hit changes nothing and emits nothing
         assertEquals(new AdmitResult(4, 0, 0, 0, List.of()), m.admit(req(4, 7, 8, 9, 10)));
@@ -86,10 +112,11 @@ class MockEngineTest {
         m.release(req(1, 1, 2)); // queue: [1,2], [1]
         m.admit(req(2, 3, 4));
         m.release(req(2, 3, 4)); // queue: [1,2], [1], [3,4], [3]
-        m.admit(req(3, 1, 2));   // touch [1] and [1,2]
+        m.admit(req(3, 1, 2)); // touch [1] and [1,2]
         m.release(req(3, 1, 2)); // queue: [3,4], [3], [1,2], [1]
         AdmitResult a = m.admit(req(4, 5, 6));
-        assertEquals(new KvEvent.Removed(W, new long[] {e(3, 4), e(3)}), a.events().get(0));
+        assertEquals(
+                new KvEvent.Removed(W, new long[] {e(3, 4), e(3)}), a.events().get(0));
         assertEquals(2, m.cachedPrefix(new long[] {1, 2}, 2));
     }
 
@@ -115,15 +142,27 @@ class MockEngineTest {
     void whatDoesNotFitIsNotCached() {
         MockEngine m = engine(3);
         AdmitResult big = m.admit(req(0, 1, 2, 3, 4, 5));
-        assertEquals(new AdmitResult(0, 3, 2, 0, List.of(KvEvent.Stored.root(W,
-                new long[] {e(1), e(1, 2), e(1, 2, 3)}, new long[] {l(1), l(2), l(3)}))), big);
+        assertEquals(
+                new AdmitResult(
+                        0, 3, 2, 0, List.of(KvEvent.Stored.root(W, new long[] {e(1), e(1, 2), e(1, 2, 3)}, new long[] {
+                            l(1), l(2), l(3)
+                        }))),
+                big);
         m.release(req(0, 1, 2, 3, 4, 5));
         m.checkInvariants();
         // a running request pins two blocks; the next can use only the third slot
         m.admit(req(1, 1, 2));
         AdmitResult squeezed = m.admit(req(2, 8, 9));
-        assertEquals(new AdmitResult(0, 1, 1, 1, List.of(new KvEvent.Removed(W, new long[] {e(1, 2, 3)}),
-                KvEvent.Stored.root(W, new long[] {e(8)}, new long[] {l(8)}))), squeezed);
+        assertEquals(
+                new AdmitResult(
+                        0,
+                        1,
+                        1,
+                        1,
+                        List.of(
+                                new KvEvent.Removed(W, new long[] {e(1, 2, 3)}),
+                                KvEvent.Stored.root(W, new long[] {e(8)}, new long[] {l(8)}))),
+                squeezed);
         // all three slots pinned: nothing fits, nothing is evicted, no event
         assertEquals(new AdmitResult(0, 0, 2, 0, List.of()), m.admit(req(3, 5, 6)));
         assertEquals(3, m.inUseBlocks());
@@ -193,9 +232,9 @@ class MockEngineTest {
         long nextId = 0;
         int nextRequest = 0;
         // shadow of what the events say the engine holds
-        Map<Long, List<Long>> names = new HashMap<>();     // engine hash -> prefix, from stored events
-        Map<Long, Long> parentOf = new HashMap<>();        // held engine hash -> parent engine hash (null for a root)
-        Map<Long, Integer> children = new HashMap<>();     // held engine hash -> held children
+        Map<Long, List<Long>> names = new HashMap<>(); // engine hash -> prefix, from stored events
+        Map<Long, Long> parentOf = new HashMap<>(); // held engine hash -> parent engine hash (null for a root)
+        Map<Long, Integer> children = new HashMap<>(); // held engine hash -> held children
         Map<Integer, Integer> heldCount = new HashMap<>(); // running request -> blocks it holds (from the model)
         for (int step = 0; step < steps; step++) {
             boolean admit = running.isEmpty() || (running.size() < 4 && rnd.nextInt(10) < 6);
@@ -213,7 +252,8 @@ class MockEngineTest {
                     nextId = Math.max(nextId, id + 1);
                 }
                 history.add(ids);
-                int input = ids.length == 0 ? 0
+                int input = ids.length == 0
+                        ? 0
                         : rnd.nextBoolean() ? ids.length * T : (ids.length - 1) * T + 1 + rnd.nextInt(T - 1);
                 TraceRequest r = new TraceRequest(nextRequest++, step, input, 1, ids, 0);
                 int full = r.fullBlocks(T);
@@ -227,16 +267,23 @@ class MockEngineTest {
                 assertEquals(want.evicted().size(), got.evictedBlocks(), where);
                 int i = 0;
                 if (!want.evicted().isEmpty()) {
-                    KvEvent.Removed rm = assertInstanceOf(KvEvent.Removed.class, got.events().get(i++), where);
+                    KvEvent.Removed rm =
+                            assertInstanceOf(KvEvent.Removed.class, got.events().get(i++), where);
                     assertEquals(W, rm.worker());
                     List<List<Long>> evicted = new ArrayList<>();
                     for (long h : rm.blockHashes()) {
-                        assertTrue(parentOf.containsKey(h), where + ": removed a block not held (never stored, or removed since)");
+                        assertTrue(
+                                parentOf.containsKey(h),
+                                where + ": removed a block not held (never stored, or removed since)");
                         assertEquals(0, children.getOrDefault(h, 0), where + ": evicted a block with cached children");
                         List<Long> p = names.get(h);
                         for (TraceRequest other : running.values()) {
-                            int held = heldCount.getOrDefault(other.index(), want.cached() + want.stored().size());
-                            assertFalse(p.size() <= held && LruModel.prefix(other.hashIds(), p.size()).equals(p),
+                            int held = heldCount.getOrDefault(
+                                    other.index(), want.cached() + want.stored().size());
+                            assertFalse(
+                                    p.size() <= held
+                                            && LruModel.prefix(other.hashIds(), p.size())
+                                                    .equals(p),
                                     where + ": evicted a block of running request " + other.index());
                         }
                         evicted.add(p);
@@ -249,7 +296,8 @@ class MockEngineTest {
                     assertEquals(want.evicted(), evicted, where + ": eviction order");
                 }
                 if (!want.stored().isEmpty()) {
-                    KvEvent.Stored st = assertInstanceOf(KvEvent.Stored.class, got.events().get(i++), where);
+                    KvEvent.Stored st =
+                            assertInstanceOf(KvEvent.Stored.class, got.events().get(i++), where);
                     int from = got.cachedBlocks();
                     if (from == 0) {
                         assertTrue(st.parentHash().isEmpty(), where);
@@ -280,7 +328,8 @@ class MockEngineTest {
                 heldCount.put(r.index(), want.cached() + want.stored().size());
                 // blocks of running requests stay cached
                 for (TraceRequest other : running.values()) {
-                    assertTrue(engine.cachedPrefix(other.hashIds(), other.fullBlocks(T)) >= heldCount.get(other.index()),
+                    assertTrue(
+                            engine.cachedPrefix(other.hashIds(), other.fullBlocks(T)) >= heldCount.get(other.index()),
                             where + ": running request " + other.index() + " lost a block");
                 }
             }

@@ -70,7 +70,9 @@ final class OpLines {
                     case "dp_rank" -> rank = Integer.parseInt(p.getText());
                     case "parent_hash" -> {
                         hasParentField = true;
-                        parent = v == JsonToken.VALUE_NULL ? OptionalLong.empty() : OptionalLong.of(Long.parseUnsignedLong(p.getText()));
+                        parent = v == JsonToken.VALUE_NULL
+                                ? OptionalLong.empty()
+                                : OptionalLong.of(Long.parseUnsignedLong(p.getText()));
                     }
                     case "blocks" -> {
                         blocks = new ArrayList<>();
@@ -129,7 +131,11 @@ final class OpLines {
                         }
                         return new Op(null, null, 0, new KvEvent.Stored(w, parent, e, l));
                     }
-                    return new Op(null, null, 0, new KvEvent.StoredTokens(w, parent, tokens, blockSize, blockHashes, null, null));
+                    return new Op(
+                            null,
+                            null,
+                            0,
+                            new KvEvent.StoredTokens(w, parent, tokens, blockSize, blockHashes, null, null));
                 }
                 case "removed" -> {
                     return new Op(null, null, 0, new KvEvent.Removed(w, blockHashes));

@@ -91,7 +91,8 @@ class SyntheticTraceTest {
         // long tail of lengths
         int[] in = rs.stream().mapToInt(TraceRequest::inputLength).sorted().toArray();
         int median = in[N / 2];
-        assertTrue(in[N * 99 / 100] > 5 * median && in[N - 1] > 10 * median,
+        assertTrue(
+                in[N * 99 / 100] > 5 * median && in[N - 1] > 10 * median,
                 "median " + median + ", p99 " + in[N * 99 / 100] + ", max " + in[N - 1]);
         double bound = t.prefixHitBound();
         assertTrue(bound > 0.3 && bound < 0.9, "prefix-hit bound " + bound);

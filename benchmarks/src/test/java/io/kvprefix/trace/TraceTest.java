@@ -55,8 +55,12 @@ class TraceTest {
         Trace t = MooncakeTraceReader.read(resource("unordered_crlf.jsonl"));
         assertEquals(3, t.size());
         assertEquals(new TraceRequest(0, 10, 0, 2, new long[0], 2), t.requests().get(0));
-        assertEquals(new TraceRequest(1, 20, 600, 1, new long[] {3, 4}, 1), t.requests().get(1));
-        assertEquals(new TraceRequest(2, 20, 1024, 3, new long[] {3, 9}, 3), t.requests().get(2));
+        assertEquals(
+                new TraceRequest(1, 20, 600, 1, new long[] {3, 4}, 1),
+                t.requests().get(1));
+        assertEquals(
+                new TraceRequest(2, 20, 1024, 3, new long[] {3, 9}, 3),
+                t.requests().get(2));
         assertEquals(0, t.requests().get(0).fullBlocks(512));
         // 9 is not a continuation of [3, 4]: only the first block is a prefix hit
         assertEquals(1, t.prefixHitBlocks());
@@ -66,7 +70,9 @@ class TraceTest {
     void splitMakesSubBlocks() throws Exception {
         Trace t = small().split(4);
         assertEquals(128, t.tokensPerBlock());
-        assertArrayEquals(new long[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, t.requests().get(0).hashIds());
+        assertArrayEquals(
+                new long[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
+                t.requests().get(0).hashIds());
         assertArrayEquals(new long[] {24, 25, 26, 27}, t.requests().get(3).hashIds());
         assertEquals(35, t.maxId());
         assertEquals(1300 / 128, t.requests().get(0).fullBlocks(128));
@@ -101,7 +107,9 @@ class TraceTest {
         assertEquals(27, t.distinctIds());
         assertEquals(21, t.prefixHitBlocks()); // the copies share nothing: 3 x 7
         // after a split the stride is the split trace's max id + 1
-        assertArrayEquals(new long[] {18, 19, 20, 21, 22, 23}, small().split(2).duplicate(2).requests().get(1).hashIds());
+        assertArrayEquals(
+                new long[] {18, 19, 20, 21, 22, 23},
+                small().split(2).duplicate(2).requests().get(1).hashIds());
         assertThrows(IllegalArgumentException.class, () -> small().duplicate(0));
     }
 
@@ -116,8 +124,10 @@ class TraceTest {
 
     @Test
     void idsStayTokenValues() throws Exception {
-        String line = "{\"timestamp\": 0, \"input_length\": 1024, \"output_length\": 1, \"hash_ids\": [4294967295, 7]}\n";
-        Trace t = MooncakeTraceReader.read(new ByteArrayInputStream(line.getBytes(StandardCharsets.UTF_8)), "max.jsonl");
+        String line =
+                "{\"timestamp\": 0, \"input_length\": 1024, \"output_length\": 1, \"hash_ids\": [4294967295, 7]}\n";
+        Trace t =
+                MooncakeTraceReader.read(new ByteArrayInputStream(line.getBytes(StandardCharsets.UTF_8)), "max.jsonl");
         assertEquals(4294967295L, t.maxId());
         var e = assertThrows(IllegalArgumentException.class, () -> t.split(2));
         assertTrue(e.getMessage().contains("above 4294967295"), e.getMessage());

@@ -31,17 +31,31 @@ class WorkloadTest {
         Workload w = Workload.load(TraceTest.small(), new Workload.Options(1, 3, 42));
         assertEquals(5, w.size());
         List<WorkloadStep> s = w.steps();
-        assertEquals(List.of(KvEvent.Stored.root(W0, new long[] {e(0), e(0, 1)}, new long[] {l(0), l(1)})), s.get(0).events());
-        assertEquals(List.of(KvEvent.Stored.after(W0, e(0, 1), new long[] {e(0, 1, 3)}, new long[] {l(3)})), s.get(1).events());
+        assertEquals(
+                List.of(KvEvent.Stored.root(W0, new long[] {e(0), e(0, 1)}, new long[] {l(0), l(1)})),
+                s.get(0).events());
+        assertEquals(
+                List.of(KvEvent.Stored.after(W0, e(0, 1), new long[] {e(0, 1, 3)}, new long[] {l(3)})),
+                s.get(1).events());
         assertEquals(List.of(), s.get(2).events());
-        assertEquals(List.of(new KvEvent.Removed(W0, new long[] {e(0, 1, 3)}),
-                KvEvent.Stored.root(W0, new long[] {e(6)}, new long[] {l(6)})), s.get(3).events());
-        assertEquals(List.of(new KvEvent.Removed(W0, new long[] {e(6)}),
-                KvEvent.Stored.after(W0, e(0, 1), new long[] {e(0, 1, 3)}, new long[] {l(3)})), s.get(4).events());
+        assertEquals(
+                List.of(
+                        new KvEvent.Removed(W0, new long[] {e(0, 1, 3)}),
+                        KvEvent.Stored.root(W0, new long[] {e(6)}, new long[] {l(6)})),
+                s.get(3).events());
+        assertEquals(
+                List.of(
+                        new KvEvent.Removed(W0, new long[] {e(6)}),
+                        KvEvent.Stored.after(W0, e(0, 1), new long[] {e(0, 1, 3)}, new long[] {l(3)})),
+                s.get(4).events());
         assertEquals(new AdmitResult(2, 1, 2, 1, s.get(4).events()), s.get(4).admit());
         // every block is queried, the partial last one too
-        assertArrayEquals(new long[] {Long.parseUnsignedLong("16456450638077811066"),
-                Long.parseUnsignedLong("10716031498429279048"), Long.parseUnsignedLong("17161484913955091167")},
+        assertArrayEquals(
+                new long[] {
+                    Long.parseUnsignedLong("16456450638077811066"),
+                    Long.parseUnsignedLong("10716031498429279048"),
+                    Long.parseUnsignedLong("17161484913955091167")
+                },
                 s.get(0).matchHashes());
         WorkloadTotals t = w.totals();
         assertEquals(5, t.requests());
@@ -51,8 +65,8 @@ class WorkloadTest {
         assertEquals(5, t.storedBlocks());
         assertEquals(2, t.removedBlocks());
         assertEquals(16, t.matchBlocks());
-        assertEquals(11, t.ops());          // 5 matches + 6 events
-        assertEquals(21, t.blockOps());     // 16 match blocks + 5 stored blocks
+        assertEquals(11, t.ops()); // 5 matches + 6 events
+        assertEquals(21, t.blockOps()); // 16 match blocks + 5 stored blocks
         assertEquals(13, t.fullBlocks());
         assertEquals(5, t.cachedBlocks());
         assertEquals(3, t.uncachedBlocks());

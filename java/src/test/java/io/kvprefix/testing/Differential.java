@@ -73,17 +73,32 @@ public final class Differential {
      * @param maxKnownWorkers most workers known at a checkpoint
      * @param malformed malformed ops skipped
      */
-    public record Summary(int ops, int events, Map<EventStatus, Integer> statuses, int matches, int nonEmptyMatches,
-                          int maxDepth, int maxMatchWorkers, int maxKnownWorkers, int malformed) {
+    public record Summary(
+            int ops,
+            int events,
+            Map<EventStatus, Integer> statuses,
+            int matches,
+            int nonEmptyMatches,
+            int maxDepth,
+            int maxMatchWorkers,
+            int maxKnownWorkers,
+            int malformed) {
 
         /** The sum of two summaries (maxima for the maxima). */
         public Summary plus(Summary o) {
             Map<EventStatus, Integer> s = new EnumMap<>(EventStatus.class);
             statuses.forEach((k, v) -> s.merge(k, v, Integer::sum));
             o.statuses.forEach((k, v) -> s.merge(k, v, Integer::sum));
-            return new Summary(ops + o.ops, events + o.events, s, matches + o.matches, nonEmptyMatches + o.nonEmptyMatches,
-                    Math.max(maxDepth, o.maxDepth), Math.max(maxMatchWorkers, o.maxMatchWorkers),
-                    Math.max(maxKnownWorkers, o.maxKnownWorkers), malformed + o.malformed);
+            return new Summary(
+                    ops + o.ops,
+                    events + o.events,
+                    s,
+                    matches + o.matches,
+                    nonEmptyMatches + o.nonEmptyMatches,
+                    Math.max(maxDepth, o.maxDepth),
+                    Math.max(maxMatchWorkers, o.maxMatchWorkers),
+                    Math.max(maxKnownWorkers, o.maxKnownWorkers),
+                    malformed + o.malformed);
         }
 
         /** An empty summary, to start a sum. */
@@ -191,7 +206,9 @@ public final class Differential {
                     sinceCheck = 0;
                     Map<String, String> states = states(indexes);
                     if (summary != null) {
-                        summary.maxKnownWorkers = Math.max(summary.maxKnownWorkers, indexes.get(0).workers().size());
+                        summary.maxKnownWorkers = Math.max(
+                                summary.maxKnownWorkers,
+                                indexes.get(0).workers().size());
                     }
                     if (!allEqual(states)) {
                         return new Mismatch(opIndex, "bookkeeping after op #" + opIndex, states);
@@ -224,9 +241,15 @@ public final class Differential {
                 }
                 case StreamOp.MatchTokens m -> {
                     String key = m.blockSize() + "\u0000" + m.lora() + "\u0000" + m.namespace();
-                    BlockHasher h = hashers.computeIfAbsent(key, k -> BlockHasher.builder().blockSize(m.blockSize())
-                            .seed(index.config().seed()).chainSeed(index.config().chainSeed()).loraName(m.lora())
-                            .cacheNamespace(m.namespace()).build());
+                    BlockHasher h = hashers.computeIfAbsent(
+                            key,
+                            k -> BlockHasher.builder()
+                                    .blockSize(m.blockSize())
+                                    .seed(index.config().seed())
+                                    .chainSeed(index.config().chainSeed())
+                                    .loraName(m.lora())
+                                    .cacheNamespace(m.namespace())
+                                    .build());
                     index.match(m.tokens(), 0, m.tokens().length, h, r);
                     yield OpStreamJson.scoresLine(r.scores());
                 }
@@ -266,11 +289,18 @@ public final class Differential {
                     sb.append(' ').append(s.wireName()).append('=').append(index.eventCount(s));
                 }
                 IndexStats st = index.stats();
-                sb.append("\n      stats: workers=").append(st.workers()).append(" blocks=").append(st.blocks())
-                        .append(" blocksPerWorker=").append(new TreeMap<>(st.blocksPerWorker()))
+                sb.append("\n      stats: workers=")
+                        .append(st.workers())
+                        .append(" blocks=")
+                        .append(st.blocks())
+                        .append(" blocksPerWorker=")
+                        .append(new TreeMap<>(st.blocksPerWorker()))
                         .append(" events=");
                 for (EventStatus s : EventStatus.values()) {
-                    sb.append(s.wireName()).append(':').append(st.events().getOrDefault(s, 0L)).append(' ');
+                    sb.append(s.wireName())
+                            .append(':')
+                            .append(st.events().getOrDefault(s, 0L))
+                            .append(' ');
                 }
             } catch (VirtualMachineError e) {
                 throw e;
@@ -310,8 +340,8 @@ public final class Differential {
         }
 
         Summary build(int ops) {
-            return new Summary(ops, events, statuses, matches, nonEmpty, maxDepth, maxMatchWorkers, maxKnownWorkers,
-                    malformed);
+            return new Summary(
+                    ops, events, statuses, matches, nonEmpty, maxDepth, maxMatchWorkers, maxKnownWorkers, malformed);
         }
     }
 
@@ -331,25 +361,42 @@ public final class Differential {
         StreamOp op = ops.get(m.opIndex());
         StringBuilder sb = new StringBuilder();
         sb.append("implementations disagree with the oracle: ").append(label).append('\n');
-        sb.append("  seed ").append(seed).append(", stream of ").append(ops.size()).append(" ops, config ")
-                .append(config).append('\n');
+        sb.append("  seed ")
+                .append(seed)
+                .append(", stream of ")
+                .append(ops.size())
+                .append(" ops, config ")
+                .append(config)
+                .append('\n');
         sb.append("  first mismatch: ").append(m.what()).append('\n');
         sb.append("  op #").append(m.opIndex()).append(": ").append(op).append('\n');
         sb.append("  as JSON: ").append(OpStreamJson.canonical(op)).append('\n');
         sb.append("  answers:\n");
-        m.answers().forEach((k, v) -> sb.append("    ").append(k).append(": ").append(v).append('\n'));
-        sb.append("  shortest failing prefix: ops #0..#").append(m.opIndex()).append(" (").append(prefix.size())
-                .append(" ops), written to ").append(prefixFile).append('\n');
+        m.answers()
+                .forEach((k, v) ->
+                        sb.append("    ").append(k).append(": ").append(v).append('\n'));
+        sb.append("  shortest failing prefix: ops #0..#")
+                .append(m.opIndex())
+                .append(" (")
+                .append(prefix.size())
+                .append(" ops), written to ")
+                .append(prefixFile)
+                .append('\n');
         if (prefix.size() <= 30) {
             for (StreamOp p : prefix) {
                 sb.append("    ").append(OpStreamJson.canonical(p)).append('\n');
             }
         }
-        sb.append("  reduced failing stream: ").append(reduced.size()).append(" ops, written to ").append(reducedFile)
+        sb.append("  reduced failing stream: ")
+                .append(reduced.size())
+                .append(" ops, written to ")
+                .append(reducedFile)
                 .append(" (the oracle's output lines are in the .expected file next to it)\n");
         if (rm != null) {
             sb.append("  reduced stream fails at: ").append(rm.what()).append('\n');
-            rm.answers().forEach((k, v) -> sb.append("    ").append(k).append(": ").append(v).append('\n'));
+            rm.answers()
+                    .forEach((k, v) ->
+                            sb.append("    ").append(k).append(": ").append(v).append('\n'));
         }
         int shown = Math.min(reduced.size(), 60);
         for (int i = 0; i < shown; i++) {
@@ -436,15 +483,23 @@ public final class Differential {
         switch (op) {
             case StreamOp.Event(KvEvent.Stored s) -> {
                 for (int k : lengths(s.size())) {
-                    out.add(new StreamOp.Event(new KvEvent.Stored(s.worker(), s.parentHash(),
-                            Arrays.copyOf(s.blockHashes(), k), Arrays.copyOf(s.localHashes(), k))));
+                    out.add(new StreamOp.Event(new KvEvent.Stored(
+                            s.worker(),
+                            s.parentHash(),
+                            Arrays.copyOf(s.blockHashes(), k),
+                            Arrays.copyOf(s.localHashes(), k))));
                 }
             }
             case StreamOp.Event(KvEvent.StoredTokens t) -> {
                 for (int k : lengths(t.size())) {
-                    out.add(new StreamOp.Event(new KvEvent.StoredTokens(t.worker(), t.parentHash(),
-                            Arrays.copyOf(t.tokenIds(), k * t.blockSize()), t.blockSize(),
-                            Arrays.copyOf(t.blockHashes(), k), t.loraName(), t.cacheNamespace())));
+                    out.add(new StreamOp.Event(new KvEvent.StoredTokens(
+                            t.worker(),
+                            t.parentHash(),
+                            Arrays.copyOf(t.tokenIds(), k * t.blockSize()),
+                            t.blockSize(),
+                            Arrays.copyOf(t.blockHashes(), k),
+                            t.loraName(),
+                            t.cacheNamespace())));
                 }
             }
             case StreamOp.Event(KvEvent.Removed r) -> {
@@ -463,11 +518,11 @@ public final class Differential {
             case StreamOp.MatchTokens m -> {
                 int blocks = m.tokens().length / m.blockSize();
                 for (int k : lengths(blocks)) {
-                    out.add(new StreamOp.MatchTokens(Arrays.copyOf(m.tokens(), k * m.blockSize()),
-                            m.blockSize(), m.lora(), m.namespace()));
+                    out.add(new StreamOp.MatchTokens(
+                            Arrays.copyOf(m.tokens(), k * m.blockSize()), m.blockSize(), m.lora(), m.namespace()));
                 }
             }
-            default -> { }
+            default -> {}
         }
         return out;
     }

@@ -98,27 +98,75 @@ public final class OpStreamGenerator {
             return o;
         }
 
-        public Options ops(int v) { ops = v; return this; }
+        public Options ops(int v) {
+            ops = v;
+            return this;
+        }
         /** Distinct worker ids in use at a time (more appear as others are removed). */
-        public Options workerIds(int v) { workerIds = Math.max(1, v); return this; }
+        public Options workerIds(int v) {
+            workerIds = Math.max(1, v);
+            return this;
+        }
         /** dp ranks per worker id, 1..5, drawn from 0, 1, 2^32-1, 2, 3. */
-        public Options maxRanks(int v) { maxRanks = Math.max(1, Math.min(5, v)); return this; }
+        public Options maxRanks(int v) {
+            maxRanks = Math.max(1, Math.min(5, v));
+            return this;
+        }
         /** The index's worker slots (for steering only). */
-        public Options slots(int v) { slots = v; return this; }
-        public Options localAlphabet(int v) { localAlphabet = Math.max(2, v); return this; }
-        public Options nameAlphabet(int v) { nameAlphabet = Math.max(1, v); return this; }
-        public Options tokenAlphabet(int v) { tokenAlphabet = Math.max(1, v); return this; }
+        public Options slots(int v) {
+            slots = v;
+            return this;
+        }
+
+        public Options localAlphabet(int v) {
+            localAlphabet = Math.max(2, v);
+            return this;
+        }
+
+        public Options nameAlphabet(int v) {
+            nameAlphabet = Math.max(1, v);
+            return this;
+        }
+
+        public Options tokenAlphabet(int v) {
+            tokenAlphabet = Math.max(1, v);
+            return this;
+        }
         /** Typical longest store, in blocks. */
-        public Options maxChain(int v) { maxChain = Math.max(1, v); return this; }
+        public Options maxChain(int v) {
+            maxChain = Math.max(1, v);
+            return this;
+        }
         /** Share of stores that are long chains (100 to {@link #maxLongChain} blocks). */
-        public Options longChainRate(double v) { longChainRate = v; return this; }
-        public Options maxLongChain(int v) { maxLongChain = Math.max(101, v); return this; }
+        public Options longChainRate(double v) {
+            longChainRate = v;
+            return this;
+        }
+
+        public Options maxLongChain(int v) {
+            maxLongChain = Math.max(101, v);
+            return this;
+        }
         /** Share of stores written in token form when the content has tokens. */
-        public Options tokenRate(double v) { tokenRate = v; return this; }
-        public Options matchRate(double v) { matchRate = v; return this; }
+        public Options tokenRate(double v) {
+            tokenRate = v;
+            return this;
+        }
+
+        public Options matchRate(double v) {
+            matchRate = v;
+            return this;
+        }
         /** Share of malformed lines. */
-        public Options malformedRate(double v) { malformedRate = v; return this; }
-        public Options blockSizes(int... v) { blockSizes = v.clone(); return this; }
+        public Options malformedRate(double v) {
+            malformedRate = v;
+            return this;
+        }
+
+        public Options blockSizes(int... v) {
+            blockSizes = v.clone();
+            return this;
+        }
         /** Takes the seeds (for hashing token content) and the worker slots from {@code config}. */
         public Options config(IndexConfig config) {
             seed = config.seed();
@@ -147,7 +195,7 @@ public final class OpStreamGenerator {
     private static final class Doc {
         final long[] locals;
         final int[][] tokens; // null entries for blocks that exist only as hashes
-        final Flavor flavor;  // null when no block has tokens
+        final Flavor flavor; // null when no block has tokens
 
         Doc(long[] locals, int[][] tokens, Flavor flavor) {
             this.locals = locals;
@@ -242,8 +290,12 @@ public final class OpStreamGenerator {
         this.o = options;
         this.rnd = new SplittableRandom(seed);
         this.jsonRnd = new Random(rnd.nextLong());
-        this.chainer = BlockHasher.builder().blockSize(1).seed(o.seed).chainSeed(o.chainSeed)
-                .implementation(Implementation.PORTABLE).build();
+        this.chainer = BlockHasher.builder()
+                .blockSize(1)
+                .seed(o.seed)
+                .chainSeed(o.chainSeed)
+                .implementation(Implementation.PORTABLE)
+                .build();
         this.nextId = 1 + rnd.nextInt(1 << 20);
         this.nextName = 1_000_000 + rnd.nextInt(1 << 20);
         this.alphabet = buildAlphabet();
@@ -258,16 +310,22 @@ public final class OpStreamGenerator {
                     pool[b] = new int[bs];
                     for (int t = 0; t < bs; t++) {
                         pool[b][t] = switch (rnd.nextInt(8)) {
-                            case 0 -> rnd.nextInt();      // any u32, often >= 2^31
-                            case 1 -> -1;                 // 2^32-1
-                            default -> rnd.nextInt(40);   // small, shared between flavors
+                            case 0 -> rnd.nextInt(); // any u32, often >= 2^31
+                            case 1 -> -1; // 2^32-1
+                            default -> rnd.nextInt(40); // small, shared between flavors
                         };
                     }
                 }
                 tokenPool.put(f, pool);
                 long salted = BlockHasher.saltedSeed(o.seed, f.lora(), f.namespace());
-                hashers.put(f, BlockHasher.builder().blockSize(bs).seed(salted).chainSeed(o.chainSeed)
-                        .implementation(Implementation.PORTABLE).build());
+                hashers.put(
+                        f,
+                        BlockHasher.builder()
+                                .blockSize(bs)
+                                .seed(salted)
+                                .chainSeed(o.chainSeed)
+                                .implementation(Implementation.PORTABLE)
+                                .build());
             }
         }
     }
@@ -478,19 +536,22 @@ public final class OpStreamGenerator {
             d = docs.get(0); // a new worker's first store: often the same content as everyone's
         } else {
             // half the time one of the first few docs, so that many workers share the same prefixes
-            d = rnd.nextBoolean() ? docs.get(rnd.nextInt(Math.min(4, docs.size())))
+            d = rnd.nextBoolean()
+                    ? docs.get(rnd.nextInt(Math.min(4, docs.size())))
                     : docs.get(Math.min(rnd.nextInt(docs.size()), rnd.nextInt(docs.size())));
             if (rnd.nextInt(20) == 0 && d.length() > 1) {
                 // a root store of blocks from the middle of some content: same L, other positions
                 int from = 1 + rnd.nextInt(d.length() - 1);
-                Doc slice = new Doc(Arrays.copyOfRange(d.locals, from, d.length()),
-                        Arrays.copyOfRange(d.tokens, from, d.length()), d.flavor);
+                Doc slice = new Doc(
+                        Arrays.copyOfRange(d.locals, from, d.length()),
+                        Arrays.copyOfRange(d.tokens, from, d.length()),
+                        d.flavor);
                 if (docs.size() < MAX_DOCS) {
                     docs.add(slice);
                 }
                 d = slice;
             }
-            }
+        }
         if (k > d.length()) {
             d = newDoc(d, d.length(), k);
         }
@@ -601,7 +662,8 @@ public final class OpStreamGenerator {
             Set<Long> taken = new HashSet<>();
             for (int i = 0; i < k; i++) {
                 names[i] = i == 0 && rnd.nextInt(10) < 6 && (parent == null || hole.name() != parent)
-                        ? hole.name() : pickName(h, parent, taken);
+                        ? hole.name()
+                        : pickName(h, parent, taken);
                 taken.add(names[i]);
             }
             return emitStore(hole.worker(), parent, n.doc(), n.index(), k, names);
@@ -613,8 +675,8 @@ public final class OpStreamGenerator {
     private static Long findName(Holdings h, Doc doc, int index) {
         for (long e : h.names) {
             Node n = h.nodes.get(e);
-            if (n.index() == index && (n.doc() == doc
-                    || Arrays.equals(n.doc().locals, 0, index + 1, doc.locals, 0, index + 1))) {
+            if (n.index() == index
+                    && (n.doc() == doc || Arrays.equals(n.doc().locals, 0, index + 1, doc.locals, 0, index + 1))) {
                 return e;
             }
         }
@@ -646,7 +708,8 @@ public final class OpStreamGenerator {
                     names[i] = nextName++;
                 }
                 names[names.length - 1] = names[rnd.nextInt(names.length - 1)];
-                return emitStore(w, rnd.nextBoolean() ? held : null, d, rnd.nextBoolean() ? start : 0, names.length, names);
+                return emitStore(
+                        w, rnd.nextBoolean() ? held : null, d, rnd.nextBoolean() ? start : 0, names.length, names);
             }
             case 1 -> { // the parent among the blocks
                 long[] names = new long[k];
@@ -707,7 +770,9 @@ public final class OpStreamGenerator {
     private StreamOp removed() {
         Worker w = knownWithNames();
         if (w == null || rnd.nextInt(30) == 0) {
-            Worker any = rnd.nextBoolean() || knownList.isEmpty() ? poolWorker() : knownList.get(rnd.nextInt(knownList.size()));
+            Worker any = rnd.nextBoolean() || knownList.isEmpty()
+                    ? poolWorker()
+                    : knownList.get(rnd.nextInt(knownList.size()));
             long[] names = rnd.nextInt(4) == 0 ? new long[0] : new long[] {nextName++, 1 + rnd.nextInt(o.nameAlphabet)};
             return remove(any, names);
         }
@@ -747,7 +812,7 @@ public final class OpStreamGenerator {
         }
         chain.sort(Map.Entry.comparingByValue(java.util.Comparator.comparingInt(Node::index)));
         switch (rnd.nextInt(3)) {
-            case 0 -> { }
+            case 0 -> {}
             case 1 -> java.util.Collections.reverse(chain);
             default -> java.util.Collections.shuffle(chain, new java.util.Random(rnd.nextLong()));
         }
@@ -775,7 +840,9 @@ public final class OpStreamGenerator {
     }
 
     private StreamOp cleared() {
-        Worker w = knownList.isEmpty() || rnd.nextInt(10) == 0 ? poolWorker() : knownList.get(rnd.nextInt(knownList.size()));
+        Worker w = knownList.isEmpty() || rnd.nextInt(10) == 0
+                ? poolWorker()
+                : knownList.get(rnd.nextInt(knownList.size()));
         Holdings h = known.get(w);
         if (h != null) {
             h.clear();
@@ -786,7 +853,9 @@ public final class OpStreamGenerator {
     private StreamOp removeWorker() {
         long id;
         if (knownList.isEmpty() || rnd.nextInt(10) == 0) {
-            id = rnd.nextBoolean() || activeIds.isEmpty() ? nextId + 1_000_000 : activeIds.get(rnd.nextInt(activeIds.size()));
+            id = rnd.nextBoolean() || activeIds.isEmpty()
+                    ? nextId + 1_000_000
+                    : activeIds.get(rnd.nextInt(activeIds.size()));
         } else {
             id = knownList.get(rnd.nextInt(knownList.size())).workerId();
         }
@@ -820,9 +889,13 @@ public final class OpStreamGenerator {
             }
             return new StreamOp.MatchHashes(q);
         } else {
-            return rnd.nextBoolean() || flavors.isEmpty() ? new StreamOp.MatchHashes(new long[0])
-                    : new StreamOp.MatchTokens(new int[rnd.nextInt(flavors.get(0).blockSize())],
-                            flavors.get(0).blockSize(), null, null);
+            return rnd.nextBoolean() || flavors.isEmpty()
+                    ? new StreamOp.MatchHashes(new long[0])
+                    : new StreamOp.MatchTokens(
+                            new int[rnd.nextInt(flavors.get(0).blockSize())],
+                            flavors.get(0).blockSize(),
+                            null,
+                            null);
         }
         // Variants: as stored, shorter, longer, or diverging at some block.
         int variant = rnd.nextInt(10);
@@ -852,7 +925,8 @@ public final class OpStreamGenerator {
         int tail = rnd.nextInt(3) == 0 ? rnd.nextInt(bs) : 0;
         int[] tokens = new int[(len + extend) * bs + tail];
         for (int i = 0; i < len + extend; i++) {
-            int[] block = i < len ? d.tokens[i]
+            int[] block = i < len
+                    ? d.tokens[i]
                     : i < d.length() && d.tokens[i] != null && rnd.nextBoolean() ? d.tokens[i] : randomTokenBlock(f);
             if (i == diverge) {
                 block = (rnd.nextBoolean() ? randomTokenBlock(f) : block).clone(); // never touch the shared pool

@@ -154,7 +154,7 @@ public final class OpStreamJson {
         switch (rnd.nextInt(4)) {
             case 0 -> o.put(key, "null");
             case 1 -> o.put(key, str("", rnd));
-            default -> { } // left out
+            default -> {} // left out
         }
     }
 
@@ -230,7 +230,9 @@ public final class OpStreamJson {
                 case '\f' -> sb.append("\\f");
                 case '/' -> sb.append(escapeAnyway ? "\\/" : "/");
                 default -> {
-                    if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    if (Character.isHighSurrogate(c)
+                            && i + 1 < s.length()
+                            && Character.isLowSurrogate(s.charAt(i + 1))) {
                         // A surrogate pair is one character: escape both halves or neither, never one
                         // (a raw half alone cannot be encoded as UTF-8).
                         char low = s.charAt(++i);
@@ -305,7 +307,11 @@ public final class OpStreamJson {
                     sb.append(ws(rnd)).append(',').append(ws(rnd));
                 }
                 first = false;
-                sb.append(key(kv[0])).append(ws(rnd)).append(':').append(ws(rnd)).append(kv[1]);
+                sb.append(key(kv[0]))
+                        .append(ws(rnd))
+                        .append(':')
+                        .append(ws(rnd))
+                        .append(kv[1]);
             }
             return sb.append(ws(rnd)).append('}').toString();
         }
@@ -377,7 +383,9 @@ public final class OpStreamJson {
         add(c, "{\"op\":\"cleared\",\"worker\":1.}", "a number with an empty fraction");
         add(c, "{\"op\":\"cleared\",\"worker\":0x10}", "a hexadecimal number");
         add(c, "{\"op\":\"cleared\\x\",\"worker\":1}", "an invalid string escape");
-        add(c, "{\"op\":\"match\",\"token_ids\":[1],\"block_size\":1,\"lora_name\":\"a\tb\"}",
+        add(
+                c,
+                "{\"op\":\"match\",\"token_ids\":[1],\"block_size\":1,\"lora_name\":\"a\tb\"}",
                 "a raw control character (tab) inside a string");
         add(c, "{\"op\":\"cleared\",\"worker\":1,\"x\":\"unterminated}", "an unterminated string");
         add(c, "{\"op\":\"cleared\",\"worker\":tru}", "a misspelled literal");
@@ -401,20 +409,38 @@ public final class OpStreamJson {
         add(c, "{\"op\":\"stored\",\"worker\":1,\"blocks\":null}", "stored: blocks null");
         add(c, "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"tokens_hash\":5}]}", "stored: block_hash missing");
         add(c, "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101}]}", "stored: tokens_hash missing");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":null,\"tokens_hash\":5}]}", "stored: block_hash null");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101,\"tokens_hash\":null}]}", "stored: tokens_hash null");
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":null,\"tokens_hash\":5}]}",
+                "stored: block_hash null");
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101,\"tokens_hash\":null}]}",
+                "stored: tokens_hash null");
         add(c, "{\"op\":\"stored\",\"worker\":1,\"blocks\":[null]}", "stored: a block is null");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101,\"tokens_hash\":5},{}]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101,\"tokens_hash\":5},{}]}",
                 "stored: an empty block object");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_hashes\":[101]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_hashes\":[101]}",
                 "stored token form: block_size missing");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":null,\"block_hashes\":[101]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":null,\"block_hashes\":[101]}",
                 "stored token form: block_size null");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":4}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":4}",
                 "stored token form: block_hashes missing");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":4,\"block_hashes\":null}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":4,\"block_hashes\":null}",
                 "stored token form: block_hashes null");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":null,\"block_size\":4,\"block_hashes\":[]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":null,\"block_size\":4,\"block_hashes\":[]}",
                 "stored token form: token_ids null");
         add(c, "{\"op\":\"removed\",\"worker\":1}", "removed: block_hashes missing");
         add(c, "{\"op\":\"removed\",\"worker\":1,\"block_hashes\":null}", "removed: block_hashes null");
@@ -438,18 +464,31 @@ public final class OpStreamJson {
         add(c, "{\"op\":\"match\",\"token_ids\":[1],\"block_size\":1,\"lora_name\":5}", "lora_name is a number");
         add(c, "{\"op\":\"match\",\"token_ids\":[1],\"block_size\":1,\"lora_name\":true}", "lora_name is a boolean");
         add(c, "{\"op\":\"match\",\"token_ids\":[1],\"block_size\":1,\"lora_name\":[\"a\"]}", "lora_name is an array");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1],\"block_size\":1,\"block_hashes\":[7],\"lora_name\":{\"a\":1}}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1],\"block_size\":1,\"block_hashes\":[7],\"lora_name\":{\"a\":1}}",
                 "stored: lora_name is an object");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1],\"block_size\":1,\"block_hashes\":[7],\"cache_namespace\":7}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1],\"block_size\":1,\"block_hashes\":[7],\"cache_namespace\":7}",
                 "stored: cache_namespace is a number");
-        add(c, "{\"op\":\"match\",\"token_ids\":[1],\"block_size\":1,\"cache_namespace\":false}", "cache_namespace is a boolean");
+        add(
+                c,
+                "{\"op\":\"match\",\"token_ids\":[1],\"block_size\":1,\"cache_namespace\":false}",
+                "cache_namespace is a boolean");
         // --- a number that is not a JSON integer
         add(c, "{\"op\":\"cleared\",\"worker\":1.0}", "worker 1.0 is not an integer");
         add(c, "{\"op\":\"cleared\",\"worker\":1e3}", "worker 1e3 is not an integer");
         add(c, "{\"op\":\"cleared\",\"worker\":1E0}", "worker 1E0 is not an integer");
         add(c, "{\"op\":\"cleared\",\"worker\":1,\"dp_rank\":0.0}", "dp_rank 0.0 is not an integer");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101.0,\"tokens_hash\":5}]}", "block_hash 101.0");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101,\"tokens_hash\":5e0}]}", "tokens_hash 5e0");
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101.0,\"tokens_hash\":5}]}",
+                "block_hash 101.0");
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101,\"tokens_hash\":5e0}]}",
+                "tokens_hash 5e0");
         add(c, "{\"op\":\"stored\",\"worker\":1,\"parent_hash\":1E2,\"blocks\":[]}", "parent_hash 1E2");
         add(c, "{\"op\":\"match\",\"local_hashes\":[5.5]}", "a local hash 5.5");
         add(c, "{\"op\":\"match\",\"local_hashes\":[-0.0]}", "a local hash -0.0");
@@ -462,8 +501,14 @@ public final class OpStreamJson {
         add(c, "{\"op\":\"cleared\",\"worker\":1,\"dp_rank\":\"0\"}", "dp_rank is a string");
         add(c, "{\"op\":\"stored\",\"worker\":1,\"parent_hash\":\"101\",\"blocks\":[]}", "parent_hash is a string");
         add(c, "{\"op\":\"stored\",\"worker\":1,\"parent_hash\":false,\"blocks\":[]}", "parent_hash is a boolean");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":true,\"tokens_hash\":5}]}", "block_hash is a boolean");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101,\"tokens_hash\":\"5\"}]}", "tokens_hash is a string");
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":true,\"tokens_hash\":5}]}",
+                "block_hash is a boolean");
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101,\"tokens_hash\":\"5\"}]}",
+                "tokens_hash is a string");
         add(c, "{\"op\":\"match\",\"local_hashes\":[\"5\"]}", "a local hash is a string");
         add(c, "{\"op\":\"match\",\"token_ids\":[1,2,3,\"4\"],\"block_size\":4}", "a token is a string");
         add(c, "{\"op\":\"match\",\"token_ids\":[1,2,3,4],\"block_size\":\"4\"}", "block_size is a string");
@@ -480,13 +525,22 @@ public final class OpStreamJson {
         add(c, "{\"op\":\"match\",\"local_hashes\":[18446744073709551616]}", "a hash of 2^64");
         add(c, "{\"op\":\"match\",\"local_hashes\":[-9223372036854775809]}", "a hash below -2^63");
         add(c, "{\"op\":\"match\",\"local_hashes\":[99999999999999999999999999]}", "a hash far out of range");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":18446744073709551616,\"tokens_hash\":5}]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":18446744073709551616,\"tokens_hash\":5}]}",
                 "block_hash of 2^64");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101,\"tokens_hash\":-9223372036854775809}]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101,\"tokens_hash\":-9223372036854775809}]}",
                 "tokens_hash below -2^63");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"parent_hash\":18446744073709551616,\"blocks\":[]}", "parent_hash of 2^64");
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"parent_hash\":18446744073709551616,\"blocks\":[]}",
+                "parent_hash of 2^64");
         add(c, "{\"op\":\"removed\",\"worker\":1,\"block_hashes\":[18446744073709551616]}", "a removed hash of 2^64");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1],\"block_size\":1,\"block_hashes\":[18446744073709551617]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1],\"block_size\":1,\"block_hashes\":[18446744073709551617]}",
                 "a token-form block hash of 2^64+1");
         add(c, "{\"op\":\"cleared\",\"worker\":-1}", "a negative worker");
         add(c, "{\"op\":\"cleared\",\"worker\":18446744073709551616}", "worker 2^64");
@@ -498,35 +552,63 @@ public final class OpStreamJson {
         add(c, "{\"op\":\"stored\",\"worker\":1,\"dp_rank\":4294967296,\"blocks\":[]}", "stored: dp_rank 2^32");
         add(c, "{\"op\":\"match\",\"token_ids\":[1,2,3,-1],\"block_size\":4}", "a negative token");
         add(c, "{\"op\":\"match\",\"token_ids\":[1,2,3,4294967296],\"block_size\":4}", "a token of 2^32");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[4294967296],\"block_size\":1,\"block_hashes\":[7]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[4294967296],\"block_size\":1,\"block_hashes\":[7]}",
                 "stored: a token of 2^32");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[-7],\"block_size\":1,\"block_hashes\":[7]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[-7],\"block_size\":1,\"block_hashes\":[7]}",
                 "stored: a negative token");
         add(c, "{\"op\":\"match\",\"token_ids\":[1,2,3,4],\"block_size\":0}", "block_size 0");
         add(c, "{\"op\":\"match\",\"token_ids\":[1,2,3,4],\"block_size\":-4}", "a negative block_size");
         add(c, "{\"op\":\"match\",\"token_ids\":[1,2,3,4],\"block_size\":4294967296}", "block_size 2^32");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":0,\"block_hashes\":[]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":0,\"block_hashes\":[]}",
                 "stored: block_size 0");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[],\"block_size\":-1,\"block_hashes\":[]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[],\"block_size\":-1,\"block_hashes\":[]}",
                 "stored: a negative block_size");
         // --- both forms on one line
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101,\"tokens_hash\":5}],"
-                + "\"token_ids\":[1,2,3,4],\"block_size\":4,\"block_hashes\":[101]}", "stored: both blocks and token_ids");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"blocks\":[],\"token_ids\":[],\"block_size\":4,\"block_hashes\":[]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101,\"tokens_hash\":5}],"
+                        + "\"token_ids\":[1,2,3,4],\"block_size\":4,\"block_hashes\":[101]}",
+                "stored: both blocks and token_ids");
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"blocks\":[],\"token_ids\":[],\"block_size\":4,\"block_hashes\":[]}",
                 "stored: both forms, both empty");
-        add(c, "{\"op\":\"match\",\"local_hashes\":[5],\"token_ids\":[1,2,3,4],\"block_size\":4}",
+        add(
+                c,
+                "{\"op\":\"match\",\"local_hashes\":[5],\"token_ids\":[1,2,3,4],\"block_size\":4}",
                 "match: both local_hashes and token_ids");
-        add(c, "{\"op\":\"match\",\"local_hashes\":[],\"token_ids\":[],\"block_size\":4}", "match: both forms, both empty");
+        add(
+                c,
+                "{\"op\":\"match\",\"local_hashes\":[],\"token_ids\":[],\"block_size\":4}",
+                "match: both forms, both empty");
         // --- token form: the number of engine hashes must equal the number of full blocks
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":4,\"block_hashes\":[]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":4,\"block_hashes\":[]}",
                 "4 tokens at block size 4 make one full block, but no engine hash (CONTRACT 7.9)");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4,5,6,7,8],\"block_size\":4,\"block_hashes\":[101]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4,5,6,7,8],\"block_size\":4,\"block_hashes\":[101]}",
                 "two full blocks, one engine hash");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4,5],\"block_size\":4,\"block_hashes\":[101,102]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4,5],\"block_size\":4,\"block_hashes\":[101,102]}",
                 "one full block (the tail is partial), two engine hashes");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3],\"block_size\":4,\"block_hashes\":[101]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3],\"block_size\":4,\"block_hashes\":[101]}",
                 "no full block, one engine hash");
-        add(c, "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[],\"block_size\":1,\"block_hashes\":[101]}",
+        add(
+                c,
+                "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[],\"block_size\":1,\"block_hashes\":[101]}",
                 "no tokens, one engine hash");
         return List.copyOf(c);
     }
@@ -545,8 +627,11 @@ public final class OpStreamJson {
                 new MalformedBytes(bytes(pre, post, 0x80), "invalid UTF-8: a lone continuation byte"),
                 new MalformedBytes(bytes(pre, post, 0xE2, 0x82), "invalid UTF-8: a truncated 3-byte sequence"),
                 new MalformedBytes(bytes(pre, post, 0xED, 0xA0, 0x80), "invalid UTF-8: an encoded surrogate (CESU-8)"),
-                new MalformedBytes(bytes(pre, post, 0xF4, 0x90, 0x80, 0x80), "invalid UTF-8: a code point above U+10FFFF"),
-                new MalformedBytes(bytes("{\"op\":\"cleared\",", "\"worker\":1}", 0xFE), "invalid UTF-8: byte 0xFE between members"));
+                new MalformedBytes(
+                        bytes(pre, post, 0xF4, 0x90, 0x80, 0x80), "invalid UTF-8: a code point above U+10FFFF"),
+                new MalformedBytes(
+                        bytes("{\"op\":\"cleared\",", "\"worker\":1}", 0xFE),
+                        "invalid UTF-8: byte 0xFE between members"));
     }
 
     private static byte[] bytes(String before, String after, int... raw) {
@@ -562,8 +647,14 @@ public final class OpStreamJson {
     /** Valid ops that {@link #randomMalformed} breaks. */
     private static final List<StreamOp> BREAKABLE = List.of(
             new StreamOp.Event(KvEvent.Stored.root(Worker.of(1), new long[] {101, 102}, new long[] {5, -6})),
-            new StreamOp.Event(new KvEvent.StoredTokens(Worker.of(2, 1), java.util.OptionalLong.of(101),
-                    new int[] {1, 2, 3, 4}, 4, new long[] {103}, "lora", null)),
+            new StreamOp.Event(new KvEvent.StoredTokens(
+                    Worker.of(2, 1),
+                    java.util.OptionalLong.of(101),
+                    new int[] {1, 2, 3, 4},
+                    4,
+                    new long[] {103},
+                    "lora",
+                    null)),
             new StreamOp.Event(new KvEvent.Removed(Worker.of(1), new long[] {101})),
             new StreamOp.Event(new KvEvent.Cleared(Worker.of(3))),
             new StreamOp.Event(new KvEvent.RemoveWorker(4)),
@@ -615,8 +706,13 @@ public final class OpStreamJson {
                 sb.append(',');
             }
             Score s = sorted.get(i);
-            sb.append('[').append(Long.toUnsignedString(s.worker().workerId())).append(',')
-                    .append(Integer.toUnsignedString(s.worker().dpRank())).append(',').append(s.depth()).append(']');
+            sb.append('[')
+                    .append(Long.toUnsignedString(s.worker().workerId()))
+                    .append(',')
+                    .append(Integer.toUnsignedString(s.worker().dpRank()))
+                    .append(',')
+                    .append(s.depth())
+                    .append(']');
         }
         return sb.append("]}").toString();
     }
@@ -629,19 +725,25 @@ public final class OpStreamJson {
     public static List<String> expectedOutput(List<StreamOp> ops, PrefixIndex reference) {
         List<String> out = new ArrayList<>(ops.size());
         for (StreamOp op : ops) {
-            out.add(switch (op) {
-                case StreamOp.Event e -> statusLine(reference.apply(e.event()));
-                case StreamOp.Malformed m -> statusLine(EventStatus.INVALID_INPUT);
-                case StreamOp.MatchHashes m -> scoresLine(reference.match(m.localHashes()).scores());
-                case StreamOp.MatchTokens m -> {
-                    BlockHasher h = BlockHasher.builder().blockSize(m.blockSize()).seed(reference.config().seed())
-                            .chainSeed(reference.config().chainSeed()).loraName(m.lora()).cacheNamespace(m.namespace())
-                            .build();
-                    MatchResult r = new MatchResult();
-                    reference.match(m.tokens(), 0, m.tokens().length, h, r);
-                    yield scoresLine(r.scores());
-                }
-            });
+            out.add(
+                    switch (op) {
+                        case StreamOp.Event e -> statusLine(reference.apply(e.event()));
+                        case StreamOp.Malformed m -> statusLine(EventStatus.INVALID_INPUT);
+                        case StreamOp.MatchHashes m ->
+                            scoresLine(reference.match(m.localHashes()).scores());
+                        case StreamOp.MatchTokens m -> {
+                            BlockHasher h = BlockHasher.builder()
+                                    .blockSize(m.blockSize())
+                                    .seed(reference.config().seed())
+                                    .chainSeed(reference.config().chainSeed())
+                                    .loraName(m.lora())
+                                    .cacheNamespace(m.namespace())
+                                    .build();
+                            MatchResult r = new MatchResult();
+                            reference.match(m.tokens(), 0, m.tokens().length, h, r);
+                            yield scoresLine(r.scores());
+                        }
+                    });
         }
         return out;
     }

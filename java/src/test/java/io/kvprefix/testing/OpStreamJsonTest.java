@@ -41,8 +41,12 @@ class OpStreamJsonTest {
         Random rnd = new Random(seed);
         int checked = 0;
         for (int s = 0; s < 40; s++) {
-            OpStreamGenerator.Options o = OpStreamGenerator.Options.defaults().ops(150).maxChain(20).tokenRate(0.6)
-                    .maxRanks(5).config(CONFIG);
+            OpStreamGenerator.Options o = OpStreamGenerator.Options.defaults()
+                    .ops(150)
+                    .maxChain(20)
+                    .tokenRate(0.6)
+                    .maxRanks(5)
+                    .config(CONFIG);
             for (StreamOp op : new OpStreamGenerator(seed + s, o).generate()) {
                 StreamOp expected = normalize(op);
                 assertEquals(expected, Reader.read(OpStreamJson.canonical(op)), () -> "canonical " + op);
@@ -59,22 +63,30 @@ class OpStreamJsonTest {
 
     @Test
     void canonicalFormIsPlain() {
-        StreamOp op = new StreamOp.Event(KvEvent.Stored.root(Worker.of(-1L, -1), new long[] {-5}, new long[] {Long.MIN_VALUE}));
-        assertEquals("{\"op\":\"stored\",\"worker\":18446744073709551615,\"dp_rank\":4294967295,\"parent_hash\":null,"
-                + "\"blocks\":[{\"block_hash\":18446744073709551611,\"tokens_hash\":9223372036854775808}]}",
+        StreamOp op = new StreamOp.Event(
+                KvEvent.Stored.root(Worker.of(-1L, -1), new long[] {-5}, new long[] {Long.MIN_VALUE}));
+        assertEquals(
+                "{\"op\":\"stored\",\"worker\":18446744073709551615,\"dp_rank\":4294967295,\"parent_hash\":null,"
+                        + "\"blocks\":[{\"block_hash\":18446744073709551611,\"tokens_hash\":9223372036854775808}]}",
                 OpStreamJson.canonical(op));
-        assertEquals("{\"op\":\"match\",\"token_ids\":[1,4294967295],\"block_size\":2,\"lora_name\":\"a\\\"b\"}",
+        assertEquals(
+                "{\"op\":\"match\",\"token_ids\":[1,4294967295],\"block_size\":2,\"lora_name\":\"a\\\"b\"}",
                 OpStreamJson.canonical(new StreamOp.MatchTokens(new int[] {1, -1}, 2, "a\"b", "")));
-        assertEquals("{\"op\":\"remove_worker\",\"worker\":9223372036854775808}",
+        assertEquals(
+                "{\"op\":\"remove_worker\",\"worker\":9223372036854775808}",
                 OpStreamJson.canonical(new StreamOp.Event(new KvEvent.RemoveWorker(Long.MIN_VALUE))));
     }
 
     @Test
     void renderingIsDeterministicPerRandomAndVaries() {
-        List<StreamOp> ops = new OpStreamGenerator(42, OpStreamGenerator.Options.defaults().ops(300)).generate();
-        List<StreamOp> again = new OpStreamGenerator(42, OpStreamGenerator.Options.defaults().ops(300)).generate();
+        List<StreamOp> ops =
+                new OpStreamGenerator(42, OpStreamGenerator.Options.defaults().ops(300)).generate();
+        List<StreamOp> again =
+                new OpStreamGenerator(42, OpStreamGenerator.Options.defaults().ops(300)).generate();
         assertEquals(ops, again, "same seed, same stream");
-        assertNotEquals(ops, new OpStreamGenerator(43, OpStreamGenerator.Options.defaults().ops(300)).generate());
+        assertNotEquals(
+                ops,
+                new OpStreamGenerator(43, OpStreamGenerator.Options.defaults().ops(300)).generate());
         Random a = new Random(7);
         Random b = new Random(7);
         Set<String> variants = new HashSet<>();
@@ -100,20 +112,55 @@ class OpStreamJsonTest {
         Random rnd = new Random(seed);
         for (int i = 0; i < 3000; i++) {
             StreamOp.Malformed m = OpStreamJson.randomMalformed(rnd);
-            assertThrows(Reader.Invalid.class, () -> Reader.read(m.jsonLine()),
+            assertThrows(
+                    Reader.Invalid.class,
+                    () -> Reader.read(m.jsonLine()),
                     () -> TestScale.replay(seed) + ": " + m.why() + ": " + m.jsonLine());
         }
     }
 
     @Test
     void catalogueCoversEverySection5Case() {
-        String whys = String.join("\n", OpStreamJson.malformedCatalogue().stream().map(StreamOp.Malformed::why).toList());
-        for (String needle : List.of("blank line", "trailing data", "single quote", "unquoted keys", "trailing comma",
-                "NaN", "Infinity", "comment", "top-level array", "top-level number", "top-level string", "top-level null",
-                "unknown op", "case-sensitive", "worker missing", "worker null", "dp_rank null", "lora_name is a number",
-                "not an integer", "1e3", "is a string", "is a boolean", "2^64", "below -2^63", "negative worker",
-                "negative dp_rank", "dp_rank 2^32", "negative token", "token of 2^32", "block_size 0", "block_size 2^32",
-                "both blocks and token_ids", "both local_hashes and token_ids", "one full block, but no engine hash")) {
+        String whys = String.join(
+                "\n",
+                OpStreamJson.malformedCatalogue().stream()
+                        .map(StreamOp.Malformed::why)
+                        .toList());
+        for (String needle : List.of(
+                "blank line",
+                "trailing data",
+                "single quote",
+                "unquoted keys",
+                "trailing comma",
+                "NaN",
+                "Infinity",
+                "comment",
+                "top-level array",
+                "top-level number",
+                "top-level string",
+                "top-level null",
+                "unknown op",
+                "case-sensitive",
+                "worker missing",
+                "worker null",
+                "dp_rank null",
+                "lora_name is a number",
+                "not an integer",
+                "1e3",
+                "is a string",
+                "is a boolean",
+                "2^64",
+                "below -2^63",
+                "negative worker",
+                "negative dp_rank",
+                "dp_rank 2^32",
+                "negative token",
+                "token of 2^32",
+                "block_size 0",
+                "block_size 2^32",
+                "both blocks and token_ids",
+                "both local_hashes and token_ids",
+                "one full block, but no engine hash")) {
             assertTrue(whys.contains(needle), "no catalogue entry for: " + needle);
         }
     }
@@ -121,9 +168,14 @@ class OpStreamJsonTest {
     @Test
     void invalidUtf8LinesAreNotUtf8() {
         for (OpStreamJson.MalformedBytes m : OpStreamJson.invalidUtf8Lines()) {
-            assertThrows(CharacterCodingException.class, () -> StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(m.line())), m.why());
+            assertThrows(
+                    CharacterCodingException.class,
+                    () -> StandardCharsets.UTF_8
+                            .newDecoder()
+                            .onMalformedInput(CodingErrorAction.REPORT)
+                            .onUnmappableCharacter(CodingErrorAction.REPORT)
+                            .decode(ByteBuffer.wrap(m.line())),
+                    m.why());
             for (byte b : m.line()) {
                 assertNotEquals('\n', b);
             }
@@ -142,16 +194,28 @@ class OpStreamJsonTest {
                 new StreamOp.MatchHashes(new long[0]),
                 new StreamOp.Malformed("{", "unterminated"));
         try (OracleIndex oracle = new OracleIndex(CONFIG)) {
-            assertEquals(List.of("{\"status\":\"ok\"}", "{\"scores\":[[1,0,3]]}", "{\"scores\":[[1,0,2]]}",
-                    "{\"scores\":[]}", "{\"scores\":[]}", "{\"status\":\"invalid_input\"}"),
+            assertEquals(
+                    List.of(
+                            "{\"status\":\"ok\"}",
+                            "{\"scores\":[[1,0,3]]}",
+                            "{\"scores\":[[1,0,2]]}",
+                            "{\"scores\":[]}",
+                            "{\"scores\":[]}",
+                            "{\"status\":\"invalid_input\"}"),
                     OpStreamJson.expectedOutput(ops, oracle));
         }
     }
 
     @Test
     void generatorProducesTheVarietyItPromises() {
-        OpStreamGenerator.Options o = OpStreamGenerator.Options.defaults().ops(3000).workerIds(20).maxRanks(3)
-                .malformedRate(0.05).longChainRate(0.01).maxLongChain(400).slots(8);
+        OpStreamGenerator.Options o = OpStreamGenerator.Options.defaults()
+                .ops(3000)
+                .workerIds(20)
+                .maxRanks(3)
+                .malformedRate(0.05)
+                .longChainRate(0.01)
+                .maxLongChain(400)
+                .slots(8);
         // A single generator draws its flavors (block sizes, salts) once: look at a few.
         long seed = TestScale.seed();
         System.out.println("generatorProducesTheVarietyItPromises: " + TestScale.replay(seed));
@@ -197,27 +261,50 @@ class OpStreamJsonTest {
                         seen.add("lora");
                     }
                 }
-                case StreamOp.Event(KvEvent.Removed r) -> seen.add(r.blockHashes().length == 0 ? "empty removed" : "removed");
+                case StreamOp.Event(KvEvent.Removed r) ->
+                    seen.add(r.blockHashes().length == 0 ? "empty removed" : "removed");
                 case StreamOp.Event(KvEvent.Cleared c) -> seen.add("cleared");
                 case StreamOp.Event(KvEvent.RemoveWorker rw) -> seen.add("remove_worker");
             }
         }
-        for (String want : List.of("malformed", "empty match", "match hashes", "match tokens", "partial tail",
-                "stored with parent", "stored root", "long chain", "empty store", "engine hash >= 2^63",
-                "worker id >= 2^63", "dp rank 2^32-1", "stored tokens", "lora", "removed", "empty removed", "cleared",
+        for (String want : List.of(
+                "malformed",
+                "empty match",
+                "match hashes",
+                "match tokens",
+                "partial tail",
+                "stored with parent",
+                "stored root",
+                "long chain",
+                "empty store",
+                "engine hash >= 2^63",
+                "worker id >= 2^63",
+                "dp rank 2^32-1",
+                "stored tokens",
+                "lora",
+                "removed",
+                "empty removed",
+                "cleared",
                 "remove_worker")) {
-            assertTrue(seen.contains(want), "never generated: " + want + " (saw " + seen + "), " + TestScale.replay(seed));
+            assertTrue(
+                    seen.contains(want), "never generated: " + want + " (saw " + seen + "), " + TestScale.replay(seed));
         }
     }
 
     /** The op with empty salts written as null (empty and absent mean the same). */
     private static StreamOp normalize(StreamOp op) {
         return switch (op) {
-            case StreamOp.Event(KvEvent.StoredTokens t) -> new StreamOp.Event(new KvEvent.StoredTokens(t.worker(),
-                    t.parentHash(), t.tokenIds(), t.blockSize(), t.blockHashes(), blank(t.loraName()),
-                    blank(t.cacheNamespace())));
-            case StreamOp.MatchTokens m -> new StreamOp.MatchTokens(m.tokens(), m.blockSize(), blank(m.lora()),
-                    blank(m.namespace()));
+            case StreamOp.Event(KvEvent.StoredTokens t) ->
+                new StreamOp.Event(new KvEvent.StoredTokens(
+                        t.worker(),
+                        t.parentHash(),
+                        t.tokenIds(),
+                        t.blockSize(),
+                        t.blockHashes(),
+                        blank(t.loraName()),
+                        blank(t.cacheNamespace())));
+            case StreamOp.MatchTokens m ->
+                new StreamOp.MatchTokens(m.tokens(), m.blockSize(), blank(m.lora()), blank(m.namespace()));
             default -> op;
         };
     }
@@ -234,6 +321,8 @@ class OpStreamJsonTest {
     static final class Reader {
         /** A line the contract calls malformed. */
         static final class Invalid extends RuntimeException {
+            private static final long serialVersionUID = 1L;
+
             Invalid(String why) {
                 super(why);
             }
@@ -279,7 +368,8 @@ class OpStreamJsonTest {
         // ---------------------------------------------------------------- RFC 8259
 
         private void ws() {
-            while (i < s.length() && (s.charAt(i) == ' ' || s.charAt(i) == '\t' || s.charAt(i) == '\n' || s.charAt(i) == '\r')) {
+            while (i < s.length()
+                    && (s.charAt(i) == ' ' || s.charAt(i) == '\t' || s.charAt(i) == '\n' || s.charAt(i) == '\r')) {
                 i++;
             }
         }
@@ -509,8 +599,10 @@ class OpStreamJsonTest {
                     yield new StreamOp.Event(new KvEvent.Removed(w, e));
                 }
                 case "cleared" -> new StreamOp.Event(new KvEvent.Cleared(worker(o)));
-                case "remove_worker" -> new StreamOp.Event(new KvEvent.RemoveWorker(
-                        integer(o.get("worker"), BigInteger.ZERO, U64_MAX, "worker").longValue()));
+                case "remove_worker" ->
+                    new StreamOp.Event(
+                            new KvEvent.RemoveWorker(integer(o.get("worker"), BigInteger.ZERO, U64_MAX, "worker")
+                                    .longValue()));
                 case "match" -> {
                     boolean hasHashes = o.containsKey("local_hashes");
                     boolean hasTokens = o.containsKey("token_ids");
@@ -527,17 +619,20 @@ class OpStreamJsonTest {
                         }
                         yield new StreamOp.MatchHashes(q);
                     }
-                    yield new StreamOp.MatchTokens(tokens(o.get("token_ids")), blockSize(o.get("block_size")), lora, ns);
+                    yield new StreamOp.MatchTokens(
+                            tokens(o.get("token_ids")), blockSize(o.get("block_size")), lora, ns);
                 }
                 default -> throw new Invalid("unknown op " + name);
             };
         }
 
         private static Worker worker(Map<String, Object> o) {
-            long id = integer(o.get("worker"), BigInteger.ZERO, U64_MAX, "worker").longValue();
+            long id =
+                    integer(o.get("worker"), BigInteger.ZERO, U64_MAX, "worker").longValue();
             int rank = 0;
             if (o.containsKey("dp_rank")) {
-                rank = integer(o.get("dp_rank"), BigInteger.ZERO, U32_MAX, "dp_rank").intValue();
+                rank = integer(o.get("dp_rank"), BigInteger.ZERO, U32_MAX, "dp_rank")
+                        .intValue();
             }
             return Worker.of(id, rank);
         }

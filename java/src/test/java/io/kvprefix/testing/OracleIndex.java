@@ -1,6 +1,5 @@
 package io.kvprefix.testing;
 
-import io.kvprefix.internal.MatchResults;
 import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
 import io.kvprefix.Implementation;
@@ -10,6 +9,7 @@ import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.internal.MatchResults;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -62,6 +62,7 @@ public final class OracleIndex implements PrefixIndex {
     private final Map<Worker, Map<Long, Block>> workers = new HashMap<>();
     /** The blocks each worker holds (the values of its name map), recomputed after any write to that worker. */
     private final Map<Worker, Set<Block>> heldCache = new HashMap<>();
+
     private final Map<EventStatus, Long> counts = new EnumMap<>(EventStatus.class);
     private boolean closed;
 
@@ -70,8 +71,12 @@ public final class OracleIndex implements PrefixIndex {
         this.config = Objects.requireNonNull(config, "config");
         this.hasher = config.hasher();
         // Chain hashes always on the portable path, so the oracle does not share the native kernel.
-        this.chainHasher = BlockHasher.builder().blockSize(1).seed(config.seed()).chainSeed(config.chainSeed())
-                .implementation(Implementation.PORTABLE).build();
+        this.chainHasher = BlockHasher.builder()
+                .blockSize(1)
+                .seed(config.seed())
+                .chainSeed(config.chainSeed())
+                .implementation(Implementation.PORTABLE)
+                .build();
         for (EventStatus s : EventStatus.values()) {
             counts.put(s, 0L);
         }
@@ -98,8 +103,13 @@ public final class OracleIndex implements PrefixIndex {
             case KvEvent.Cleared c -> w.equals(c.worker());
         });
         EventStatus status = switch (event) {
-            case KvEvent.Stored s -> stored(s.worker(), s.parentHash().isPresent(), s.parentHash().orElse(0L),
-                    s.blockHashes(), s.localHashes());
+            case KvEvent.Stored s ->
+                stored(
+                        s.worker(),
+                        s.parentHash().isPresent(),
+                        s.parentHash().orElse(0L),
+                        s.blockHashes(),
+                        s.localHashes());
             case KvEvent.StoredTokens t -> storedTokens(t);
             case KvEvent.Removed r -> removed(r.worker(), r.blockHashes());
             case KvEvent.Cleared c -> {
@@ -123,8 +133,12 @@ public final class OracleIndex implements PrefixIndex {
             return EventStatus.INVALID_INPUT;
         }
         long seed = BlockHasher.saltedSeed(config.seed(), t.loraName(), t.cacheNamespace());
-        BlockHasher h = BlockHasher.builder().blockSize(t.blockSize()).seed(seed).chainSeed(config.chainSeed())
-                .implementation(Implementation.PORTABLE).build();
+        BlockHasher h = BlockHasher.builder()
+                .blockSize(t.blockSize())
+                .seed(seed)
+                .chainSeed(config.chainSeed())
+                .implementation(Implementation.PORTABLE)
+                .build();
         long[] locals = h.localHashes(t.tokenIds());
         return stored(t.worker(), t.parentHash().isPresent(), t.parentHash().orElse(0L), t.blockHashes(), locals);
     }
@@ -260,8 +274,8 @@ public final class OracleIndex implements PrefixIndex {
             blocks += held.size();
             everyBlock.addAll(held);
         }
-        return new IndexStats(workers.size(), blocks, everyBlock.size(), 0, 0, everyBlock.size(), 0, 0, false, perWorker,
-                counts);
+        return new IndexStats(
+                workers.size(), blocks, everyBlock.size(), 0, 0, everyBlock.size(), 0, 0, false, perWorker, counts);
     }
 
     @Override

@@ -24,6 +24,7 @@ public final class RepoPaths {
             }
             dir = dir.getParent();
         }
-        throw new IllegalStateException("repository root not found from " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "repository root not found from " + Path.of("").toAbsolutePath());
     }
 }

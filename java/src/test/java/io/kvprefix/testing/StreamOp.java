@@ -85,8 +85,11 @@ public sealed interface StreamOp {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof MatchTokens m && Arrays.equals(tokens, m.tokens) && blockSize == m.blockSize
-                    && Objects.equals(lora, m.lora) && Objects.equals(namespace, m.namespace);
+            return o instanceof MatchTokens m
+                    && Arrays.equals(tokens, m.tokens)
+                    && blockSize == m.blockSize
+                    && Objects.equals(lora, m.lora)
+                    && Objects.equals(namespace, m.namespace);
         }
 
         @Override
@@ -97,7 +100,8 @@ public sealed interface StreamOp {
         @Override
         public String toString() {
             return "MatchTokens[tokens=" + tokens.length + ", blockSize=" + blockSize
-                    + (lora == null ? "" : ", lora=" + lora) + (namespace == null ? "" : ", namespace=" + namespace) + "]";
+                    + (lora == null ? "" : ", lora=" + lora) + (namespace == null ? "" : ", namespace=" + namespace)
+                    + "]";
         }
     }
 

@@ -31,8 +31,8 @@ import java.util.regex.Pattern;
  * @param replayEndpoint the publisher's ROUTER replay endpoint, or empty if it has none
  * @param topic the topic prefix to subscribe to; empty (the vLLM default) for every message
  */
-public record EngineEndpoint(String endpoint, long workerId, OptionalInt dpRank, Optional<String> replayEndpoint,
-                             String topic) {
+public record EngineEndpoint(
+        String endpoint, long workerId, OptionalInt dpRank, Optional<String> replayEndpoint, String topic) {
 
     private static final Pattern TCP = Pattern.compile("tcp://(\\[[0-9A-Fa-f:.]+]|[^:/\\s\\[\\]]+):(\\d{1,5})");
     private static final Pattern OTHER = Pattern.compile("(ipc|inproc)://\\S+");

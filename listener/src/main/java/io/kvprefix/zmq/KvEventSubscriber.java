@@ -71,8 +71,13 @@ public final class KvEventSubscriber implements AutoCloseable {
 
     private KvEventSubscriber(Builder b) {
         this.index = b.index;
-        this.settings = new SubscriberSettings(b.replayTimeout.toNanos(), b.maxPendingBatches, b.bootstrapReplay,
-                (int) b.heartbeat.toMillis(), (int) b.reconnectMax.toMillis(), b.receiveHighWaterMark,
+        this.settings = new SubscriberSettings(
+                b.replayTimeout.toNanos(),
+                b.maxPendingBatches,
+                b.bootstrapReplay,
+                (int) b.heartbeat.toMillis(),
+                (int) b.reconnectMax.toMillis(),
+                b.receiveHighWaterMark,
                 (int) b.handshakeTimeout.toMillis());
         String name = "kvprefix-zmq-subscriber-" + SERIAL.incrementAndGet();
         this.loop = new SubscriberLoop(name + "-");
@@ -143,7 +148,12 @@ public final class KvEventSubscriber implements AutoCloseable {
     public synchronized SubscriberStats stats() {
         List<SubscriberStats.EngineStats> engines = new ArrayList<>(sessions.size());
         for (EngineSession s : sessions.values()) {
-            engines.add(new SubscriberStats.EngineStats(s.engine(), s.state(), s.lastSeq(), s.lagMillis(), s.pending(),
+            engines.add(new SubscriberStats.EngineStats(
+                    s.engine(),
+                    s.state(),
+                    s.lastSeq(),
+                    s.lagMillis(),
+                    s.pending(),
                     new SubscriberStats.Counts(s.counters().snapshot())));
         }
         return new SubscriberStats(engines, new SubscriberStats.Counts(retired));
@@ -168,8 +178,10 @@ public final class KvEventSubscriber implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (thread.isAlive()) {
-            System.getLogger("io.kvprefix.zmq").log(System.Logger.Level.WARNING,
-                    thread.getName() + " did not stop within " + COMMAND_TIMEOUT_SECONDS + " s");
+            System.getLogger("io.kvprefix.zmq")
+                    .log(
+                            System.Logger.Level.WARNING,
+                            thread.getName() + " did not stop within " + COMMAND_TIMEOUT_SECONDS + " s");
         }
     }
 
@@ -188,7 +200,8 @@ public final class KvEventSubscriber implements AutoCloseable {
             }
             throw new IllegalStateException(e.getCause());
         } catch (TimeoutException e) {
-            throw new IllegalStateException("the subscriber's I/O thread did not answer within " + COMMAND_TIMEOUT_SECONDS + " s");
+            throw new IllegalStateException(
+                    "the subscriber's I/O thread did not answer within " + COMMAND_TIMEOUT_SECONDS + " s");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);

@@ -92,7 +92,8 @@ public final class SubscriberStats {
         /** Counts from a raw array in {@link EngineCounters}' layout (copied). */
         Counts(long[] raw) {
             if (raw.length != EngineCounters.SIZE) {
-                throw new IllegalArgumentException("expected " + EngineCounters.SIZE + " counter values, got " + raw.length);
+                throw new IllegalArgumentException(
+                        "expected " + EngineCounters.SIZE + " counter values, got " + raw.length);
             }
             this.v = raw.clone();
         }
@@ -149,7 +150,6 @@ public final class SubscriberStats {
             return new Counts(sum);
         }
 
-
         @Override
         public boolean equals(Object o) {
             return o instanceof Counts c && Arrays.equals(v, c.v);
@@ -191,7 +191,11 @@ public final class SubscriberStats {
             boolean first = true;
             for (DecodeIssue i : DecodeIssue.values()) {
                 if (i.category() == category) {
-                    sb.append(first ? "" : ",").append('"').append(i.wireName()).append("\":").append(issues(i));
+                    sb.append(first ? "" : ",")
+                            .append('"')
+                            .append(i.wireName())
+                            .append("\":")
+                            .append(issues(i));
                     first = false;
                 }
             }
@@ -212,8 +216,8 @@ public final class SubscriberStats {
      * @param pendingBatches live batches waiting for a replay to finish
      * @param counts the engine's counters
      */
-    public record EngineStats(EngineEndpoint engine, String state, long lastSeq, long lagMillis, int pendingBatches,
-                              Counts counts) {
+    public record EngineStats(
+            EngineEndpoint engine, String state, long lastSeq, long lagMillis, int pendingBatches, Counts counts) {
         public EngineStats {
             Objects.requireNonNull(engine, "engine");
             Objects.requireNonNull(state, "state");
@@ -240,7 +244,9 @@ public final class SubscriberStats {
 
     /** The engine subscribed at {@code endpoint}, if any. */
     public Optional<EngineStats> engine(String endpoint) {
-        return engines.stream().filter(e -> e.engine().endpoint().equals(endpoint)).findFirst();
+        return engines.stream()
+                .filter(e -> e.engine().endpoint().equals(endpoint))
+                .findFirst();
     }
 
     /** Counters summed over every engine, those removed included. */
@@ -285,16 +291,27 @@ public final class SubscriberStats {
             EngineEndpoint ep = e.engine();
             sb.append(i > 0 ? "," : "").append("{\"endpoint\":");
             jsonString(sb, ep.endpoint());
-            sb.append(",\"worker\":").append(Long.toUnsignedString(ep.workerId())).append(",\"dp_rank\":")
-                    .append(ep.dpRank().isPresent() ? Integer.toUnsignedString(ep.dpRank().getAsInt()) : "null")
+            sb.append(",\"worker\":")
+                    .append(Long.toUnsignedString(ep.workerId()))
+                    .append(",\"dp_rank\":")
+                    .append(
+                            ep.dpRank().isPresent()
+                                    ? Integer.toUnsignedString(ep.dpRank().getAsInt())
+                                    : "null")
                     .append(",\"replay\":");
             if (ep.replayEndpoint().isPresent()) {
                 jsonString(sb, ep.replayEndpoint().get());
             } else {
                 sb.append("null");
             }
-            sb.append(",\"state\":\"").append(e.state()).append("\",\"last_seq\":").append(e.lastSeq())
-                    .append(",\"lag_ms\":").append(e.lagMillis()).append(",\"pending\":").append(e.pendingBatches())
+            sb.append(",\"state\":\"")
+                    .append(e.state())
+                    .append("\",\"last_seq\":")
+                    .append(e.lastSeq())
+                    .append(",\"lag_ms\":")
+                    .append(e.lagMillis())
+                    .append(",\"pending\":")
+                    .append(e.pendingBatches())
                     .append(',');
             e.counts().appendJson(sb);
             sb.append('}');

@@ -66,8 +66,8 @@ public final class VllmEventDecoder {
      * @param events the events to apply, in order
      * @param issues what was skipped or noted, one entry per event concerned, in order
      */
-    public record DecodedBatch(double timestamp, Worker worker, OptionalInt batchRank, List<KvEvent> events,
-                               List<Issue> issues) {
+    public record DecodedBatch(
+            double timestamp, Worker worker, OptionalInt batchRank, List<KvEvent> events, List<Issue> issues) {
         public DecodedBatch {
             events = List.copyOf(events);
             issues = List.copyOf(issues);
@@ -94,11 +94,14 @@ public final class VllmEventDecoder {
         WireBatch wire = WireReader.read(payload);
         Worker worker = engine.worker(wire.dpRank());
         List<Issue> issues = new ArrayList<>(0);
-        if (engine.dpRank().isPresent() && wire.dpRank().isPresent()
+        if (engine.dpRank().isPresent()
+                && wire.dpRank().isPresent()
                 && wire.dpRank().getAsInt() != engine.dpRank().getAsInt()) {
-            issues.add(new Issue(DecodeIssue.DP_RANK_OVERRIDDEN, "batch dp rank "
-                    + Integer.toUnsignedString(wire.dpRank().getAsInt()) + ", engine configured as rank "
-                    + Integer.toUnsignedString(engine.dpRank().getAsInt())));
+            issues.add(new Issue(
+                    DecodeIssue.DP_RANK_OVERRIDDEN,
+                    "batch dp rank "
+                            + Integer.toUnsignedString(wire.dpRank().getAsInt()) + ", engine configured as rank "
+                            + Integer.toUnsignedString(engine.dpRank().getAsInt())));
         }
         List<KvEvent> events = new ArrayList<>(wire.events().size());
         for (WireBatch.Event e : wire.events()) {
@@ -131,21 +134,26 @@ public final class VllmEventDecoder {
     private static KvEvent stored(Worker worker, WireBatch.Stored s, List<Issue> issues) {
         int fullBlocks = s.tokenIds().length / s.blockSize();
         if (fullBlocks != s.blockHashes().length) {
-            issues.add(new Issue(DecodeIssue.HASH_COUNT_MISMATCH, "BlockStored: " + s.tokenIds().length
-                    + " tokens at block size " + s.blockSize() + " make " + fullBlocks + " full blocks, but "
-                    + s.blockHashes().length + " block hashes were given"));
+            issues.add(new Issue(
+                    DecodeIssue.HASH_COUNT_MISMATCH,
+                    "BlockStored: " + s.tokenIds().length
+                            + " tokens at block size " + s.blockSize() + " make " + fullBlocks + " full blocks, but "
+                            + s.blockHashes().length + " block hashes were given"));
             return null;
         }
         String lora = s.loraName() == null || s.loraName().isEmpty() ? null : s.loraName();
         if (lora == null && s.loraId() != 0) {
-            issues.add(new Issue(DecodeIssue.LORA_ID_WITHOUT_NAME, "BlockStored with lora_id " + s.loraId()
-                    + " and no lora_name: hashed without a LoRA salt"));
+            issues.add(new Issue(
+                    DecodeIssue.LORA_ID_WITHOUT_NAME,
+                    "BlockStored with lora_id " + s.loraId() + " and no lora_name: hashed without a LoRA salt"));
         }
         if (s.extraKeys()) {
-            issues.add(new Issue(DecodeIssue.EXTRA_KEYS, "BlockStored with extra_keys (multimodal): hashed from tokens only"));
+            issues.add(new Issue(
+                    DecodeIssue.EXTRA_KEYS, "BlockStored with extra_keys (multimodal): hashed from tokens only"));
         }
         if (s.bigram()) {
-            issues.add(new Issue(DecodeIssue.BIGRAM_TOKENS, "BlockStored with (token, next token) pairs: first of each used"));
+            issues.add(new Issue(
+                    DecodeIssue.BIGRAM_TOKENS, "BlockStored with (token, next token) pairs: first of each used"));
         }
         OptionalLong parent = s.hasParent() ? OptionalLong.of(s.parent()) : OptionalLong.empty();
         return new KvEvent.StoredTokens(worker, parent, s.tokenIds(), s.blockSize(), s.blockHashes(), lora, null);
@@ -164,8 +172,10 @@ public final class VllmEventDecoder {
             full = groupIsFullAttention.getOrDefault(g, g == 0);
         }
         if (!full) {
-            issues.add(new Issue(DecodeIssue.NON_FULL_ATTENTION_GROUP, what + " of KV-cache group " + Math.max(groupIdx, 0)
-                    + (specKind == null ? "" : " (" + specKind + ")")));
+            issues.add(new Issue(
+                    DecodeIssue.NON_FULL_ATTENTION_GROUP,
+                    what + " of KV-cache group " + Math.max(groupIdx, 0)
+                            + (specKind == null ? "" : " (" + specKind + ")")));
             return true;
         }
         return false;

@@ -15,19 +15,22 @@ class EngineEndpointTest {
 
     @Test
     void parsesEveryPart() {
-        EngineEndpoint e = EngineEndpoint.parse("tcp://10.0.0.5:5557=18446744073709551615/4294967295,replay=tcp://10.0.0.5:5558,topic=kv");
+        EngineEndpoint e = EngineEndpoint.parse(
+                "tcp://10.0.0.5:5557=18446744073709551615/4294967295,replay=tcp://10.0.0.5:5558,topic=kv");
         assertEquals("tcp://10.0.0.5:5557", e.endpoint());
         assertEquals(-1L, e.workerId());
         assertEquals(OptionalInt.of(-1), e.dpRank());
         assertEquals(Optional.of("tcp://10.0.0.5:5558"), e.replayEndpoint());
         assertEquals("kv", e.topic());
         assertEquals(e, EngineEndpoint.parse(e.toSpec()));
-        assertEquals("tcp://10.0.0.5:5557=18446744073709551615/4294967295,replay=tcp://10.0.0.5:5558,topic=kv", e.toSpec());
+        assertEquals(
+                "tcp://10.0.0.5:5557=18446744073709551615/4294967295,replay=tcp://10.0.0.5:5558,topic=kv", e.toSpec());
 
         EngineEndpoint plain = EngineEndpoint.parse(" tcp://vllm-0.svc:5557=7 ");
         assertEquals(EngineEndpoint.of("tcp://vllm-0.svc:5557", 7), plain);
         assertEquals(EngineEndpoint.of("ipc:///tmp/kv.sock", 1), EngineEndpoint.parse("ipc:///tmp/kv.sock=1"));
-        assertEquals("tcp://[::1]:5557", EngineEndpoint.parse("tcp://[::1]:5557=1").endpoint());
+        assertEquals(
+                "tcp://[::1]:5557", EngineEndpoint.parse("tcp://[::1]:5557=1").endpoint());
     }
 
     @Test
@@ -59,7 +62,8 @@ class EngineEndpointTest {
                 new Case("tcp://*:5557=1", "is not a ZMQ endpoint to connect to"),
                 new Case("tcp://h:0=1", "port 0 is outside 1..65535"),
                 new Case("h:5557=1", "is not a ZMQ endpoint"))) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EngineEndpoint.parse(c.spec()), c.spec());
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> EngineEndpoint.parse(c.spec()), c.spec());
             assertTrue(e.getMessage().contains(c.message()), c.spec() + " -> " + e.getMessage());
             assertTrue(e.getMessage().startsWith("engine '" + c.spec() + "'"), e.getMessage());
         }

@@ -120,22 +120,30 @@ class KvEventSubscriberTest {
 
     @Test
     void malformedFramesAreCountedAndSkipped() throws Exception {
-        try (FakeEngine e = new FakeEngine(); KvEventSubscriber sub = KvEventSubscriber.builder(index).build()) {
+        try (FakeEngine e = new FakeEngine();
+                KvEventSubscriber sub = KvEventSubscriber.builder(index).build()) {
             sub.addEngine(EngineEndpoint.of(e.endpoint, 1));
             e.awaitSubscriber();
             e.send(0, store(100, 1));
-            e.frames(new byte[0], new byte[] {1, 2, 3}, store(101, 2));          // sequence frame of 3 bytes
-            e.frames(new byte[0], seq(1));                                      // two frames
-            e.frames(new byte[0], seq(1), store(102, 3), new byte[] {9});      // four frames
-            e.frames(new byte[0], seq(-1), store(103, 4));                      // a sequence number past 2^63
-            e.send(1, new byte[] {(byte) 0xc1, 1, 2});                          // not msgpack: batch 1 is consumed
-            e.send(2, pack(list(1.0, list(list("BlockTeleported"), list("BlockStored", list(104L), NIL, list(5), 1, NIL, NIL)))));
+            e.frames(new byte[0], new byte[] {1, 2, 3}, store(101, 2)); // sequence frame of 3 bytes
+            e.frames(new byte[0], seq(1)); // two frames
+            e.frames(new byte[0], seq(1), store(102, 3), new byte[] {9}); // four frames
+            e.frames(new byte[0], seq(-1), store(103, 4)); // a sequence number past 2^63
+            e.send(1, new byte[] {(byte) 0xc1, 1, 2}); // not msgpack: batch 1 is consumed
+            e.send(
+                    2,
+                    pack(list(
+                            1.0,
+                            list(
+                                    list("BlockTeleported"),
+                                    list("BlockStored", list(104L), NIL, list(5), 1, NIL, NIL)))));
             await("batch 2", () -> engine(sub, e.endpoint).lastSeq() == 2);
             SubscriberStats.Counts c = engine(sub, e.endpoint).counts();
             assertEquals(2, c.issues(DecodeIssue.BAD_SEQUENCE), sub.stats().toJson());
             assertEquals(2, c.issues(DecodeIssue.BAD_FRAMES), sub.stats().toJson());
             assertEquals(1, c.issues(DecodeIssue.BAD_MSGPACK), sub.stats().toJson());
-            assertEquals(1, c.issues(DecodeIssue.UNKNOWN_EVENT_TYPE), sub.stats().toJson());
+            assertEquals(
+                    1, c.issues(DecodeIssue.UNKNOWN_EVENT_TYPE), sub.stats().toJson());
             assertEquals(6, c.decodeErrors());
             assertEquals(2, c.events(EventKind.STORED, EventStatus.OK));
             assertEquals(0, c.get(Counter.GAPS));
@@ -146,8 +154,10 @@ class KvEventSubscriberTest {
 
     @Test
     void enginesComeAndGoAtRunTime() throws Exception {
-        try (FakeEngine r0 = new FakeEngine(); FakeEngine r1 = new FakeEngine(); FakeEngine other = new FakeEngine();
-             KvEventSubscriber sub = KvEventSubscriber.builder(index).build()) {
+        try (FakeEngine r0 = new FakeEngine();
+                FakeEngine r1 = new FakeEngine();
+                FakeEngine other = new FakeEngine();
+                KvEventSubscriber sub = KvEventSubscriber.builder(index).build()) {
             sub.addEngine(EngineEndpoint.of(r0.endpoint, 5).withDpRank(0));
             sub.addEngine(EngineEndpoint.of(r1.endpoint, 5).withDpRank(1));
             r0.awaitSubscriber();
@@ -156,8 +166,8 @@ class KvEventSubscriberTest {
             r1.send(0, store(2, 2));
             await("both ranks", () -> index.blockCount(Worker.of(5, 0)) == 1 && index.blockCount(Worker.of(5, 1)) == 1);
 
-            IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
-                    () -> sub.addEngine(EngineEndpoint.of(r0.endpoint, 6)));
+            IllegalArgumentException twice = assertThrows(
+                    IllegalArgumentException.class, () -> sub.addEngine(EngineEndpoint.of(r0.endpoint, 6)));
             assertTrue(twice.getMessage().contains("subscribed already"), twice.getMessage());
             assertFalse(sub.removeEngine("tcp://127.0.0.1:1"));
 
@@ -188,11 +198,13 @@ class KvEventSubscriberTest {
             ZMQ.Socket silentRouter = zmq.createSocket(SocketType.ROUTER);
             silentRouter.setLinger(0);
             silentRouter.bind("tcp://127.0.0.1:*");
-            try (KvEventSubscriber sub = KvEventSubscriber.builder(index).replayTimeout(Duration.ofMillis(300)).build()) {
+            try (KvEventSubscriber sub = KvEventSubscriber.builder(index)
+                    .replayTimeout(Duration.ofMillis(300))
+                    .build()) {
                 sub.addEngine(EngineEndpoint.of(e.endpoint, 1).withReplay(silentRouter.getLastEndpoint()));
                 e.awaitSubscriber();
                 e.send(0, store(1, 1));
-                e.send(2, store(3, 3));   // batch 1 lost
+                e.send(2, store(3, 3)); // batch 1 lost
                 await("the replay to be given up", () -> engine(sub, e.endpoint).lastSeq() == 2);
                 SubscriberStats.Counts c = engine(sub, e.endpoint).counts();
                 assertEquals(1, c.get(Counter.GAPS));
@@ -220,7 +232,9 @@ class KvEventSubscriberTest {
     @Test
     void anEngineRestartingOnTheSamePortIsReconnectedAndCleared() throws Exception {
         String endpoint;
-        try (KvEventSubscriber sub = KvEventSubscriber.builder(index).reconnectMax(Duration.ofMillis(200)).build()) {
+        try (KvEventSubscriber sub = KvEventSubscriber.builder(index)
+                .reconnectMax(Duration.ofMillis(200))
+                .build()) {
             try (FakeEngine first = new FakeEngine()) {
                 endpoint = first.endpoint;
                 sub.addEngine(EngineEndpoint.of(endpoint, 1));
@@ -231,11 +245,13 @@ class KvEventSubscriberTest {
                 await("first life", () -> engine(sub, endpoint).lastSeq() == 2);
                 assertEquals(3, index.blockCount(Worker.of(1)));
             }
-            try (FakeEngine second = new FakeEngine(endpoint)) {  // a new process: sequence numbers start again
+            try (FakeEngine second = new FakeEngine(endpoint)) { // a new process: sequence numbers start again
                 second.awaitSubscriber();
                 second.send(0, store(9, 9));
-                await("second life", () -> engine(sub, endpoint).counts().get(Counter.RESTARTS) == 1
-                        && engine(sub, endpoint).lastSeq() == 0);
+                await(
+                        "second life",
+                        () -> engine(sub, endpoint).counts().get(Counter.RESTARTS) == 1
+                                && engine(sub, endpoint).lastSeq() == 0);
                 assertEquals(1, index.blockCount(Worker.of(1)), "the old blocks are gone");
             }
         }

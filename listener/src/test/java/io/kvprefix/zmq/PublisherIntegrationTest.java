@@ -65,15 +65,26 @@ class PublisherIntegrationTest {
         Map<String, EngineEndpoint> engines = new HashMap<>();
         // the subscriber feeds the default index (off-heap); the oracle is the heap index, fed directly
         try (PrefixIndex actual = PrefixIndex.create(IndexConfig.defaults());
-             PrefixIndex oracle = PrefixIndex.heap(IndexConfig.defaults());
-             PythonPublisher pub = new PythonPublisher(dir, SPEC.formatted(seed & Long.MAX_VALUE))) {
+                PrefixIndex oracle = PrefixIndex.heap(IndexConfig.defaults());
+                PythonPublisher pub = new PythonPublisher(dir, SPEC.formatted(seed & Long.MAX_VALUE))) {
             Map<String, Long> last;
-            try (KvEventSubscriber sub = KvEventSubscriber.builder(actual).replayTimeout(Duration.ofSeconds(5)).build()) {
-                engines.put("A", EngineEndpoint.of(pub.ports("A").pubEndpoint(), 1).withReplay(pub.ports("A").replayEndpoint()));
-                engines.put("B", EngineEndpoint.of(pub.ports("B").pubEndpoint(), 2).withReplay(pub.ports("B").replayEndpoint())
-                        .withTopic("kv@B"));
+            try (KvEventSubscriber sub = KvEventSubscriber.builder(actual)
+                    .replayTimeout(Duration.ofSeconds(5))
+                    .build()) {
+                engines.put(
+                        "A",
+                        EngineEndpoint.of(pub.ports("A").pubEndpoint(), 1)
+                                .withReplay(pub.ports("A").replayEndpoint()));
+                engines.put(
+                        "B",
+                        EngineEndpoint.of(pub.ports("B").pubEndpoint(), 2)
+                                .withReplay(pub.ports("B").replayEndpoint())
+                                .withTopic("kv@B"));
                 engines.put("C", EngineEndpoint.parse(pub.ports("C").pubEndpoint() + "=3/0"));
-                engines.put("D", EngineEndpoint.parse(pub.ports("D").pubEndpoint() + "=4,replay=" + pub.ports("D").replayEndpoint()));
+                engines.put(
+                        "D",
+                        EngineEndpoint.parse(pub.ports("D").pubEndpoint() + "=4,replay="
+                                + pub.ports("D").replayEndpoint()));
                 for (String e : List.of("A", "B", "C", "D")) {
                     sub.addEngine(engines.get(e));
                 }
@@ -87,14 +98,17 @@ class PublisherIntegrationTest {
         }
     }
 
-    private static void awaitCaughtUp(KvEventSubscriber sub, Map<String, EngineEndpoint> engines, Map<String, Long> last,
-                                      PythonPublisher pub) throws InterruptedException {
+    private static void awaitCaughtUp(
+            KvEventSubscriber sub, Map<String, EngineEndpoint> engines, Map<String, Long> last, PythonPublisher pub)
+            throws InterruptedException {
         long deadline = System.nanoTime() + 20_000_000_000L;
         while (true) {
             SubscriberStats s = sub.stats();
             boolean done = engines.entrySet().stream().allMatch(e -> {
                 var es = s.engine(e.getValue().endpoint()).orElseThrow();
-                return es.lastSeq() == last.get(e.getKey()) && es.pendingBatches() == 0 && es.state().equals("live");
+                return es.lastSeq() == last.get(e.getKey())
+                        && es.pendingBatches() == 0
+                        && es.state().equals("live");
             });
             if (done) {
                 return;
@@ -124,7 +138,8 @@ class PublisherIntegrationTest {
         assertTrue(b.get(Counter.GAPS) >= 1 && b.get(Counter.MISSED_BATCHES) >= 5, json);
         assertTrue(b.get(Counter.REPLAYS) >= 2, "a hole in a replay is asked for again: " + json);
         assertTrue(b.get(Counter.REPLAYED_BATCHES) >= 7, json);
-        assertTrue(b.get(Counter.DUPLICATES) >= 1, "the batch that revealed the gap comes again in the replay: " + json);
+        assertTrue(
+                b.get(Counter.DUPLICATES) >= 1, "the batch that revealed the gap comes again in the replay: " + json);
         assertEquals(0, b.get(Counter.RESYNCS), json);
         assertEquals(0, b.get(Counter.REPLAY_FAILURES), json);
 
@@ -159,8 +174,13 @@ class PublisherIntegrationTest {
      * clear of their worker, then from the first batch still available (C: the first live one after
      * the drop; D: the oldest one its 8-batch buffer held when asked).
      */
-    private static void buildOracleAndCompare(Truth truth, Map<String, EngineEndpoint> engines, SubscriberStats stats,
-                                              PrefixIndex actual, PrefixIndex oracle, String why) {
+    private static void buildOracleAndCompare(
+            Truth truth,
+            Map<String, EngineEndpoint> engines,
+            SubscriberStats stats,
+            PrefixIndex actual,
+            PrefixIndex oracle,
+            String why) {
         record Plan(String engine, Function<OptionalInt, Worker> workerOf, long lostFrom, long resumeAt) {}
         List<Plan> plans = List.of(
                 new Plan("A", r -> Worker.of(1, r.orElse(0)), -1, -1),
@@ -172,7 +192,9 @@ class PublisherIntegrationTest {
             SubscriberStats.Counts got = counts(stats, engines, p.engine());
             for (EventKind k : EventKind.values()) {
                 for (EventStatus st : EventStatus.values()) {
-                    assertEquals(expected[k.ordinal()][st.ordinal()], got.events(k, st),
+                    assertEquals(
+                            expected[k.ordinal()][st.ordinal()],
+                            got.events(k, st),
                             "engine " + p.engine() + " " + k + "/" + st + " " + why);
                 }
             }
@@ -183,8 +205,12 @@ class PublisherIntegrationTest {
         Map<String, Long> ids = Map.of("A", 1L, "B", 2L, "C", 3L, "D", 4L);
         int nonEmpty = 0;
         for (Truth.Query q : truth.queries()) {
-            BlockHasher h = hashers.computeIfAbsent(q.blockSize() + "/" + q.lora(),
-                    k -> BlockHasher.builder().blockSize(q.blockSize()).loraName(q.lora()).build());
+            BlockHasher h = hashers.computeIfAbsent(
+                    q.blockSize() + "/" + q.lora(),
+                    k -> BlockHasher.builder()
+                            .blockSize(q.blockSize())
+                            .loraName(q.lora())
+                            .build());
             MatchResult got = new MatchResult();
             MatchResult want = new MatchResult();
             actual.match(q.tokens(), 0, q.tokens().length, h, got);
@@ -192,7 +218,9 @@ class PublisherIntegrationTest {
             assertEquals(want.scores(), got.scores(), "query of engine " + q.engine() + " " + why);
             if (q.engine().equals("A") || q.engine().equals("B")) {
                 // independent of both indexes: the depth the publisher's own simulated cache holds
-                assertEquals(q.depth(), got.depthOf(Worker.of(ids.get(q.engine()), q.rank())),
+                assertEquals(
+                        q.depth(),
+                        got.depthOf(Worker.of(ids.get(q.engine()), q.rank())),
                         "depth for engine " + q.engine() + " rank " + q.rank() + " " + why);
             }
             nonEmpty += got.isEmpty() ? 0 : 1;

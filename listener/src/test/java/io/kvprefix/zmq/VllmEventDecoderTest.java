@@ -99,57 +99,124 @@ class VllmEventDecoderTest {
 
     @Test
     void arrayEncodingWithEveryField() throws Exception {
-        var b = decode(list(1.7e9, list(
-                list("BlockStored", list(11L, 12L), 10L, list(1, 2, 3, 4, 5, 6, 7, 8, 9), 4, NIL, "GPU", "adapter-a",
-                        NIL, 0, "full_attention", NIL),
-                list("BlockRemoved", list(11L), "GPU", 0),
-                list("AllBlocksCleared")), 2));
+        var b = decode(list(
+                1.7e9,
+                list(
+                        list(
+                                "BlockStored",
+                                list(11L, 12L),
+                                10L,
+                                list(1, 2, 3, 4, 5, 6, 7, 8, 9),
+                                4,
+                                NIL,
+                                "GPU",
+                                "adapter-a",
+                                NIL,
+                                0,
+                                "full_attention",
+                                NIL),
+                        list("BlockRemoved", list(11L), "GPU", 0),
+                        list("AllBlocksCleared")),
+                2));
         assertEquals(1.7e9, b.timestamp());
         assertEquals(OptionalInt.of(2), b.batchRank());
         assertEquals(Worker.of(7, 2), b.worker());
         assertEquals(List.of(), b.issues());
-        assertEquals(List.of(
-                new KvEvent.StoredTokens(Worker.of(7, 2), OptionalLong.of(10), new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9}, 4,
-                        new long[] {11, 12}, "adapter-a", null),
-                new KvEvent.Removed(Worker.of(7, 2), new long[] {11}),
-                new KvEvent.Cleared(Worker.of(7, 2))), b.events());
+        assertEquals(
+                List.of(
+                        new KvEvent.StoredTokens(
+                                Worker.of(7, 2),
+                                OptionalLong.of(10),
+                                new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9},
+                                4,
+                                new long[] {11, 12},
+                                "adapter-a",
+                                null),
+                        new KvEvent.Removed(Worker.of(7, 2), new long[] {11}),
+                        new KvEvent.Cleared(Worker.of(7, 2))),
+                b.events());
     }
 
     @Test
     void mapEncodingInAnyOrderWithDefaultsLeftOut() throws Exception {
-        var b = decode(map("events", list(
+        var b = decode(map(
+                "events",
+                list(
                         map("block_hashes", list(21L), "token_ids", list(5, 6), "block_size", 2, "type", "BlockStored"),
                         map("type", "BlockRemoved", "block_hashes", list(21L)),
                         map("type", "AllBlocksCleared")),
-                "ts", 12.5, "data_parallel_rank", 1));
-        assertEquals(List.of(
-                new KvEvent.StoredTokens(Worker.of(7, 1), OptionalLong.empty(), new int[] {5, 6}, 2, new long[] {21}, null, null),
-                new KvEvent.Removed(Worker.of(7, 1), new long[] {21}),
-                new KvEvent.Cleared(Worker.of(7, 1))), b.events());
+                "ts",
+                12.5,
+                "data_parallel_rank",
+                1));
+        assertEquals(
+                List.of(
+                        new KvEvent.StoredTokens(
+                                Worker.of(7, 1),
+                                OptionalLong.empty(),
+                                new int[] {5, 6},
+                                2,
+                                new long[] {21},
+                                null,
+                                null),
+                        new KvEvent.Removed(Worker.of(7, 1), new long[] {21}),
+                        new KvEvent.Cleared(Worker.of(7, 1))),
+                b.events());
         assertEquals(List.of(), b.issues());
     }
 
     @Test
     void bothEncodingsGiveTheSameEvents() throws Exception {
-        var array = decode(list(1.0, list(
-                list("BlockStored", list(31L, 32L), NIL, list(9, 8, 7, 6), 2, 3, NIL, "l"),
-                list("BlockRemoved", list(31L), NIL)), 0));
-        var maps = decode(list(1.0, list(
-                map("type", "BlockStored", "block_hashes", list(31L, 32L), "parent_block_hash", NIL,
-                        "token_ids", list(9, 8, 7, 6), "block_size", 2, "lora_id", 3, "medium", NIL, "lora_name", "l"),
-                map("type", "BlockRemoved", "block_hashes", list(31L), "medium", NIL)), 0));
+        var array = decode(list(
+                1.0,
+                list(
+                        list("BlockStored", list(31L, 32L), NIL, list(9, 8, 7, 6), 2, 3, NIL, "l"),
+                        list("BlockRemoved", list(31L), NIL)),
+                0));
+        var maps = decode(list(
+                1.0,
+                list(
+                        map(
+                                "type",
+                                "BlockStored",
+                                "block_hashes",
+                                list(31L, 32L),
+                                "parent_block_hash",
+                                NIL,
+                                "token_ids",
+                                list(9, 8, 7, 6),
+                                "block_size",
+                                2,
+                                "lora_id",
+                                3,
+                                "medium",
+                                NIL,
+                                "lora_name",
+                                "l"),
+                        map("type", "BlockRemoved", "block_hashes", list(31L), "medium", NIL)),
+                0));
         assertEquals(array.events(), maps.events());
     }
 
     @Test
     void signedAndUnsignedHashesAreTheSameBits() throws Exception {
-        var signed = decode(list(0.0, list(
-                list("BlockStored", list(-5L, Long.MIN_VALUE), -1L, list(1, 2), 1, NIL, NIL),
-                list("BlockRemoved", list(-5L), NIL))));
-        var unsigned = decode(list(0.0, list(
-                list("BlockStored", list(U64_MAX.subtract(BigInteger.valueOf(4)), BigInteger.ONE.shiftLeft(63)), U64_MAX,
-                        list(1, 2), 1, NIL, NIL),
-                list("BlockRemoved", list(U64_MAX.subtract(BigInteger.valueOf(4))), NIL))));
+        var signed = decode(list(
+                0.0,
+                list(
+                        list("BlockStored", list(-5L, Long.MIN_VALUE), -1L, list(1, 2), 1, NIL, NIL),
+                        list("BlockRemoved", list(-5L), NIL))));
+        var unsigned = decode(list(
+                0.0,
+                list(
+                        list(
+                                "BlockStored",
+                                list(U64_MAX.subtract(BigInteger.valueOf(4)), BigInteger.ONE.shiftLeft(63)),
+                                U64_MAX,
+                                list(1, 2),
+                                1,
+                                NIL,
+                                NIL),
+                        list("BlockRemoved", list(U64_MAX.subtract(BigInteger.valueOf(4))), NIL))));
         assertEquals(signed.events(), unsigned.events());
         var s = (KvEvent.StoredTokens) unsigned.events().get(0);
         assertArrayEquals(new long[] {-5L, Long.MIN_VALUE}, s.blockHashes());
@@ -171,10 +238,12 @@ class VllmEventDecoderTest {
     @Test
     void missingTrailingFieldsOfOlderVersions() throws Exception {
         // vLLM before lora_name (7 fields), before medium (6), and a batch without a dp rank
-        var b = decode(list(3.0, list(
-                list("BlockStored", list(1L), NIL, list(4, 4), 2, NIL, NIL),
-                list("BlockStored", list(2L), 1L, list(5, 5), 2, NIL),
-                list("BlockRemoved", list(1L)))));
+        var b = decode(list(
+                3.0,
+                list(
+                        list("BlockStored", list(1L), NIL, list(4, 4), 2, NIL, NIL),
+                        list("BlockStored", list(2L), 1L, list(5, 5), 2, NIL),
+                        list("BlockRemoved", list(1L)))));
         assertEquals(OptionalInt.empty(), b.batchRank());
         assertEquals(Worker.of(7, 0), b.worker());
         assertEquals(3, b.events().size());
@@ -183,29 +252,70 @@ class VllmEventDecoderTest {
 
     @Test
     void unknownExtraFieldsAreSkipped() throws Exception {
-        var b = decode(map("ts", 1.0, "future_batch_field", map("a", list(1, 2)), "events", list(
-                list("BlockStored", list(1L), NIL, list(4, 4), 2, NIL, NIL, NIL, NIL, 0, "full_attention", 4096,
-                        "future", map("x", 1), list(1, 2, 3)),
-                map("type", "BlockStored", "block_hashes", list(2L), "token_ids", list(5, 5), "block_size", 2,
-                        "future_field", list(map("deep", list(NIL))), "kv_cache_spec_sliding_window", NIL),
-                list("BlockRemoved", list(1L), NIL, 0, "full_attention", "more", 9),
-                list("AllBlocksCleared", "some", "future", "fields")), "dp_rank", 0, "x", true));
+        var b = decode(map(
+                "ts",
+                1.0,
+                "future_batch_field",
+                map("a", list(1, 2)),
+                "events",
+                list(
+                        list(
+                                "BlockStored",
+                                list(1L),
+                                NIL,
+                                list(4, 4),
+                                2,
+                                NIL,
+                                NIL,
+                                NIL,
+                                NIL,
+                                0,
+                                "full_attention",
+                                4096,
+                                "future",
+                                map("x", 1),
+                                list(1, 2, 3)),
+                        map(
+                                "type",
+                                "BlockStored",
+                                "block_hashes",
+                                list(2L),
+                                "token_ids",
+                                list(5, 5),
+                                "block_size",
+                                2,
+                                "future_field",
+                                list(map("deep", list(NIL))),
+                                "kv_cache_spec_sliding_window",
+                                NIL),
+                        list("BlockRemoved", list(1L), NIL, 0, "full_attention", "more", 9),
+                        list("AllBlocksCleared", "some", "future", "fields")),
+                "dp_rank",
+                0,
+                "x",
+                true));
         assertEquals(4, b.events().size(), b.issues().toString());
         assertEquals(List.of(), b.issues());
         // a batch array with more than three elements
-        assertEquals(1, decode(list(1.0, list(list("AllBlocksCleared")), 0, "future")).events().size());
+        assertEquals(
+                1,
+                decode(list(1.0, list(list("AllBlocksCleared")), 0, "future"))
+                        .events()
+                        .size());
     }
 
     // ------------------------------------------------------------------ what is ignored, and notes
 
     @Test
     void eventsOnOtherMediaAreIgnored() throws Exception {
-        var b = decode(list(0.0, list(
-                list("BlockStored", list(1L), NIL, list(4), 1, NIL, "CPU"),
-                list("BlockStored", list(2L), NIL, list(4), 1, NIL, "gpu"),
-                list("BlockStored", list(3L), NIL, list(4), 1, NIL, "DEVICE"),
-                list("BlockRemoved", list(1L), "DISK"),
-                list("BlockRemoved", list(2L), "GPU"))));
+        var b = decode(list(
+                0.0,
+                list(
+                        list("BlockStored", list(1L), NIL, list(4), 1, NIL, "CPU"),
+                        list("BlockStored", list(2L), NIL, list(4), 1, NIL, "gpu"),
+                        list("BlockStored", list(3L), NIL, list(4), 1, NIL, "DEVICE"),
+                        list("BlockRemoved", list(1L), "DISK"),
+                        list("BlockRemoved", list(2L), "GPU"))));
         assertEquals(3, b.events().size());
         assertEquals(List.of(DecodeIssue.NON_DEVICE_MEDIUM, DecodeIssue.NON_DEVICE_MEDIUM), issues(b));
     }
@@ -213,36 +323,76 @@ class VllmEventDecoderTest {
     @Test
     void groupsThatAreNotFullAttentionAreIgnoredAndTheirKindIsRemembered() throws Exception {
         VllmEventDecoder d = new VllmEventDecoder(ENGINE);
-        var first = d.decode(pack(list(0.0, list(
-                map("type", "BlockStored", "block_hashes", list(1L), "token_ids", list(4), "block_size", 1,
-                        "group_idx", 1, "kv_cache_spec_kind", "sliding_window"),
-                map("type", "BlockStored", "block_hashes", list(2L), "token_ids", list(4), "block_size", 1,
-                        "group_idx", 3, "kv_cache_spec_kind", "mla_attention"),
-                list("BlockStored", list(5L), NIL, list(4), 1, NIL, NIL, NIL, NIL, 0, "mamba")))));
+        var first = d.decode(pack(list(
+                0.0,
+                list(
+                        map(
+                                "type",
+                                "BlockStored",
+                                "block_hashes",
+                                list(1L),
+                                "token_ids",
+                                list(4),
+                                "block_size",
+                                1,
+                                "group_idx",
+                                1,
+                                "kv_cache_spec_kind",
+                                "sliding_window"),
+                        map(
+                                "type",
+                                "BlockStored",
+                                "block_hashes",
+                                list(2L),
+                                "token_ids",
+                                list(4),
+                                "block_size",
+                                1,
+                                "group_idx",
+                                3,
+                                "kv_cache_spec_kind",
+                                "mla_attention"),
+                        list("BlockStored", list(5L), NIL, list(4), 1, NIL, NIL, NIL, NIL, 0, "mamba")))));
         assertEquals(1, first.events().size());
-        assertEquals(List.of(DecodeIssue.NON_FULL_ATTENTION_GROUP, DecodeIssue.NON_FULL_ATTENTION_GROUP), issues(first));
+        assertEquals(
+                List.of(DecodeIssue.NON_FULL_ATTENTION_GROUP, DecodeIssue.NON_FULL_ATTENTION_GROUP), issues(first));
 
         // removals carry only their group: judged by the kind learned from the stores
-        var removals = d.decode(pack(list(0.0, list(
-                map("type", "BlockRemoved", "block_hashes", list(1L), "group_idx", 1),  // sliding window: ignored
-                map("type", "BlockRemoved", "block_hashes", list(2L), "group_idx", 3),  // mla: applied
-                list("BlockRemoved", list(3L), NIL, 2),                                 // unknown group, not 0: ignored
-                list("BlockRemoved", list(4L), NIL, 0),                                 // group 0 (mamba): ignored
-                list("BlockRemoved", list(9L), NIL)))));                                // no group: group 0 -> ignored too
+        var removals = d.decode(pack(list(
+                0.0,
+                list(
+                        map(
+                                "type",
+                                "BlockRemoved",
+                                "block_hashes",
+                                list(1L),
+                                "group_idx",
+                                1), // sliding window: ignored
+                        map("type", "BlockRemoved", "block_hashes", list(2L), "group_idx", 3), // mla: applied
+                        list("BlockRemoved", list(3L), NIL, 2), // unknown group, not 0: ignored
+                        list("BlockRemoved", list(4L), NIL, 0), // group 0 (mamba): ignored
+                        list("BlockRemoved", list(9L), NIL))))); // no group: group 0 -> ignored too
         assertEquals(List.of(new KvEvent.Removed(Worker.of(7, 0), new long[] {2})), removals.events());
 
         // a fresh decoder knows nothing: group 0 and no group count as full attention
-        var fresh = new VllmEventDecoder(ENGINE).decode(pack(list(0.0, list(
-                list("BlockRemoved", list(3L), NIL, 0), list("BlockRemoved", list(4L), NIL), list("BlockRemoved", list(5L), NIL, 1)))));
+        var fresh = new VllmEventDecoder(ENGINE)
+                .decode(pack(list(
+                        0.0,
+                        list(
+                                list("BlockRemoved", list(3L), NIL, 0),
+                                list("BlockRemoved", list(4L), NIL),
+                                list("BlockRemoved", list(5L), NIL, 1)))));
         assertEquals(2, fresh.events().size());
     }
 
     @Test
     void loraNameSaltsAndLoraIdAloneIsNoted() throws Exception {
-        var b = decode(list(0.0, list(
-                list("BlockStored", list(1L), NIL, list(4), 1, 5, NIL, "adapter-b"),
-                list("BlockStored", list(2L), NIL, list(4), 1, 5, NIL, NIL),
-                list("BlockStored", list(3L), NIL, list(4), 1, NIL, NIL, ""))));
+        var b = decode(list(
+                0.0,
+                list(
+                        list("BlockStored", list(1L), NIL, list(4), 1, 5, NIL, "adapter-b"),
+                        list("BlockStored", list(2L), NIL, list(4), 1, 5, NIL, NIL),
+                        list("BlockStored", list(3L), NIL, list(4), 1, NIL, NIL, ""))));
         assertEquals("adapter-b", ((KvEvent.StoredTokens) b.events().get(0)).loraName());
         assertNull(((KvEvent.StoredTokens) b.events().get(1)).loraName());
         assertNull(((KvEvent.StoredTokens) b.events().get(2)).loraName(), "an empty name counts as absent");
@@ -251,19 +401,39 @@ class VllmEventDecoderTest {
 
     @Test
     void extraKeysAreNotedAndHashedFromTokensOnly() throws Exception {
-        var b = decode(list(0.0, list(
-                list("BlockStored", list(1L, 2L), NIL, list(4, 5), 1, NIL, NIL, NIL, list(NIL, list("a".repeat(64), 0))),
-                list("BlockStored", list(3L), NIL, list(6), 1, NIL, NIL, NIL, list(NIL)))));
+        var b = decode(list(
+                0.0,
+                list(
+                        list(
+                                "BlockStored",
+                                list(1L, 2L),
+                                NIL,
+                                list(4, 5),
+                                1,
+                                NIL,
+                                NIL,
+                                NIL,
+                                list(NIL, list("a".repeat(64), 0))),
+                        list("BlockStored", list(3L), NIL, list(6), 1, NIL, NIL, NIL, list(NIL)))));
         assertEquals(2, b.events().size());
         assertEquals(List.of(DecodeIssue.EXTRA_KEYS), issues(b));
     }
 
     @Test
     void bigramTokenPairsUseTheFirstOfEachPair() throws Exception {
-        var b = decode(list(0.0, list(
-                list("BlockStored", list(11L, 12L), NIL, list(list(10, 11), list(11, 12), list(12, 13), list(13, 14)), 2,
-                        NIL, NIL, NIL))));
-        assertArrayEquals(new int[] {10, 11, 12, 13}, ((KvEvent.StoredTokens) b.events().get(0)).tokenIds());
+        var b = decode(list(
+                0.0,
+                list(list(
+                        "BlockStored",
+                        list(11L, 12L),
+                        NIL,
+                        list(list(10, 11), list(11, 12), list(12, 13), list(13, 14)),
+                        2,
+                        NIL,
+                        NIL,
+                        NIL))));
+        assertArrayEquals(
+                new int[] {10, 11, 12, 13}, ((KvEvent.StoredTokens) b.events().get(0)).tokenIds());
         assertEquals(List.of(DecodeIssue.BIGRAM_TOKENS), issues(b));
     }
 
@@ -283,28 +453,53 @@ class VllmEventDecoderTest {
 
     @Test
     void badEventsAreSkippedAndTheRestOfTheBatchIsRead() throws Exception {
-        var b = decode(list(0.0, list(
-                list("BlockStored", list(1L, "x", 3L), NIL, list(1, 2, 3), 1, NIL, NIL),     // a hash that is a string
-                list("BlockStored", list(4L), NIL, list(4294967296L), 1, NIL, NIL),          // token > u32
-                list("BlockStored", list(5L), NIL, list(-1), 1, NIL, NIL),                   // negative token
-                list("BlockStored", list(6L), NIL, list(1), 0, NIL, NIL),                    // block size 0
-                list("BlockStored", list(7L, 8L), NIL, list(1, 2, 3), 2, NIL, NIL),          // 1 full block, 2 hashes
-                list("BlockStored", list(9L), NIL),                                          // no token_ids
-                map("block_hashes", list(1L)),                                               // no type
-                list("BlockTeleported", list(1L)),                                           // unknown type
-                list(),                                                                      // empty
-                list(42, 1, 2),                                                              // tag not a string
-                17,                                                                          // not an event
-                map("type", "BlockRemoved", "block_hashes", "nope"),
-                list("BlockStored", list(1L), NIL, list(1, 2), 1, NIL, 5),                   // medium not a string
-                list("BlockStored", list(10L), NIL, list(8), 1, NIL, NIL))));                // fine
-        assertEquals(List.of(new KvEvent.StoredTokens(Worker.of(7, 0), OptionalLong.empty(), new int[] {8}, 1,
-                new long[] {10}, null, null)), b.events());
-        assertEquals(List.of(DecodeIssue.BAD_EVENT, DecodeIssue.BAD_EVENT, DecodeIssue.BAD_EVENT, DecodeIssue.BAD_EVENT,
-                DecodeIssue.HASH_COUNT_MISMATCH, DecodeIssue.BAD_EVENT, DecodeIssue.BAD_EVENT,
-                DecodeIssue.UNKNOWN_EVENT_TYPE, DecodeIssue.BAD_EVENT, DecodeIssue.BAD_EVENT, DecodeIssue.BAD_EVENT,
-                DecodeIssue.BAD_EVENT, DecodeIssue.BAD_EVENT), issues(b));
-        assertTrue(b.issues().get(0).detail().contains("block_hashes[1] is a string"), b.issues().get(0).detail());
+        var b = decode(list(
+                0.0,
+                list(
+                        list(
+                                "BlockStored",
+                                list(1L, "x", 3L),
+                                NIL,
+                                list(1, 2, 3),
+                                1,
+                                NIL,
+                                NIL), // a hash that is a string
+                        list("BlockStored", list(4L), NIL, list(4294967296L), 1, NIL, NIL), // token > u32
+                        list("BlockStored", list(5L), NIL, list(-1), 1, NIL, NIL), // negative token
+                        list("BlockStored", list(6L), NIL, list(1), 0, NIL, NIL), // block size 0
+                        list("BlockStored", list(7L, 8L), NIL, list(1, 2, 3), 2, NIL, NIL), // 1 full block, 2 hashes
+                        list("BlockStored", list(9L), NIL), // no token_ids
+                        map("block_hashes", list(1L)), // no type
+                        list("BlockTeleported", list(1L)), // unknown type
+                        list(), // empty
+                        list(42, 1, 2), // tag not a string
+                        17, // not an event
+                        map("type", "BlockRemoved", "block_hashes", "nope"),
+                        list("BlockStored", list(1L), NIL, list(1, 2), 1, NIL, 5), // medium not a string
+                        list("BlockStored", list(10L), NIL, list(8), 1, NIL, NIL)))); // fine
+        assertEquals(
+                List.of(new KvEvent.StoredTokens(
+                        Worker.of(7, 0), OptionalLong.empty(), new int[] {8}, 1, new long[] {10}, null, null)),
+                b.events());
+        assertEquals(
+                List.of(
+                        DecodeIssue.BAD_EVENT,
+                        DecodeIssue.BAD_EVENT,
+                        DecodeIssue.BAD_EVENT,
+                        DecodeIssue.BAD_EVENT,
+                        DecodeIssue.HASH_COUNT_MISMATCH,
+                        DecodeIssue.BAD_EVENT,
+                        DecodeIssue.BAD_EVENT,
+                        DecodeIssue.UNKNOWN_EVENT_TYPE,
+                        DecodeIssue.BAD_EVENT,
+                        DecodeIssue.BAD_EVENT,
+                        DecodeIssue.BAD_EVENT,
+                        DecodeIssue.BAD_EVENT,
+                        DecodeIssue.BAD_EVENT),
+                issues(b));
+        assertTrue(
+                b.issues().get(0).detail().contains("block_hashes[1] is a string"),
+                b.issues().get(0).detail());
     }
 
     @Test
@@ -313,10 +508,12 @@ class VllmEventDecoderTest {
         byte[] valid = pack(list(1.0, list(list("AllBlocksCleared")), 0));
         for (Case c : List.of(
                 new Case(DecodeIssue.BAD_MSGPACK, new byte[0]),
-                new Case(DecodeIssue.BAD_MSGPACK, new byte[] {(byte) 0xc1}),                        // reserved byte
-                new Case(DecodeIssue.BAD_MSGPACK, Arrays.copyOf(valid, valid.length - 3)),         // truncated
-                new Case(DecodeIssue.BAD_MSGPACK, concat(valid, new byte[] {0})),                  // trailing bytes
-                new Case(DecodeIssue.BAD_MSGPACK, new byte[] {(byte) 0xdd, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff}), // array of 2^31-1
+                new Case(DecodeIssue.BAD_MSGPACK, new byte[] {(byte) 0xc1}), // reserved byte
+                new Case(DecodeIssue.BAD_MSGPACK, Arrays.copyOf(valid, valid.length - 3)), // truncated
+                new Case(DecodeIssue.BAD_MSGPACK, concat(valid, new byte[] {0})), // trailing bytes
+                new Case(
+                        DecodeIssue.BAD_MSGPACK,
+                        new byte[] {(byte) 0xdd, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff}), // array of 2^31-1
                 new Case(DecodeIssue.BAD_MSGPACK, lyingTokenHeader()),
                 new Case(DecodeIssue.BAD_BATCH, pack("hello")),
                 new Case(DecodeIssue.BAD_BATCH, pack(list(1.0))),
@@ -326,8 +523,10 @@ class VllmEventDecoderTest {
                 new Case(DecodeIssue.BAD_BATCH, pack(list(1.0, list(), "0"))),
                 new Case(DecodeIssue.BAD_BATCH, pack(map("ts", 1.0))),
                 new Case(DecodeIssue.BAD_BATCH, pack(map("events", list()))))) {
-            VllmDecodeException e = assertThrows(VllmDecodeException.class,
-                    () -> new VllmEventDecoder(ENGINE).decode(c.payload()), () -> Arrays.toString(c.payload()));
+            VllmDecodeException e = assertThrows(
+                    VllmDecodeException.class,
+                    () -> new VllmEventDecoder(ENGINE).decode(c.payload()),
+                    () -> Arrays.toString(c.payload()));
             assertEquals(c.issue(), e.issue(), e.getMessage());
         }
     }
@@ -361,10 +560,41 @@ class VllmEventDecoderTest {
         long seed = TestScale.seed();
         SplittableRandom rnd = new SplittableRandom(seed);
         List<byte[]> seeds = List.of(
-                pack(list(1.7e9, list(list("BlockStored", list(11L, -12L), 10L, list(1, 2, 3, 4), 2, NIL, "GPU", "a",
-                        list(NIL, NIL), 0, "full_attention"), list("BlockRemoved", list(11L), NIL, 1), list("AllBlocksCleared")), 2)),
-                pack(map("ts", 1.0, "events", list(map("type", "BlockStored", "block_hashes", list(U64_MAX),
-                        "token_ids", list(list(1, 2), list(2, 3)), "block_size", 1, "group_idx", 0)), "data_parallel_rank", 0)));
+                pack(list(
+                        1.7e9,
+                        list(
+                                list(
+                                        "BlockStored",
+                                        list(11L, -12L),
+                                        10L,
+                                        list(1, 2, 3, 4),
+                                        2,
+                                        NIL,
+                                        "GPU",
+                                        "a",
+                                        list(NIL, NIL),
+                                        0,
+                                        "full_attention"),
+                                list("BlockRemoved", list(11L), NIL, 1),
+                                list("AllBlocksCleared")),
+                        2)),
+                pack(map(
+                        "ts",
+                        1.0,
+                        "events",
+                        list(map(
+                                "type",
+                                "BlockStored",
+                                "block_hashes",
+                                list(U64_MAX),
+                                "token_ids",
+                                list(list(1, 2), list(2, 3)),
+                                "block_size",
+                                1,
+                                "group_idx",
+                                0)),
+                        "data_parallel_rank",
+                        0)));
         int n = TestScale.iterations(20_000, 500_000);
         for (int i = 0; i < n; i++) {
             byte[] p = seeds.get(rnd.nextInt(seeds.size())).clone();
@@ -387,7 +617,8 @@ class VllmEventDecoderTest {
             } catch (VllmDecodeException expected) {
                 // fine
             } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
-                throw new AssertionError("payload " + Arrays.toString(p) + " threw " + e + " " + TestScale.replay(seed), e);
+                throw new AssertionError(
+                        "payload " + Arrays.toString(p) + " threw " + e + " " + TestScale.replay(seed), e);
             }
         }
     }

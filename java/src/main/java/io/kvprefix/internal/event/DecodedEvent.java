@@ -13,7 +13,12 @@ import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
  */
 public final class DecodedEvent {
     /** The write an event asks for. */
-    public enum Kind { STORE, REMOVE, CLEAR, REMOVE_WORKER }
+    public enum Kind {
+        STORE,
+        REMOVE,
+        CLEAR,
+        REMOVE_WORKER
+    }
 
     Kind kind;
     Worker worker;
@@ -25,6 +30,7 @@ public final class DecodedEvent {
     long[] localHashes;
     /** Local hashes of token-form stores, computed here; grown, never shrunk. */
     private long[] ownLocals = new long[64];
+
     int blocks;
     /** Scratch for the duplicate check of long stores. */
     final LongOpenHashSet seen = new LongOpenHashSet();

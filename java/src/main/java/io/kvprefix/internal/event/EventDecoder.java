@@ -44,7 +44,12 @@ public final class EventDecoder {
                 if (s.blockHashes().length != s.localHashes().length) {
                     yield EventStatus.INVALID_INPUT;
                 }
-                yield store(into, s.worker(), s.parentHash().isPresent(), s.parentHash().orElse(0L), s.blockHashes(),
+                yield store(
+                        into,
+                        s.worker(),
+                        s.parentHash().isPresent(),
+                        s.parentHash().orElse(0L),
+                        s.blockHashes(),
                         s.localHashes());
             }
             case KvEvent.StoredTokens t -> {
@@ -73,8 +78,8 @@ public final class EventDecoder {
         };
     }
 
-    private static EventStatus store(DecodedEvent into, Worker worker, boolean hasParent, long parent,
-                                     long[] engineHashes, long[] locals) {
+    private static EventStatus store(
+            DecodedEvent into, Worker worker, boolean hasParent, long parent, long[] engineHashes, long[] locals) {
         if (hasDuplicate(engineHashes, hasParent, parent, into.seen)) {
             return EventStatus.INVALID_BLOCK_SEQUENCE;
         }
@@ -96,8 +101,8 @@ public final class EventDecoder {
         }
         int n = t.blockHashes().length;
         long[] locals = into.ownLocals(n);
-        hashers.get(t.blockSize(), t.loraName(), t.cacheNamespace()).localHashes(t.tokenIds(), 0, n * t.blockSize(),
-                locals, 0);
+        hashers.get(t.blockSize(), t.loraName(), t.cacheNamespace())
+                .localHashes(t.tokenIds(), 0, n * t.blockSize(), locals, 0);
         into.kind = DecodedEvent.Kind.STORE;
         into.worker = t.worker();
         into.hasParent = hasParent;

@@ -21,7 +21,8 @@ public interface IndexWriter {
      *     {@link EventStatus#CAPACITY_EXCEEDED}; an index may return null to ask its caller to make room
      *     and call again
      */
-    EventStatus store(Worker worker, boolean hasParent, long parentHash, long[] engineHashes, long[] localHashes, int n);
+    EventStatus store(
+            Worker worker, boolean hasParent, long parentHash, long[] engineHashes, long[] localHashes, int n);
 
     /** Removes the blocks the worker named {@code engineHashes}, in order; {@code BLOCK_NOT_FOUND} if any was unknown. */
     EventStatus remove(Worker worker, long[] engineHashes);

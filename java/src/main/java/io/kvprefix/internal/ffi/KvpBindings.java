@@ -28,6 +28,8 @@ import java.util.Map;
  *
  * <p>Thread-safety: stateless; every method may be called from any thread.
  */
+@SuppressWarnings(
+        "restricted") // this package is where kvprefix makes its restricted FFM calls (checked by jnativescan)
 public final class KvpBindings {
     private KvpBindings() {}
 
@@ -38,17 +40,17 @@ public final class KvpBindings {
 
     private static final FunctionDescriptor D_VERSION = FunctionDescriptor.of(JAVA_INT);
     private static final FunctionDescriptor D_XXH3 = FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG);
-    private static final FunctionDescriptor D_HASH_BLOCKS = FunctionDescriptor.of(JAVA_LONG,
-            ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS);
-    private static final FunctionDescriptor D_HASH_BLOCKS_MM = FunctionDescriptor.of(JAVA_LONG,
-            ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS);
-    private static final FunctionDescriptor D_CHAIN = FunctionDescriptor.of(JAVA_LONG,
-            ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS);
-    private static final FunctionDescriptor D_MATCH_HASHES = FunctionDescriptor.of(JAVA_INT,
-            ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
-    private static final FunctionDescriptor D_MATCH_TOKENS = FunctionDescriptor.of(JAVA_INT,
-            ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS,
-            ADDRESS, ADDRESS, ADDRESS, ADDRESS);
+    private static final FunctionDescriptor D_HASH_BLOCKS =
+            FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS);
+    private static final FunctionDescriptor D_HASH_BLOCKS_MM = FunctionDescriptor.of(
+            JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS);
+    private static final FunctionDescriptor D_CHAIN =
+            FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS);
+    private static final FunctionDescriptor D_MATCH_HASHES = FunctionDescriptor.of(
+            JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+    private static final FunctionDescriptor D_MATCH_TOKENS = FunctionDescriptor.of(
+            JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+            ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS);
     private static final FunctionDescriptor D_LAYOUT = FunctionDescriptor.of(JAVA_INT, ADDRESS);
     private static final FunctionDescriptor D_HOME = FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
     private static final FunctionDescriptor D_THREAD_CALLS = FunctionDescriptor.of(JAVA_LONG);
@@ -104,7 +106,8 @@ public final class KvpBindings {
 
     private static long checked(String fn, long r) {
         if (r < 0) {
-            throw new IllegalStateException(fn + " rejected its arguments (KVP_EINVAL): a precondition check is missing on the Java side");
+            throw new IllegalStateException(
+                    fn + " rejected its arguments (KVP_EINVAL): a precondition check is missing on the Java side");
         }
         return r;
     }
@@ -128,8 +131,14 @@ public final class KvpBindings {
     }
 
     /** {@code kvp_hash_blocks}; {@code chainOut} may be {@link MemorySegment#NULL}. */
-    public static long hashBlocks(MemorySegment tokens, long nTokens, int blockSize, long seed, long chainSeed,
-                                  MemorySegment localOut, MemorySegment chainOut) {
+    public static long hashBlocks(
+            MemorySegment tokens,
+            long nTokens,
+            int blockSize,
+            long seed,
+            long chainSeed,
+            MemorySegment localOut,
+            MemorySegment chainOut) {
         long r;
         try {
             r = (long) KVP_HASH_BLOCKS.invokeExact(tokens, nTokens, blockSize, seed, chainSeed, localOut, chainOut);
@@ -140,13 +149,20 @@ public final class KvpBindings {
     }
 
     /** {@code kvp_hash_blocks_mm}; {@code chainOut} may be {@link MemorySegment#NULL}. */
-    public static long hashBlocksMm(MemorySegment tokens, long nTokens, int blockSize, long seed,
-                                    MemorySegment mmOffsets, MemorySegment mmHashes, long chainSeed,
-                                    MemorySegment localOut, MemorySegment chainOut) {
+    public static long hashBlocksMm(
+            MemorySegment tokens,
+            long nTokens,
+            int blockSize,
+            long seed,
+            MemorySegment mmOffsets,
+            MemorySegment mmHashes,
+            long chainSeed,
+            MemorySegment localOut,
+            MemorySegment chainOut) {
         long r;
         try {
-            r = (long) KVP_HASH_BLOCKS_MM.invokeExact(tokens, nTokens, blockSize, seed, mmOffsets, mmHashes,
-                    chainSeed, localOut, chainOut);
+            r = (long) KVP_HASH_BLOCKS_MM.invokeExact(
+                    tokens, nTokens, blockSize, seed, mmOffsets, mmHashes, chainSeed, localOut, chainOut);
         } catch (Throwable t) {
             throw failure("kvp_hash_blocks_mm", t);
         }
@@ -154,8 +170,8 @@ public final class KvpBindings {
     }
 
     /** {@code kvp_chain}. */
-    public static long chain(MemorySegment local, long n, long chainSeed, boolean hasParent, long parent,
-                             MemorySegment chainOut) {
+    public static long chain(
+            MemorySegment local, long n, long chainSeed, boolean hasParent, long parent, MemorySegment chainOut) {
         long r;
         try {
             r = (long) KVP_CHAIN.invokeExact(local, n, chainSeed, hasParent ? 1 : 0, parent, chainOut);
@@ -166,12 +182,21 @@ public final class KvpBindings {
     }
 
     /** {@code kvp_match_hashes}: returns the number of (slot, depth) results written. */
-    public static int matchHashes(MemorySegment hot, int mask, int words, int jump, long chainSeed, MemorySegment local,
-                                  int nBlocks, MemorySegment chainScratch, MemorySegment outSlots, MemorySegment outDepths) {
+    public static int matchHashes(
+            MemorySegment hot,
+            int mask,
+            int words,
+            int jump,
+            long chainSeed,
+            MemorySegment local,
+            int nBlocks,
+            MemorySegment chainScratch,
+            MemorySegment outSlots,
+            MemorySegment outDepths) {
         int r;
         try {
-            r = (int) KVP_MATCH_HASHES.invokeExact(hot, mask, words, jump, chainSeed, local, nBlocks, chainScratch,
-                    outSlots, outDepths);
+            r = (int) KVP_MATCH_HASHES.invokeExact(
+                    hot, mask, words, jump, chainSeed, local, nBlocks, chainScratch, outSlots, outDepths);
         } catch (Throwable t) {
             throw failure("kvp_match_hashes", t);
         }
@@ -179,14 +204,38 @@ public final class KvpBindings {
     }
 
     /** {@code kvp_match_tokens}: returns the number of (slot, depth) results written. */
-    public static int matchTokens(MemorySegment hot, int mask, int words, int jump, MemorySegment tokens, long nTokens,
-                                  int blockSize, long seed, long chainSeed, MemorySegment localScratch,
-                                  MemorySegment chainScratch, MemorySegment nHashed, MemorySegment outSlots,
-                                  MemorySegment outDepths) {
+    public static int matchTokens(
+            MemorySegment hot,
+            int mask,
+            int words,
+            int jump,
+            MemorySegment tokens,
+            long nTokens,
+            int blockSize,
+            long seed,
+            long chainSeed,
+            MemorySegment localScratch,
+            MemorySegment chainScratch,
+            MemorySegment nHashed,
+            MemorySegment outSlots,
+            MemorySegment outDepths) {
         int r;
         try {
-            r = (int) KVP_MATCH_TOKENS.invokeExact(hot, mask, words, jump, tokens, nTokens, blockSize, seed, chainSeed,
-                    localScratch, chainScratch, nHashed, outSlots, outDepths);
+            r = (int) KVP_MATCH_TOKENS.invokeExact(
+                    hot,
+                    mask,
+                    words,
+                    jump,
+                    tokens,
+                    nTokens,
+                    blockSize,
+                    seed,
+                    chainSeed,
+                    localScratch,
+                    chainScratch,
+                    nHashed,
+                    outSlots,
+                    outDepths);
         } catch (Throwable t) {
             throw failure("kvp_match_tokens", t);
         }
@@ -198,14 +247,32 @@ public final class KvpBindings {
      * purpose: the heap segment it wraps the array in does not escape it, so the JIT can drop that
      * allocation once the downcall inlines here.
      */
-    public static int matchHashes(MemorySegment hot, int mask, int words, int jump, long chainSeed, long[] local,
-                                  int nBlocks, MemorySegment chainScratch, MemorySegment outSlots, MemorySegment outDepths) {
+    public static int matchHashes(
+            MemorySegment hot,
+            int mask,
+            int words,
+            int jump,
+            long chainSeed,
+            long[] local,
+            int nBlocks,
+            MemorySegment chainScratch,
+            MemorySegment outSlots,
+            MemorySegment outDepths) {
         int r;
         try {
             // invokeExact here, not through the segment overload: the method handle is always inlined,
             // so the wrapper allocation and its only use compile together and the JIT can drop it.
-            r = (int) KVP_MATCH_HASHES.invokeExact(hot, mask, words, jump, chainSeed, MemorySegment.ofArray(local), nBlocks,
-                    chainScratch, outSlots, outDepths);
+            r = (int) KVP_MATCH_HASHES.invokeExact(
+                    hot,
+                    mask,
+                    words,
+                    jump,
+                    chainSeed,
+                    MemorySegment.ofArray(local),
+                    nBlocks,
+                    chainScratch,
+                    outSlots,
+                    outDepths);
         } catch (Throwable t) {
             throw failure("kvp_match_hashes", t);
         }
@@ -213,14 +280,38 @@ public final class KvpBindings {
     }
 
     /** {@code kvp_match_tokens} on {@code tokens[0 .. nTokens)} of a Java array (see {@link #matchHashes(MemorySegment, int, int, int, long, long[], int, MemorySegment, MemorySegment, MemorySegment)}). */
-    public static int matchTokens(MemorySegment hot, int mask, int words, int jump, int[] tokens, long nTokens,
-                                  int blockSize, long seed, long chainSeed, MemorySegment localScratch,
-                                  MemorySegment chainScratch, MemorySegment nHashed, MemorySegment outSlots,
-                                  MemorySegment outDepths) {
+    public static int matchTokens(
+            MemorySegment hot,
+            int mask,
+            int words,
+            int jump,
+            int[] tokens,
+            long nTokens,
+            int blockSize,
+            long seed,
+            long chainSeed,
+            MemorySegment localScratch,
+            MemorySegment chainScratch,
+            MemorySegment nHashed,
+            MemorySegment outSlots,
+            MemorySegment outDepths) {
         int r;
         try {
-            r = (int) KVP_MATCH_TOKENS.invokeExact(hot, mask, words, jump, MemorySegment.ofArray(tokens), nTokens, blockSize,
-                    seed, chainSeed, localScratch, chainScratch, nHashed, outSlots, outDepths);
+            r = (int) KVP_MATCH_TOKENS.invokeExact(
+                    hot,
+                    mask,
+                    words,
+                    jump,
+                    MemorySegment.ofArray(tokens),
+                    nTokens,
+                    blockSize,
+                    seed,
+                    chainSeed,
+                    localScratch,
+                    chainScratch,
+                    nHashed,
+                    outSlots,
+                    outDepths);
         } catch (Throwable t) {
             throw failure("kvp_match_tokens", t);
         }

@@ -15,6 +15,8 @@ import java.util.Locale;
  *
  * <p>Thread-safety: stateless after class initialisation; every method may be called from any thread.
  */
+@SuppressWarnings(
+        "restricted") // this package is where kvprefix makes its restricted FFM calls (checked by jnativescan)
 public final class Libc {
     private Libc() {}
 
@@ -28,12 +30,20 @@ public final class Libc {
         try {
             Linker linker = Linker.nativeLinker();
             var lookup = linker.defaultLookup();
-            c = linker.downcallHandle(lookup.findOrThrow("calloc"),
+            c = linker.downcallHandle(
+                    lookup.findOrThrow("calloc"),
                     FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
             f = linker.downcallHandle(lookup.findOrThrow("free"), FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
             if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
-                m = lookup.find("madvise").map(a -> linker.downcallHandle(a, FunctionDescriptor.of(ValueLayout.JAVA_INT,
-                        ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT))).orElse(null);
+                m = lookup.find("madvise")
+                        .map(a -> linker.downcallHandle(
+                                a,
+                                FunctionDescriptor.of(
+                                        ValueLayout.JAVA_INT,
+                                        ValueLayout.ADDRESS,
+                                        ValueLayout.JAVA_LONG,
+                                        ValueLayout.JAVA_INT)))
+                        .orElse(null);
             }
             MemorySegment.NULL.reinterpret(0); // reinterpret is restricted too: fail here, not at the first allocation
         } catch (RuntimeException | LinkageError e) {

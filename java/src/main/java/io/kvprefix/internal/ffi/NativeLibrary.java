@@ -29,6 +29,8 @@ import java.util.Locale;
  * <p>Thread-safety: the load happens once, in a class initializer; every method is safe to call
  * from any thread.
  */
+@SuppressWarnings(
+        "restricted") // this package is where kvprefix makes its restricted FFM calls (checked by jnativescan)
 public final class NativeLibrary {
     /** System property naming an explicit {@code libkvprefix.so} to load. */
     public static final String PATH_PROPERTY = "kvprefix.library.path";
@@ -36,6 +38,7 @@ public final class NativeLibrary {
     public static final String PATH_ENV = "KVPREFIX_LIBRARY_PATH";
     /** The C API version this Java code is written against (see include/kvprefix.h). */
     public static final int EXPECTED_MAJOR = 1;
+
     public static final int EXPECTED_MINOR = 1;
 
     private static final String LIBRARY_FILE = "libkvprefix.so";
@@ -159,12 +162,13 @@ public final class NativeLibrary {
         }
         int version;
         try {
-            MethodHandle h = Linker.nativeLinker().downcallHandle(
-                    lookup.findOrThrow("kvp_version"), FunctionDescriptor.of(ValueLayout.JAVA_INT));
+            MethodHandle h = Linker.nativeLinker()
+                    .downcallHandle(lookup.findOrThrow("kvp_version"), FunctionDescriptor.of(ValueLayout.JAVA_INT));
             version = (int) h.invokeExact();
         } catch (IllegalCallerException e) {
-            attempts.add(where + ": native access is not enabled for this module; start the JVM with "
-                    + "--enable-native-access=ALL-UNNAMED (class path) or --enable-native-access=io.kvprefix (module path)");
+            attempts.add(
+                    where + ": native access is not enabled for this module; start the JVM with "
+                            + "--enable-native-access=ALL-UNNAMED (class path) or --enable-native-access=io.kvprefix (module path)");
             return failed(attempts);
         } catch (Throwable t) {
             attempts.add(where + ": kvp_version() failed: " + t);
@@ -172,15 +176,18 @@ public final class NativeLibrary {
         }
         int major = version >>> 16, minor = version & 0xFFFF;
         if (major != EXPECTED_MAJOR || minor < EXPECTED_MINOR) {
-            attempts.add(where + ": library API version " + major + "." + minor + ", this code needs "
-                    + EXPECTED_MAJOR + "." + EXPECTED_MINOR + " or a newer minor");
+            attempts.add(where + ": library API version " + major + "." + minor + ", this code needs " + EXPECTED_MAJOR
+                    + "." + EXPECTED_MINOR + " or a newer minor");
             return failed(attempts);
         }
         return new LoadResult(lookup, where, List.copyOf(attempts), null);
     }
 
     private static LoadResult failed(List<String> attempts) {
-        return new LoadResult(null, null, List.copyOf(attempts),
+        return new LoadResult(
+                null,
+                null,
+                List.copyOf(attempts),
                 "libkvprefix could not be loaded; looked in: " + String.join("; ", attempts));
     }
 }

@@ -31,8 +31,15 @@ public interface HashKernel {
      * {@code mmHashes[mmOffsets[b] .. mmOffsets[b+1])}, already sorted ascending. {@code chainOut}
      * may be null.
      */
-    void localHashesWithExtras(int[] tokens, int off, int nBlocks, int blockSize, int[] mmOffsets,
-                               long[] mmHashes, long[] localOut, long[] chainOut);
+    void localHashesWithExtras(
+            int[] tokens,
+            int off,
+            int nBlocks,
+            int blockSize,
+            int[] mmOffsets,
+            long[] mmHashes,
+            long[] localOut,
+            long[] chainOut);
 
     /**
      * Chain hashes of {@code local[off .. off+n)} into {@code out[outOff..]}; the first block continues

@@ -20,8 +20,15 @@ public final class NativeHashKernel implements HashKernel {
         this.chainSeed = chainSeed;
     }
 
-    @Override public long seed() { return seed; }
-    @Override public long chainSeed() { return chainSeed; }
+    @Override
+    public long seed() {
+        return seed;
+    }
+
+    @Override
+    public long chainSeed() {
+        return chainSeed;
+    }
 
     private static MemorySegment ints(int[] a, int off, long n) {
         return MemorySegment.ofArray(a).asSlice(off * 4L, n * 4L);
@@ -37,8 +44,8 @@ public final class NativeHashKernel implements HashKernel {
             return;
         }
         long n = (long) nBlocks * blockSize;
-        KvpBindings.hashBlocks(ints(tokens, off, n), n, blockSize, seed, chainSeed,
-                longs(out, outOff, nBlocks), MemorySegment.NULL);
+        KvpBindings.hashBlocks(
+                ints(tokens, off, n), n, blockSize, seed, chainSeed, longs(out, outOff, nBlocks), MemorySegment.NULL);
     }
 
     @Override
@@ -47,20 +54,41 @@ public final class NativeHashKernel implements HashKernel {
             return;
         }
         long n = (long) nBlocks * blockSize;
-        KvpBindings.hashBlocks(ints(tokens, off, n), n, blockSize, seed, chainSeed,
-                longs(localOut, 0, nBlocks), longs(chainOut, 0, nBlocks));
+        KvpBindings.hashBlocks(
+                ints(tokens, off, n),
+                n,
+                blockSize,
+                seed,
+                chainSeed,
+                longs(localOut, 0, nBlocks),
+                longs(chainOut, 0, nBlocks));
     }
 
     @Override
-    public void localHashesWithExtras(int[] tokens, int off, int nBlocks, int blockSize, int[] mmOffsets,
-                                      long[] mmHashes, long[] localOut, long[] chainOut) {
+    public void localHashesWithExtras(
+            int[] tokens,
+            int off,
+            int nBlocks,
+            int blockSize,
+            int[] mmOffsets,
+            long[] mmHashes,
+            long[] localOut,
+            long[] chainOut) {
         if (nBlocks == 0) {
             return;
         }
         long n = (long) nBlocks * blockSize;
         MemorySegment mm = mmHashes.length == 0 ? MemorySegment.NULL : MemorySegment.ofArray(mmHashes);
-        KvpBindings.hashBlocksMm(ints(tokens, off, n), n, blockSize, seed, ints(mmOffsets, 0, nBlocks + 1L), mm,
-                chainSeed, longs(localOut, 0, nBlocks), chainOut == null ? MemorySegment.NULL : longs(chainOut, 0, nBlocks));
+        KvpBindings.hashBlocksMm(
+                ints(tokens, off, n),
+                n,
+                blockSize,
+                seed,
+                ints(mmOffsets, 0, nBlocks + 1L),
+                mm,
+                chainSeed,
+                longs(localOut, 0, nBlocks),
+                chainOut == null ? MemorySegment.NULL : longs(chainOut, 0, nBlocks));
     }
 
     @Override
@@ -73,7 +101,8 @@ public final class NativeHashKernel implements HashKernel {
 
     @Override
     public long xxh3(byte[] data, int off, int len, long anySeed) {
-        MemorySegment s = len == 0 ? MemorySegment.NULL : MemorySegment.ofArray(data).asSlice(off, len);
+        MemorySegment s =
+                len == 0 ? MemorySegment.NULL : MemorySegment.ofArray(data).asSlice(off, len);
         return KvpBindings.xxh3(s, len, anySeed);
     }
 }

@@ -32,8 +32,15 @@ public final class PortableHashKernel implements HashKernel {
         this.chain = LongHashFunction.xx3(chainSeed);
     }
 
-    @Override public long seed() { return seed; }
-    @Override public long chainSeed() { return chainSeed; }
+    @Override
+    public long seed() {
+        return seed;
+    }
+
+    @Override
+    public long chainSeed() {
+        return chainSeed;
+    }
 
     /** The chain function (seeded with the chain seed), for callers that chain one step at a time. */
     public LongHashFunction chainFunction() {
@@ -72,8 +79,15 @@ public final class PortableHashKernel implements HashKernel {
     }
 
     @Override
-    public void localHashesWithExtras(int[] tokens, int off, int nBlocks, int blockSize, int[] mmOffsets,
-                                      long[] mmHashes, long[] localOut, long[] chainOut) {
+    public void localHashesWithExtras(
+            int[] tokens,
+            int off,
+            int nBlocks,
+            int blockSize,
+            int[] mmOffsets,
+            long[] mmHashes,
+            long[] localOut,
+            long[] chainOut) {
         long[] scratch = new long[2];
         long c = 0;
         for (int b = 0; b < nBlocks; b++) {
@@ -82,7 +96,8 @@ public final class PortableHashKernel implements HashKernel {
             if (lo == hi) {
                 l = local.hashInts(tokens, off + b * blockSize, blockSize);
             } else {
-                ByteBuffer buf = ByteBuffer.allocate(blockSize * 4 + (hi - lo) * 8).order(ByteOrder.LITTLE_ENDIAN);
+                ByteBuffer buf =
+                        ByteBuffer.allocate(blockSize * 4 + (hi - lo) * 8).order(ByteOrder.LITTLE_ENDIAN);
                 for (int i = 0; i < blockSize; i++) {
                     buf.putInt(tokens[off + b * blockSize + i]);
                 }

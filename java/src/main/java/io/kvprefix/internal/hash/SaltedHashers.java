@@ -27,12 +27,20 @@ public final class SaltedHashers {
 
     /** The hasher for blocks of {@code blockSize} tokens salted by {@code lora} and {@code namespace} (null for none). */
     public BlockHasher get(int blockSize, String lora, String namespace) {
-        Key k = new Key(blockSize, lora == null || lora.isEmpty() ? null : lora,
+        Key k = new Key(
+                blockSize,
+                lora == null || lora.isEmpty() ? null : lora,
                 namespace == null || namespace.isEmpty() ? null : namespace);
         BlockHasher h = cache.get(k);
         if (h == null) {
-            h = BlockHasher.builder().blockSize(blockSize).seed(config.seed()).chainSeed(config.chainSeed())
-                    .loraName(k.lora()).cacheNamespace(k.namespace()).implementation(config.implementation()).build();
+            h = BlockHasher.builder()
+                    .blockSize(blockSize)
+                    .seed(config.seed())
+                    .chainSeed(config.chainSeed())
+                    .loraName(k.lora())
+                    .cacheNamespace(k.namespace())
+                    .implementation(config.implementation())
+                    .build();
             if (cache.size() >= MAX_CACHED) {
                 cache.clear();
             }

@@ -8,11 +8,11 @@ import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
-import io.kvprefix.internal.hash.PortableHashKernel;
 import io.kvprefix.internal.MatchResults;
 import io.kvprefix.internal.event.DecodedEvent;
 import io.kvprefix.internal.event.EventDecoder;
 import io.kvprefix.internal.event.IndexWriter;
+import io.kvprefix.internal.hash.PortableHashKernel;
 import io.kvprefix.internal.hash.SaltedHashers;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
 import it.unimi.dsi.fastutil.objects.Object2IntOpenHashMap;
@@ -65,6 +65,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     /** Rough per-object sizes for {@link IndexStats#bytesUsed()} and the memory budget. */
     static final long ENTRY_BYTES = 120;
+
     static final long PAIR_BYTES = 64;
 
     /** One block: a position, its local hash, and the chain hash of the prefix ending in it. */
@@ -73,14 +74,14 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         final long local;
         final long chain;
         final Entry parent;
-        Entry nextSameKey;          // other entries under the same (pos, local) table key
-        Entry firstChild;           // children: entries at pos + 1 whose parent is this one
+        Entry nextSameKey; // other entries under the same (pos, local) table key
+        Entry firstChild; // children: entries at pos + 1 whose parent is this one
         Entry prevSibling;
         Entry nextSibling;
         int childCount;
-        int holders;                // workers holding this block, reachable or not
-        boolean collected;          // dropped from the table by collect(); never collected twice
-        long[] reach = EMPTY_BITS;  // workers holding this block and all its ancestors
+        int holders; // workers holding this block, reachable or not
+        boolean collected; // dropped from the table by collect(); never collected twice
+        long[] reach = EMPTY_BITS; // workers holding this block and all its ancestors
 
         Entry(int pos, long local, long chain, Entry parent) {
             this.pos = pos;
@@ -231,8 +232,8 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     @Override
-    public EventStatus store(Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals,
-                             int n) {
+    public EventStatus store(
+            Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals, int n) {
         WorkerState ws = workers.get(worker);
         // Rule 2: the parent must be held by this worker.
         Entry parent = null;
@@ -640,8 +641,18 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
             for (EventStatus st : EventStatus.values()) {
                 events.put(st, statusCounts[st.ordinal()].sum());
             }
-            return new IndexStats(workers.size(), pairCount, entryCount, 0, estimatedBytes(), entryCount, 0, bitWords,
-                    false, perWorker, events);
+            return new IndexStats(
+                    workers.size(),
+                    pairCount,
+                    entryCount,
+                    0,
+                    estimatedBytes(),
+                    entryCount,
+                    0,
+                    bitWords,
+                    false,
+                    perWorker,
+                    events);
         } finally {
             lock.unlockRead(stamp);
         }

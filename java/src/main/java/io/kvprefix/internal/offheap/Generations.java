@@ -34,8 +34,8 @@ final class Generations {
     Generations(IndexConfig config, MemoryPool pool, boolean nativeView) {
         this.pool = pool;
         this.nativeView = nativeView;
-        PositionalTable t = PositionalTable.allocate(pool, PositionalTable.initialCapacity(config.expectedBlocks()), 1,
-                nativeView);
+        PositionalTable t =
+                PositionalTable.allocate(pool, PositionalTable.initialCapacity(config.expectedBlocks()), 1, nativeView);
         if (t == null && config.expectedBlocks() > 0) { // the hint did not fit the budget
             t = PositionalTable.allocate(pool, PositionalTable.MIN_CAPACITY, 1, nativeView);
         }
@@ -103,7 +103,8 @@ final class Generations {
             if (old.occupied.get() + needSlots <= old.maxOccupied && needWords <= old.words) {
                 return true; // another writer rebuilt meanwhile
             }
-            PositionalTable fresh = copyLive(old, needSlots, Math.max(old.words, needWords), Integer.MAX_VALUE, workers);
+            PositionalTable fresh =
+                    copyLive(old, needSlots, Math.max(old.words, needWords), Integer.MAX_VALUE, workers);
             if (fresh == null) {
                 return false;
             }
@@ -120,7 +121,8 @@ final class Generations {
     /** Shrinks the table after large removals, when {@code pairs} held pairs fill under 4% of it. */
     void maybeShrink(long pairs, Collection<WorkerHoldings> workers) {
         PositionalTable t = table;
-        if (t.capacity <= PositionalTable.MIN_CAPACITY || pairs * 100 >= (long) t.capacity * 4
+        if (t.capacity <= PositionalTable.MIN_CAPACITY
+                || pairs * 100 >= (long) t.capacity * 4
                 || pairs >= futileShrinkPairs / 2) {
             return;
         }
@@ -151,8 +153,8 @@ final class Generations {
      * Copies the live entries of {@code old} into a new generation (every writer is held out); null if
      * the budget does not allow it or its capacity would not be below {@code capacityBelow}.
      */
-    private PositionalTable copyLive(PositionalTable old, int extra, int words, int capacityBelow,
-                                     Collection<WorkerHoldings> workers) {
+    private PositionalTable copyLive(
+            PositionalTable old, int extra, int words, int capacityBelow, Collection<WorkerHoldings> workers) {
         int[] map = old.newSlotMap();
         long live = old.markReached(map);
         for (WorkerHoldings h : workers) {

@@ -41,7 +41,7 @@ final class JavaMatchKernel implements MatchKernel {
         int words = t.words;
         chain[0] = q[off];
         int computed = 0; // chain[0..computed] are valid
-        int touched = 0;  // jump targets up to here have been touched
+        int touched = 0; // jump targets up to here have been touched
         long sink = 0;
         for (int p = jump; p < len && p <= PREFETCH_AHEAD * jump; p += jump) {
             sink += t.touch(Math.min(p, len - 1), q[off + Math.min(p, len - 1)]);

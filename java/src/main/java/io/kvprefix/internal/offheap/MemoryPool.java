@@ -28,6 +28,7 @@ final class MemoryPool {
 
     /** Blocks at least this large are 2 MiB aligned and advised to use transparent huge pages. */
     static final long HUGE_THRESHOLD = 8L << 20;
+
     private static final long HUGE_PAGE = 2L << 20;
     /** Blocks at least this large are touched (zeroed) when allocated, not on first use. */
     static final long PREFAULT_THRESHOLD = 1L << 20;
@@ -46,8 +47,8 @@ final class MemoryPool {
 
     /** One allocation: its segment, and what frees it. */
     final class Block {
-        private final Arena arena;     // fallback backend
-        private final long base;       // libc backend: the pointer calloc returned
+        private final Arena arena; // fallback backend
+        private final long base; // libc backend: the pointer calloc returned
         final MemorySegment segment;
         private final long size;
         private boolean freed;

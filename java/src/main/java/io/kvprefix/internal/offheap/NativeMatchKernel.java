@@ -28,19 +28,53 @@ final class NativeMatchKernel implements MatchKernel {
     public int matchHashes(PositionalTable t, long[] q, int off, int len, ReadScratch s) {
         // At offset 0 the array overload lets the JIT drop the heap segment's allocation.
         return off == 0
-                ? KvpBindings.matchHashes(t.hotView, t.mask, t.words, jump, chainSeed, q, len, s.chainSeg, s.slotsSeg,
-                        s.depthsSeg)
-                : KvpBindings.matchHashes(t.hotView, t.mask, t.words, jump, chainSeed,
-                        MemorySegment.ofArray(q).asSlice(off * 8L), len, s.chainSeg, s.slotsSeg, s.depthsSeg);
+                ? KvpBindings.matchHashes(
+                        t.hotView, t.mask, t.words, jump, chainSeed, q, len, s.chainSeg, s.slotsSeg, s.depthsSeg)
+                : KvpBindings.matchHashes(
+                        t.hotView,
+                        t.mask,
+                        t.words,
+                        jump,
+                        chainSeed,
+                        MemorySegment.ofArray(q).asSlice(off * 8L),
+                        len,
+                        s.chainSeg,
+                        s.slotsSeg,
+                        s.depthsSeg);
     }
 
     @Override
     public int matchTokens(PositionalTable t, int[] tokens, int off, int len, BlockHasher h, ReadScratch s) {
         return off == 0
-                ? KvpBindings.matchTokens(t.hotView, t.mask, t.words, jump, tokens, len, h.blockSize(), h.seed(),
-                        chainSeed, s.localsSeg, s.chainSeg, s.hashedSeg, s.slotsSeg, s.depthsSeg)
-                : KvpBindings.matchTokens(t.hotView, t.mask, t.words, jump, MemorySegment.ofArray(tokens).asSlice(off * 4L),
-                        len, h.blockSize(), h.seed(), chainSeed, s.localsSeg, s.chainSeg, s.hashedSeg, s.slotsSeg,
+                ? KvpBindings.matchTokens(
+                        t.hotView,
+                        t.mask,
+                        t.words,
+                        jump,
+                        tokens,
+                        len,
+                        h.blockSize(),
+                        h.seed(),
+                        chainSeed,
+                        s.localsSeg,
+                        s.chainSeg,
+                        s.hashedSeg,
+                        s.slotsSeg,
+                        s.depthsSeg)
+                : KvpBindings.matchTokens(
+                        t.hotView,
+                        t.mask,
+                        t.words,
+                        jump,
+                        MemorySegment.ofArray(tokens).asSlice(off * 4L),
+                        len,
+                        h.blockSize(),
+                        h.seed(),
+                        chainSeed,
+                        s.localsSeg,
+                        s.chainSeg,
+                        s.hashedSeg,
+                        s.slotsSeg,
                         s.depthsSeg);
     }
 }

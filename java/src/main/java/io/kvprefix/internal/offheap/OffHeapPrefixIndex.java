@@ -132,8 +132,8 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
      * or not at all); then the blocks are found or inserted and the names applied.
      */
     @Override
-    public EventStatus store(Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals,
-                             int n) {
+    public EventStatus store(
+            Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals, int n) {
         WriteScratch scratch = writeScratch.get();
         WorkerHoldings w = workers.get(worker);
         if (hasParent && (w == null || w.names.get(parentHash) < 0)) {
@@ -180,8 +180,15 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     /** Rules 3 and 4 over reserved room: positions follow the parent, chain hashes come from its chain hash. */
-    private void insertChain(PositionalTable t, WorkerHoldings w, boolean hasParent, long parentHash, long[] blockHashes,
-                             long[] locals, int n, WriteScratch scratch) {
+    private void insertChain(
+            PositionalTable t,
+            WorkerHoldings w,
+            boolean hasParent,
+            long parentHash,
+            long[] blockHashes,
+            long[] locals,
+            int n,
+            WriteScratch scratch) {
         int prev = -1;
         long prevChain = 0;
         int pos = 0;
@@ -393,8 +400,18 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         for (EventStatus st : EventStatus.values()) {
             events.put(st, statusCounts[st.ordinal()].sum());
         }
-        return new IndexStats(perWorker.size(), heldPairs.get(), t.occupied.get(), pool.used(), 0, t.capacity,
-                generations.rebuilds(), t.words, kernel.isNative(), perWorker, events);
+        return new IndexStats(
+                perWorker.size(),
+                heldPairs.get(),
+                t.occupied.get(),
+                pool.used(),
+                0,
+                t.capacity,
+                generations.rebuilds(),
+                t.words,
+                kernel.isNative(),
+                perWorker,
+                events);
     }
 
     /** True if off-heap memory comes from libc (calloc/free), false with the shared-arena fallback. */

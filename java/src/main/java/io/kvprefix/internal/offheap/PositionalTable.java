@@ -29,6 +29,7 @@ final class PositionalTable {
      * runs between about 35% and 70% full: memory per entry stays low, probes stay short.
      */
     static final int TARGET_LOAD_PERCENT = 50;
+
     static final int MIN_CAPACITY = 1 << 10;
 
     private final MemoryPool.Block hotBlock;
@@ -41,6 +42,7 @@ final class PositionalTable {
      * keeps the memory alive during a call.
      */
     final MemorySegment hotView;
+
     final int capacity;
     final int mask;
     final int words;
@@ -49,8 +51,8 @@ final class PositionalTable {
     /** Occupied slots plus slots reserved by stores in progress. */
     final AtomicLong occupied = new AtomicLong();
 
-    private PositionalTable(MemoryPool.Block hotBlock, MemoryPool.Block coldBlock, int capacity, int words,
-                            boolean nativeView) {
+    private PositionalTable(
+            MemoryPool.Block hotBlock, MemoryPool.Block coldBlock, int capacity, int words, boolean nativeView) {
         this.hotBlock = hotBlock;
         this.coldBlock = coldBlock;
         this.hot = hotBlock.segment;
@@ -261,7 +263,9 @@ final class PositionalTable {
                 }
                 TableLayout.writeKey(hot, base, local, chain, parent);
                 if (parent >= 0) {
-                    linkChild(parent, i); // before publishing: a writer that finds this entry must find it among the children
+                    linkChild(
+                            parent,
+                            i); // before publishing: a writer that finds this entry must find it among the children
                 }
                 TableLayout.publish(hot, base, pos);
                 return ~i;

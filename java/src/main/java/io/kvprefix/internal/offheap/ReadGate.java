@@ -25,8 +25,8 @@ import java.util.concurrent.locks.LockSupport;
  * from any thread (calls are serialised internally).
  */
 final class ReadGate {
-    private static final int STRIPES = 64;            // power of two
-    private static final int PAD = 8;                 // longs per cache line
+    private static final int STRIPES = 64; // power of two
+    private static final int PAD = 8; // longs per cache line
     private final AtomicLongArray counts = new AtomicLongArray(2 * STRIPES * PAD);
     private volatile long epoch;
 

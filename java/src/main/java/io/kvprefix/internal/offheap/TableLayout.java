@@ -69,8 +69,7 @@ public final class TableLayout {
             ValueLayout.JAVA_INT.withName("parent"));
     /** A cold record. */
     static final StructLayout COLD = MemoryLayout.structLayout(
-            ValueLayout.JAVA_INT.withName("firstChild"),
-            ValueLayout.JAVA_INT.withName("nextSibling"));
+            ValueLayout.JAVA_INT.withName("firstChild"), ValueLayout.JAVA_INT.withName("nextSibling"));
     /** A name-map record. */
     static final StructLayout NAME = MemoryLayout.structLayout(
             ValueLayout.JAVA_LONG.withName("key"),

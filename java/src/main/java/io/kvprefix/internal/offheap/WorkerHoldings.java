@@ -29,6 +29,7 @@ final class WorkerHoldings {
     final Worker worker;
     /** The worker's bit in every entry's reach bits. */
     final int slot;
+
     NameMap names;
     /** Entries held under more than one name: slot to (names - 1). */
     private Int2IntOpenHashMap extraNames;
@@ -36,6 +37,7 @@ final class WorkerHoldings {
     private IntOpenHashSet unreachable;
     /** Distinct blocks held. */
     long distinct;
+
     private final BitWatch watch;
 
     WorkerHoldings(Worker worker, int slot, NameMap names, BitWatch watch) {

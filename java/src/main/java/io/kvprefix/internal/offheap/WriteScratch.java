@@ -16,12 +16,14 @@ final class WriteScratch {
     final DecodedEvent decoded = new DecodedEvent();
     /** Two-element buffer for one chain step. */
     final long[] pair = new long[2];
+
     final IntArrayList stack = new IntArrayList();
     final IntArrayList order = new IntArrayList();
     /** Net change of each block's name count during a store. */
     final Int2IntOpenHashMap delta = new Int2IntOpenHashMap(64);
     /** Blocks a store gave their first name, with their name count. */
     final Int2IntOpenHashMap gained = new Int2IntOpenHashMap(64);
+
     private int[] slots = new int[64];
     /** For each block of a store, the block its name meant before (-1 if none). */
     private int[] olds = new int[64];
@@ -37,6 +39,7 @@ final class WriteScratch {
     long sink;
     /** Why a store asked for a rebuild: slots needed, and bitset words needed. */
     int needSlots;
+
     int needWords;
 
     int[] slots(int n) {

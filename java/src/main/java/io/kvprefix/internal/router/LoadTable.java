@@ -22,6 +22,7 @@ public final class LoadTable {
     private final HashMap<Worker, WorkerLoad> byWorker = new HashMap<>();
     /** Registered workers in worker order (rebuilt on add and remove, which are rare). */
     private WorkerLoad[] sorted = new WorkerLoad[0];
+
     private double[] costs = new double[0];
 
     /** A table deciding with {@code policy}. */
@@ -120,8 +121,13 @@ public final class LoadTable {
      *
      * @throws IllegalStateException if no worker is registered
      */
-    public void decide(MatchResult first, MatchResult second, int isl, int blockSize,
-                       ToLongFunction<Worker> blockCount, Choice out) {
+    public void decide(
+            MatchResult first,
+            MatchResult second,
+            int isl,
+            int blockSize,
+            ToLongFunction<Worker> blockCount,
+            Choice out) {
         synchronized (lock) {
             WorkerLoad[] ws = sorted;
             int n = ws.length;

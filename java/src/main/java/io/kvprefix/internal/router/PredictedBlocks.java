@@ -133,7 +133,8 @@ public final class PredictedBlocks implements AutoCloseable {
         if (held < n) {
             long[] names = Arrays.copyOfRange(chains, held, n);
             long[] hashes = Arrays.copyOfRange(locals, held, n);
-            KvEvent.Stored ev = held == 0 ? KvEvent.Stored.root(worker, names, hashes)
+            KvEvent.Stored ev = held == 0
+                    ? KvEvent.Stored.root(worker, names, hashes)
                     : KvEvent.Stored.after(worker, chains[held - 1], names, hashes);
             if (index.apply(ev) == EventStatus.OK) {
                 for (int i = held; i < n; i++) {

@@ -48,8 +48,13 @@ public final class RoutingPolicy {
      * @param spreadMisses round-robin misses over the least-cost workers
      * @param seed seed of the sampling generator
      */
-    public RoutingPolicy(double overlapWeight, double temperature, int minMatchBlocks, int minMatchTokens,
-                         boolean spreadMisses, long seed) {
+    public RoutingPolicy(
+            double overlapWeight,
+            double temperature,
+            int minMatchBlocks,
+            int minMatchTokens,
+            boolean spreadMisses,
+            long seed) {
         this.overlapWeight = overlapWeight;
         this.temperature = temperature;
         this.minMatchBlocks = minMatchBlocks;

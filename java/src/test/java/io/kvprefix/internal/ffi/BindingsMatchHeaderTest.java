@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
  */
 class BindingsMatchHeaderTest {
 
-    private static final Pattern DECL = Pattern.compile(
-            "KVP_API\\s+([A-Za-z_][\\w\\s\\*]*?)\\s*\\b(kvp_\\w+)\\s*\\(([^)]*)\\)\\s*;");
+    private static final Pattern DECL =
+            Pattern.compile("KVP_API\\s+([A-Za-z_][\\w\\s\\*]*?)\\s*\\b(kvp_\\w+)\\s*\\(([^)]*)\\)\\s*;");
 
     static Map<String, FunctionDescriptor> parseHeader() throws IOException {
         String text = Files.readString(RepoPaths.root().resolve("include/kvprefix.h"));
@@ -45,8 +45,11 @@ class BindingsMatchHeaderTest {
                 }
             }
             MemoryLayout[] args = params.toArray(new MemoryLayout[0]);
-            out.put(name, ret.equals("void") ? FunctionDescriptor.ofVoid(args)
-                    : FunctionDescriptor.of(layoutOf(ret + " x", name), args));
+            out.put(
+                    name,
+                    ret.equals("void")
+                            ? FunctionDescriptor.ofVoid(args)
+                            : FunctionDescriptor.of(layoutOf(ret + " x", name), args));
         }
         return out;
     }

@@ -22,13 +22,21 @@ import org.junit.jupiter.api.Test;
 class NativeKernelTest {
 
     private static OffHeapPrefixIndex index(Implementation impl, int blockSize) {
-        return new OffHeapPrefixIndex(IndexConfig.builder().blockSize(blockSize).implementation(impl).build());
+        return new OffHeapPrefixIndex(
+                IndexConfig.builder().blockSize(blockSize).implementation(impl).build());
     }
 
     @Test
     void theLibraryReadsTheRecordLayoutJavaWrites() {
-        assertArrayEquals(new int[] {(int) TableLayout.HOT_LOCAL, (int) TableLayout.HOT_CHAIN, (int) TableLayout.HOT_STATE,
-                (int) TableLayout.HOT_PARENT, (int) TableLayout.HOT_BITS}, KvpBindings.layout());
+        assertArrayEquals(
+                new int[] {
+                    (int) TableLayout.HOT_LOCAL,
+                    (int) TableLayout.HOT_CHAIN,
+                    (int) TableLayout.HOT_STATE,
+                    (int) TableLayout.HOT_PARENT,
+                    (int) TableLayout.HOT_BITS
+                },
+                KvpBindings.layout());
     }
 
     @Test
@@ -39,7 +47,8 @@ class NativeKernelTest {
             int pos = r.nextInt(4) == 0 ? r.nextInt(Integer.MAX_VALUE - 1) : r.nextInt(5000);
             long local = r.nextLong();
             int mask = (1 << (1 + r.nextInt(30))) - 1;
-            assertEquals(TableLayout.home(pos, local, mask), KvpBindings.home(pos, local, mask), TestScale.replay(seed));
+            assertEquals(
+                    TableLayout.home(pos, local, mask), KvpBindings.home(pos, local, mask), TestScale.replay(seed));
         }
     }
 
@@ -85,7 +94,11 @@ class NativeKernelTest {
                 assertThrows(IndexOutOfBoundsException.class, () -> ix.match(tokens, 0, Integer.MAX_VALUE, m));
                 assertThrows(IndexOutOfBoundsException.class, () -> ix.match(hashes, 5, 6, m));
                 assertThrows(IndexOutOfBoundsException.class, () -> ix.match(hashes, Integer.MAX_VALUE, 1, m));
-                BlockHasher otherChain = BlockHasher.builder().blockSize(4).chainSeed(0).implementation(impl).build();
+                BlockHasher otherChain = BlockHasher.builder()
+                        .blockSize(4)
+                        .chainSeed(0)
+                        .implementation(impl)
+                        .build();
                 assertThrows(IllegalArgumentException.class, () -> ix.match(tokens, 0, 8, otherChain, m));
             }
         }
@@ -96,7 +109,8 @@ class NativeKernelTest {
         for (Implementation impl : new Implementation[] {Implementation.NATIVE, Implementation.PORTABLE}) {
             try (OffHeapPrefixIndex ix = index(impl, 4)) {
                 int[] stored = {1, 2, 3, 4, 5, 6, 7, 8};
-                ix.apply(new KvEvent.StoredTokens(Worker.of(9), OptionalLong.empty(), stored, 4, new long[] {1, 2}, null, null));
+                ix.apply(new KvEvent.StoredTokens(
+                        Worker.of(9), OptionalLong.empty(), stored, 4, new long[] {1, 2}, null, null));
                 MatchResult m = new MatchResult();
                 ix.match(new int[0], 0, 0, m);
                 assertEquals(0, m.size());
@@ -124,10 +138,17 @@ class NativeKernelTest {
         int rounds = TestScale.iterations(40, 400);
         for (int round = 0; round < rounds; round++) {
             int bs = 1 + r.nextInt(r.nextBoolean() ? 8 : 64);
-            IndexConfig cfg = IndexConfig.builder().blockSize(bs).jumpSize(new int[] {1, 2, 8, 64}[r.nextInt(4)])
-                    .maxWorkers(r.nextBoolean() ? 64 : 1024).build();
-            try (PrefixIndex nat = PrefixIndex.offHeap(cfg.toBuilder().implementation(Implementation.NATIVE).build());
-                 PrefixIndex jav = PrefixIndex.offHeap(cfg.toBuilder().implementation(Implementation.PORTABLE).build())) {
+            IndexConfig cfg = IndexConfig.builder()
+                    .blockSize(bs)
+                    .jumpSize(new int[] {1, 2, 8, 64}[r.nextInt(4)])
+                    .maxWorkers(r.nextBoolean() ? 64 : 1024)
+                    .build();
+            try (PrefixIndex nat = PrefixIndex.offHeap(cfg.toBuilder()
+                            .implementation(Implementation.NATIVE)
+                            .build());
+                    PrefixIndex jav = PrefixIndex.offHeap(cfg.toBuilder()
+                            .implementation(Implementation.PORTABLE)
+                            .build())) {
                 int[][] docs = new int[6][];
                 for (int d = 0; d < docs.length; d++) {
                     docs[d] = new int[bs * (1 + r.nextInt(80))];
@@ -146,8 +167,14 @@ class NativeKernelTest {
                     }
                     String lora = r.nextInt(5) == 0 ? "ad" : null;
                     Worker worker = Worker.of(r.nextInt(workers));
-                    KvEvent ev = new KvEvent.StoredTokens(worker, OptionalLong.empty(),
-                            java.util.Arrays.copyOf(doc, blocks * bs), bs, names, lora, null);
+                    KvEvent ev = new KvEvent.StoredTokens(
+                            worker,
+                            OptionalLong.empty(),
+                            java.util.Arrays.copyOf(doc, blocks * bs),
+                            bs,
+                            names,
+                            lora,
+                            null);
                     assertEquals(jav.apply(ev), nat.apply(ev));
                     if (r.nextInt(6) == 0) {
                         KvEvent rm = new KvEvent.Removed(worker, new long[] {names[r.nextInt(blocks)]});
@@ -163,7 +190,11 @@ class NativeKernelTest {
                         req[r.nextInt(len)] = 99;
                     }
                     BlockHasher h = r.nextInt(5) == 0
-                            ? BlockHasher.builder().blockSize(bs).loraName("ad").implementation(Implementation.PORTABLE).build()
+                            ? BlockHasher.builder()
+                                    .blockSize(bs)
+                                    .loraName("ad")
+                                    .implementation(Implementation.PORTABLE)
+                                    .build()
                             : jav.hasher();
                     jav.match(req, 0, len, h, a);
                     nat.match(req, 0, len, h, b);

@@ -177,7 +177,11 @@ class OffHeapConcurrencyTest {
 
     private static IndexConfig config(int jump) {
         Implementation impl = (configs++ & 1) == 0 ? Implementation.NATIVE : Implementation.PORTABLE;
-        return IndexConfig.builder().maxWorkers(256).jumpSize(jump).implementation(impl).build();
+        return IndexConfig.builder()
+                .maxWorkers(256)
+                .jumpSize(jump)
+                .implementation(impl)
+                .build();
     }
 
     /** Applies every worker's events in order to a fresh reference index. */
@@ -200,7 +204,8 @@ class OffHeapConcurrencyTest {
                 for (KvEvent ev : e.getValue()) {
                     solo.apply(ev);
                     for (int qi = 0; qi < max.length; qi++) {
-                        max[qi] = Math.max(max[qi], solo.match(wl.queries().get(qi)).depthOf(e.getKey()));
+                        max[qi] = Math.max(
+                                max[qi], solo.match(wl.queries().get(qi)).depthOf(e.getKey()));
                     }
                 }
             }
@@ -210,8 +215,9 @@ class OffHeapConcurrencyTest {
     }
 
     /** Runs writers (one per group of workers) and readers at once; returns violations seen by readers. */
-    private static List<String> runConcurrently(OffHeapPrefixIndex ix, Workload wl, int writers, int readers,
-                                                Map<Worker, int[]> bound, long seed) throws InterruptedException {
+    private static List<String> runConcurrently(
+            OffHeapPrefixIndex ix, Workload wl, int writers, int readers, Map<Worker, int[]> bound, long seed)
+            throws InterruptedException {
         List<List<KvEvent>> lanes = new ArrayList<>();
         for (int i = 0; i < writers; i++) {
             lanes.add(new ArrayList<>());
@@ -311,7 +317,7 @@ class OffHeapConcurrencyTest {
             IndexConfig cfg = config(new int[] {1, 2, 8, 64}[r.nextInt(4)]);
             Map<Worker, int[]> bound = maxDepthEver(wl, cfg);
             try (PrefixIndex ref = reference(wl, cfg);
-                 OffHeapPrefixIndex ix = new OffHeapPrefixIndex(cfg)) {
+                    OffHeapPrefixIndex ix = new OffHeapPrefixIndex(cfg)) {
                 where += ", " + (ix.nativeMatch() ? "native" : "java") + " reads";
                 List<String> v = runConcurrently(ix, wl, 3, 2, bound, seed);
                 assertTrue(v.isEmpty(), where + ": " + v.subList(0, Math.min(5, v.size())));
@@ -332,7 +338,7 @@ class OffHeapConcurrencyTest {
             IndexConfig cfg = config(new int[] {1, 2, 8, 64}[r.nextInt(4)]);
             Map<Worker, int[]> bound = maxDepthEver(wl, cfg);
             try (PrefixIndex ref = reference(wl, cfg);
-                 OffHeapPrefixIndex ix = new OffHeapPrefixIndex(cfg)) {
+                    OffHeapPrefixIndex ix = new OffHeapPrefixIndex(cfg)) {
                 where += ", " + (ix.nativeMatch() ? "native" : "java") + " reads";
                 List<String> v = runConcurrently(ix, wl, 2 + r.nextInt(3), 2, bound, seed);
                 assertTrue(v.isEmpty(), where + ": " + v.subList(0, Math.min(5, v.size())));
@@ -352,7 +358,7 @@ class OffHeapConcurrencyTest {
             IndexConfig cfg = config(new int[] {1, 2, 4, 8}[r.nextInt(4)]);
             Map<Worker, int[]> bound = maxDepthEver(wl, cfg);
             try (PrefixIndex ref = reference(wl, cfg);
-                 OffHeapPrefixIndex ix = new OffHeapPrefixIndex(cfg)) {
+                    OffHeapPrefixIndex ix = new OffHeapPrefixIndex(cfg)) {
                 where += ", " + (ix.nativeMatch() ? "native" : "java") + " reads";
                 List<String> v = runConcurrently(ix, wl, 2, 2, bound, seed);
                 assertTrue(v.isEmpty(), where + ": " + v.subList(0, Math.min(5, v.size())));
@@ -362,12 +368,15 @@ class OffHeapConcurrencyTest {
     }
 
     @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.EnumSource(value = Implementation.class, names = {"NATIVE", "PORTABLE"})
+    @org.junit.jupiter.params.provider.EnumSource(
+            value = Implementation.class,
+            names = {"NATIVE", "PORTABLE"})
     void closeDuringTheRunFailsCallsCleanly(Implementation impl) throws Exception {
         long seed = TestScale.seed();
         SplittableRandom r = new SplittableRandom(seed);
         Workload wl = growOnly(r, 40, 400);
-        OffHeapPrefixIndex ix = new OffHeapPrefixIndex(config(8).toBuilder().implementation(impl).build());
+        OffHeapPrefixIndex ix = new OffHeapPrefixIndex(
+                config(8).toBuilder().implementation(impl).build());
         AtomicBoolean stop = new AtomicBoolean();
         ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
         List<Thread> threads = new ArrayList<>();
@@ -416,8 +425,13 @@ class OffHeapConcurrencyTest {
             t.join(10_000);
         }
         assertTrue(unexpected.isEmpty(), TestScale.replay(seed) + ": " + unexpected);
-        for (Runnable call : List.<Runnable>of(() -> ix.match(new long[] {1}), () -> ix.apply(new KvEvent.Cleared(Worker.of(1))),
-                ix::stats, () -> ix.blockCount(Worker.of(1)), ix::workers, () -> ix.match(new int[64]))) {
+        for (Runnable call : List.<Runnable>of(
+                () -> ix.match(new long[] {1}),
+                () -> ix.apply(new KvEvent.Cleared(Worker.of(1))),
+                ix::stats,
+                () -> ix.blockCount(Worker.of(1)),
+                ix::workers,
+                () -> ix.match(new int[64]))) {
             try {
                 call.run();
                 fail("call after close should fail");
@@ -432,7 +446,8 @@ class OffHeapConcurrencyTest {
     @Test
     void eventSinkFlushCoversEverySubmitThatReturnedWithManyProducers() throws Exception {
         IndexConfig cfg = config(4);
-        try (PrefixIndex ix = PrefixIndex.offHeap(cfg); EventSink sink = EventSink.create(ix, 2, null)) {
+        try (PrefixIndex ix = PrefixIndex.offHeap(cfg);
+                EventSink sink = EventSink.create(ix, 2, null)) {
             int producers = 4;
             ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
             List<Thread> threads = new ArrayList<>();
@@ -446,7 +461,8 @@ class OffHeapConcurrencyTest {
                         sink.submit(KvEvent.Stored.root(w, new long[] {e++, e++}, new long[] {e, e + 7}));
                         sink.flush(); // everything this thread submitted is applied now
                         if (ix.blockCount(w) < before + 2) {
-                            failures.add("producer " + producer + " round " + round + ": flush returned before its store was applied");
+                            failures.add("producer " + producer + " round " + round
+                                    + ": flush returned before its store was applied");
                         }
                     }
                 }));
@@ -480,8 +496,9 @@ class OffHeapConcurrencyTest {
                 }
             }
             AtomicLong seen = new AtomicLong();
-            try (PrefixIndex ref = reference(wl, cfg); PrefixIndex ix = PrefixIndex.offHeap(cfg);
-                 EventSink sink = EventSink.create(ix, threads, (e, s) -> seen.incrementAndGet())) {
+            try (PrefixIndex ref = reference(wl, cfg);
+                    PrefixIndex ix = PrefixIndex.offHeap(cfg);
+                    EventSink sink = EventSink.create(ix, threads, (e, s) -> seen.incrementAndGet())) {
                 for (KvEvent e : interleaved) {
                     sink.submit(e);
                 }

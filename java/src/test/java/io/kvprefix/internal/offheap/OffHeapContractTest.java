@@ -46,6 +46,10 @@ class OffHeapContractTest extends PrefixIndexContractTest {
 
     @Override
     protected IndexConfig config() {
-        return IndexConfig.builder().maxWorkers(slots).jumpSize(jump).implementation(impl).build();
+        return IndexConfig.builder()
+                .maxWorkers(slots)
+                .jumpSize(jump)
+                .implementation(impl)
+                .build();
     }
 }

@@ -44,6 +44,7 @@ public final class EngineSession implements EngineSync.Port {
     private final EngineSync sync;
     /** The workers this engine has fed, which a resync clears. */
     private final Set<Worker> workersFed = new LinkedHashSet<>();
+
     private final Set<DecodeIssue> logged = EnumSet.noneOf(DecodeIssue.class);
     private boolean applyErrorLogged;
     private Runnable socketsChanged = () -> {};
@@ -62,8 +63,13 @@ public final class EngineSession implements EngineSync.Port {
         this.index = index;
         this.settings = settings;
         this.decoder = new VllmEventDecoder(engine);
-        this.sync = new EngineSync(this, counters, engine.replayEndpoint().isPresent(), settings.bootstrapReplay(),
-                settings.replayTimeoutNanos(), settings.maxPendingBatches());
+        this.sync = new EngineSync(
+                this,
+                counters,
+                engine.replayEndpoint().isPresent(),
+                settings.bootstrapReplay(),
+                settings.replayTimeoutNanos(),
+                settings.maxPendingBatches());
         engine.dpRank().ifPresent(r -> workersFed.add(new Worker(engine.workerId(), r)));
     }
 
@@ -177,7 +183,9 @@ public final class EngineSession implements EngineSync.Port {
                 break;
             }
             if (frames.size() != 3) {
-                issue(DecodeIssue.BAD_FRAMES, "live message with " + frames.size() + " frames, expected [topic, seq, payload]");
+                issue(
+                        DecodeIssue.BAD_FRAMES,
+                        "live message with " + frames.size() + " frames, expected [topic, seq, payload]");
                 continue;
             }
             long seq = sequence(frames.get(1));
@@ -198,8 +206,10 @@ public final class EngineSession implements EngineSync.Port {
             }
             // ["", seq, payload] (vLLM up to mid-2026) or ["", topic, seq, payload] (current vLLM)
             if ((frames.size() != 3 && frames.size() != 4) || frames.get(0).length != 0) {
-                issue(DecodeIssue.BAD_FRAMES, "replay answer with " + frames.size()
-                        + " frames, expected [\"\", seq, payload] or [\"\", topic, seq, payload]");
+                issue(
+                        DecodeIssue.BAD_FRAMES,
+                        "replay answer with " + frames.size()
+                                + " frames, expected [\"\", seq, payload] or [\"\", topic, seq, payload]");
                 continue;
             }
             byte[] seqFrame = frames.get(frames.size() - 2);
@@ -294,8 +304,10 @@ public final class EngineSession implements EngineSync.Port {
             counters.increment(Counter.APPLY_ERRORS);
             if (!applyErrorLogged) {
                 applyErrorLogged = true;
-                LOG.log(Level.WARNING, engine.endpoint() + ": the index refused an event: " + describe(ex)
-                        + " (logged once; counted as apply_errors)");
+                LOG.log(
+                        Level.WARNING,
+                        engine.endpoint() + ": the index refused an event: " + describe(ex)
+                                + " (logged once; counted as apply_errors)");
             }
             return null;
         }
@@ -355,7 +367,8 @@ public final class EngineSession implements EngineSync.Port {
     private void issue(DecodeIssue issue, String detail) {
         counters.issue(issue);
         if (logged.add(issue)) {
-            LOG.log(issue.category() == DecodeIssue.Category.ERROR ? Level.WARNING : Level.INFO,
+            LOG.log(
+                    issue.category() == DecodeIssue.Category.ERROR ? Level.WARNING : Level.INFO,
                     engine.endpoint() + ": " + issue.wireName() + ": " + detail + " (logged once per engine; counted)");
         }
     }

@@ -41,6 +41,7 @@ import java.util.ArrayDeque;
 public final class EngineSync {
     /** Replay requests per gap when answers keep arriving with holes. */
     public static final int MAX_REPLAY_ATTEMPTS = 3;
+
     private static final long NONE = -1;
 
     /** What the state machine asks of its engine. */
@@ -77,6 +78,7 @@ public final class EngineSync {
     private boolean started;
     /** Lower end of the window of numbers that count as duplicates (below {@link #next}), or NONE. */
     private long duplicatesFrom = NONE;
+
     private long lastApplied = NONE;
 
     private boolean replaying;
@@ -94,8 +96,13 @@ public final class EngineSync {
      * @param replayTimeoutNanos how long a replay may go without an answer before it is given up
      * @param maxPending how many live batches may wait for a replay before it is given up
      */
-    public EngineSync(Port port, EngineCounters counters, boolean hasReplay, boolean bootstrapReplay,
-                      long replayTimeoutNanos, int maxPending) {
+    public EngineSync(
+            Port port,
+            EngineCounters counters,
+            boolean hasReplay,
+            boolean bootstrapReplay,
+            long replayTimeoutNanos,
+            int maxPending) {
         this.port = port;
         this.counters = counters;
         this.hasReplay = hasReplay;
@@ -152,8 +159,10 @@ public final class EngineSync {
         replaying = false;
         if (replayHole) {
             if (replayAttempts < MAX_REPLAY_ATTEMPTS) {
-                port.log(false, "replay answers skipped batches after " + (next - 1) + "; asking again (attempt "
-                        + (replayAttempts + 1) + " of " + MAX_REPLAY_ATTEMPTS + ")");
+                port.log(
+                        false,
+                        "replay answers skipped batches after " + (next - 1) + "; asking again (attempt "
+                                + (replayAttempts + 1) + " of " + MAX_REPLAY_ATTEMPTS + ")");
                 sendReplay(next, now);
                 replayAttempts++;
                 return;
@@ -229,8 +238,10 @@ public final class EngineSync {
                 return true;
             }
             counters.increment(Counter.RESTARTS);
-            port.log(true, "sequence went back from " + (next - 1) + " to " + seq
-                    + ": the publisher restarted; clearing its workers");
+            port.log(
+                    true,
+                    "sequence went back from " + (next - 1) + " to " + seq
+                            + ": the publisher restarted; clearing its workers");
             port.clearWorkers();
             next = NONE;
             started = false;
@@ -288,11 +299,16 @@ public final class EngineSync {
     private void loseRange(String reason) {
         if (bootstrapping) {
             counters.increment(Counter.LATE_JOINS);
-            port.log(false, "cannot fetch the batches published before the subscription (" + reason
-                    + "); starting from what is available");
+            port.log(
+                    false,
+                    "cannot fetch the batches published before the subscription (" + reason
+                            + "); starting from what is available");
         } else {
             counters.increment(Counter.RESYNCS);
-            port.log(true, "lost batches for good (" + reason + "); clearing the engine's workers and resuming from the live stream");
+            port.log(
+                    true,
+                    "lost batches for good (" + reason
+                            + "); clearing the engine's workers and resuming from the live stream");
             port.clearWorkers();
         }
         next = NONE;

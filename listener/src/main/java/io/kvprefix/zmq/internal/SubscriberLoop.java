@@ -52,13 +52,15 @@ public final class SubscriberLoop implements Runnable {
      */
     public <T> CompletableFuture<T> submit(Function<Context, T> command) {
         CompletableFuture<T> f = new CompletableFuture<>();
-        commands.add(new Command(() -> {
-            try {
-                f.complete(command.apply(new Context()));
-            } catch (RuntimeException | Error e) {
-                f.completeExceptionally(e);
-            }
-        }, f));
+        commands.add(new Command(
+                () -> {
+                    try {
+                        f.complete(command.apply(new Context()));
+                    } catch (RuntimeException | Error e) {
+                        f.completeExceptionally(e);
+                    }
+                },
+                f));
         if (finished || stopping) {
             failLateCommands();
         }
@@ -87,7 +89,8 @@ public final class SubscriberLoop implements Runnable {
         /** Stops polling {@code s}, makes it forget what it fed into the index, and closes its sockets. */
         public void remove(EngineSession s) {
             sessions.remove(s);
-            boolean shared = sessions.stream().anyMatch(o -> o.engine().workerId() == s.engine().workerId());
+            boolean shared = sessions.stream()
+                    .anyMatch(o -> o.engine().workerId() == s.engine().workerId());
             s.forget(shared);
             s.closeSockets();
             socketsChanged = true;
@@ -111,11 +114,11 @@ public final class SubscriberLoop implements Runnable {
             });
             // JeroMQ's own threads report their errors here rather than printing stack traces; during
             // shutdown it can race itself (a termination ack to a closed mailbox), which is harmless.
-            Thread.UncaughtExceptionHandler report = (t, e) -> LOG.log(stopping ? Level.DEBUG : Level.WARNING,
-                    "kvprefix-zmq: ZMQ thread " + t.getName() + ": " + e);
+            Thread.UncaughtExceptionHandler report = (t, e) -> LOG.log(
+                    stopping ? Level.DEBUG : Level.WARNING, "kvprefix-zmq: ZMQ thread " + t.getName() + ": " + e);
             context.setUncaughtExceptionHandler(report);
             context.setNotificationExceptionHandler(report);
-            selector = context.createSelector();
+            selector = Selector.open(); // ours to close (ZContext.createSelector is deprecated)
             while (!stopping) {
                 try {
                     iterate();
@@ -203,6 +206,13 @@ public final class SubscriberLoop implements Runnable {
         sessions.clear();
         if (context != null) {
             context.close();
+        }
+        if (selector != null) {
+            try {
+                selector.close();
+            } catch (java.io.IOException e) {
+                LOG.log(Level.DEBUG, "closing the selector: " + e);
+            }
         }
         finished = true;
         failLateCommands();

@@ -13,6 +13,11 @@ package io.kvprefix.zmq.internal;
  * @param receiveHighWaterMark messages the live socket may queue before ZMQ drops (a drop is a gap, recovered by replay)
  * @param handshakeMillis how long a new connection may take to complete its ZMTP handshake before it is retried
  */
-public record SubscriberSettings(long replayTimeoutNanos, int maxPendingBatches, boolean bootstrapReplay,
-                                 int heartbeatMillis, int reconnectMaxMillis, int receiveHighWaterMark,
-                                 int handshakeMillis) {}
+public record SubscriberSettings(
+        long replayTimeoutNanos,
+        int maxPendingBatches,
+        boolean bootstrapReplay,
+        int heartbeatMillis,
+        int reconnectMaxMillis,
+        int receiveHighWaterMark,
+        int handshakeMillis) {}

@@ -35,9 +35,20 @@ public record WireBatch(double timestamp, OptionalInt dpRank, List<Event> events
      * @param groupIdx the KV-cache group, or -1 when absent / nil
      * @param specKind the {@code kv_cache_spec_kind}, or null when absent / nil
      */
-    public record Stored(long[] blockHashes, boolean hasParent, long parent, int[] tokenIds, boolean bigram,
-                         int blockSize, long loraId, String medium, String loraName, boolean extraKeys,
-                         int groupIdx, String specKind) implements Event {}
+    public record Stored(
+            long[] blockHashes,
+            boolean hasParent,
+            long parent,
+            int[] tokenIds,
+            boolean bigram,
+            int blockSize,
+            long loraId,
+            String medium,
+            String loraName,
+            boolean extraKeys,
+            int groupIdx,
+            String specKind)
+            implements Event {}
 
     /**
      * {@code BlockRemoved}.

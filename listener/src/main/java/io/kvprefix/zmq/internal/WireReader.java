@@ -59,8 +59,8 @@ public final class WireReader {
         try (MessageUnpacker u = MessagePack.newDefaultUnpacker(payload)) {
             WireBatch batch = readBatch(u, payload.length);
             if (u.hasNext()) {
-                throw new VllmDecodeException(DecodeIssue.BAD_MSGPACK,
-                        (payload.length - u.getTotalReadBytes()) + " bytes after the batch");
+                throw new VllmDecodeException(
+                        DecodeIssue.BAD_MSGPACK, (payload.length - u.getTotalReadBytes()) + " bytes after the batch");
             }
             return batch;
         } catch (Corrupt e) {
@@ -80,7 +80,8 @@ public final class WireReader {
             int n = arrayHeader(u, size);
             if (n < 2) {
                 skip(u, n);
-                throw new VllmDecodeException(DecodeIssue.BAD_BATCH, "batch array has " + n + " elements, expected [ts, events, dp_rank?]");
+                throw new VllmDecodeException(
+                        DecodeIssue.BAD_BATCH, "batch array has " + n + " elements, expected [ts, events, dp_rank?]");
             }
             ts = batchTimestamp(u);
             haveTs = true;
@@ -108,7 +109,9 @@ public final class WireReader {
             }
         } else {
             u.skipValue();
-            throw new VllmDecodeException(DecodeIssue.BAD_BATCH, "payload is a " + t.name().toLowerCase() + ", expected a batch array or map");
+            throw new VllmDecodeException(
+                    DecodeIssue.BAD_BATCH,
+                    "payload is a " + t.name().toLowerCase() + ", expected a batch array or map");
         }
         if (!haveTs || events == null) {
             throw new VllmDecodeException(DecodeIssue.BAD_BATCH, "batch map lacks " + (haveTs ? "events" : "ts"));
@@ -123,7 +126,9 @@ public final class WireReader {
             case INTEGER -> f == MessageFormat.UINT64 ? u.unpackBigInteger().doubleValue() : u.unpackLong();
             default -> {
                 u.skipValue();
-                throw new VllmDecodeException(DecodeIssue.BAD_BATCH, "batch timestamp is a " + f.getValueType().name().toLowerCase());
+                throw new VllmDecodeException(
+                        DecodeIssue.BAD_BATCH,
+                        "batch timestamp is a " + f.getValueType().name().toLowerCase());
             }
         };
     }
@@ -139,12 +144,14 @@ public final class WireReader {
         }
         long r = u.unpackLong();
         if (r < 0 || r > 0xFFFF_FFFFL) {
-            throw new VllmDecodeException(DecodeIssue.BAD_BATCH, "data_parallel_rank " + r + " is outside 0..4294967295");
+            throw new VllmDecodeException(
+                    DecodeIssue.BAD_BATCH, "data_parallel_rank " + r + " is outside 0..4294967295");
         }
         return OptionalInt.of((int) r);
     }
 
-    private static List<WireBatch.Event> readEvents(MessageUnpacker u, int size) throws IOException, VllmDecodeException {
+    private static List<WireBatch.Event> readEvents(MessageUnpacker u, int size)
+            throws IOException, VllmDecodeException {
         if (u.getNextFormat().getValueType() != ValueType.ARRAY) {
             u.skipValue();
             throw new VllmDecodeException(DecodeIssue.BAD_BATCH, "batch events are not an array");
@@ -159,8 +166,9 @@ public final class WireReader {
                 out.add(readMapEvent(u, size));
             } else {
                 u.skipValue();
-                out.add(new WireBatch.Bad(DecodeIssue.BAD_EVENT, "event " + i + " is a " + t.name().toLowerCase()
-                        + ", expected a tagged array or a map"));
+                out.add(new WireBatch.Bad(
+                        DecodeIssue.BAD_EVENT,
+                        "event " + i + " is a " + t.name().toLowerCase() + ", expected a tagged array or a map"));
             }
         }
         return out;
@@ -198,15 +206,29 @@ public final class WireReader {
             }
             return switch (type) {
                 case "BlockStored" -> {
-                    String missing = blockHashes == null ? "block_hashes" : tokenIds == null ? "token_ids"
-                            : blockSize < 0 ? "block_size" : null;
-                    yield missing != null ? new WireBatch.Bad(DecodeIssue.BAD_EVENT, "BlockStored without " + missing)
-                            : new WireBatch.Stored(blockHashes, hasParent, parent, tokenIds, bigram, blockSize, loraId,
-                                    medium, loraName, extraKeys, groupIdx, specKind);
+                    String missing = blockHashes == null
+                            ? "block_hashes"
+                            : tokenIds == null ? "token_ids" : blockSize < 0 ? "block_size" : null;
+                    yield missing != null
+                            ? new WireBatch.Bad(DecodeIssue.BAD_EVENT, "BlockStored without " + missing)
+                            : new WireBatch.Stored(
+                                    blockHashes,
+                                    hasParent,
+                                    parent,
+                                    tokenIds,
+                                    bigram,
+                                    blockSize,
+                                    loraId,
+                                    medium,
+                                    loraName,
+                                    extraKeys,
+                                    groupIdx,
+                                    specKind);
                 }
-                case "BlockRemoved" -> blockHashes == null
-                        ? new WireBatch.Bad(DecodeIssue.BAD_EVENT, "BlockRemoved without block_hashes")
-                        : new WireBatch.Removed(blockHashes, medium, groupIdx, specKind);
+                case "BlockRemoved" ->
+                    blockHashes == null
+                            ? new WireBatch.Bad(DecodeIssue.BAD_EVENT, "BlockRemoved without block_hashes")
+                            : new WireBatch.Removed(blockHashes, medium, groupIdx, specKind);
                 case "AllBlocksCleared" -> new WireBatch.Cleared();
                 default -> new WireBatch.Bad(DecodeIssue.UNKNOWN_EVENT_TYPE, "unknown event type '" + type + "'");
             };
@@ -242,7 +264,8 @@ public final class WireReader {
     /** BlockStored, positional: 1 block_hashes, 2 parent, 3 token_ids, 4 block_size, 5 lora_id, 6 medium,
      * 7 lora_name, 8 extra_keys, 9 and 10 group_idx / kv_cache_spec_kind (told apart by type, as
      * encoders differ on what they put there); later positions are skipped. */
-    private static void storedPosition(MessageUnpacker u, Fields f, int i, int size) throws IOException, FieldException {
+    private static void storedPosition(MessageUnpacker u, Fields f, int i, int size)
+            throws IOException, FieldException {
         switch (i) {
             case 1 -> f.blockHashes = hashes(u, size, "block_hashes");
             case 2 -> parent(u, f);
@@ -258,7 +281,8 @@ public final class WireReader {
     }
 
     /** BlockRemoved, positional: 1 block_hashes, 2 medium, 3 and 4 group_idx / kv_cache_spec_kind. */
-    private static void removedPosition(MessageUnpacker u, Fields f, int i, int size) throws IOException, FieldException {
+    private static void removedPosition(MessageUnpacker u, Fields f, int i, int size)
+            throws IOException, FieldException {
         switch (i) {
             case 1 -> f.blockHashes = hashes(u, size, "block_hashes");
             case 2 -> f.medium = optionalString(u, "medium");
@@ -419,7 +443,9 @@ public final class WireReader {
                     int k = arrayHeaderInEvent(u, size);
                     if (k != 2) {
                         u.skipValue(k);
-                        throw new FieldException(DecodeIssue.BAD_EVENT, "token_ids[" + i + "] is an array of " + k + ", expected a pair");
+                        throw new FieldException(
+                                DecodeIssue.BAD_EVENT,
+                                "token_ids[" + i + "] is an array of " + k + ", expected a pair");
                     }
                     out[i] = token(u, i);
                     token(u, i);
@@ -446,7 +472,8 @@ public final class WireReader {
         }
         long t = u.unpackLong();
         if (t < 0 || t > 0xFFFF_FFFFL) {
-            throw new FieldException(DecodeIssue.BAD_EVENT, "token_ids[" + i + "] = " + t + " is outside 0..4294967295");
+            throw new FieldException(
+                    DecodeIssue.BAD_EVENT, "token_ids[" + i + "] = " + t + " is outside 0..4294967295");
         }
         return (int) t;
     }
@@ -474,7 +501,8 @@ public final class WireReader {
     private static FieldException wrongType(MessageUnpacker u, String what, String expected) throws IOException {
         ValueType t = u.getNextFormat().getValueType();
         u.skipValue();
-        return new FieldException(DecodeIssue.BAD_EVENT, what + " is a " + t.name().toLowerCase() + ", expected " + expected);
+        return new FieldException(
+                DecodeIssue.BAD_EVENT, what + " is a " + t.name().toLowerCase() + ", expected " + expected);
     }
 
     // ------------------------------------------------------------------ containers
@@ -497,8 +525,8 @@ public final class WireReader {
         long left = size - u.getTotalReadBytes();
         if (n < 0 || n > left) {
             // the stream cannot be resynchronized after a lying header: the batch is garbage
-            throw new Corrupt("an array header claims " + Integer.toUnsignedString(n)
-                    + " elements with " + left + " bytes left");
+            throw new Corrupt(
+                    "an array header claims " + Integer.toUnsignedString(n) + " elements with " + left + " bytes left");
         }
         return n;
     }
@@ -506,8 +534,9 @@ public final class WireReader {
     private static void checkCount(MessageUnpacker u, int size, int n, int bytesPerElement) throws VllmDecodeException {
         long left = size - u.getTotalReadBytes();
         if (n < 0 || (long) n * bytesPerElement > left) {
-            throw new VllmDecodeException(DecodeIssue.BAD_MSGPACK, "a header claims " + Integer.toUnsignedString(n)
-                    + " elements with " + left + " bytes left");
+            throw new VllmDecodeException(
+                    DecodeIssue.BAD_MSGPACK,
+                    "a header claims " + Integer.toUnsignedString(n) + " elements with " + left + " bytes left");
         }
     }
 

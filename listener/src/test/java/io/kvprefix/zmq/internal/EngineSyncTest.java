@@ -82,21 +82,32 @@ class EngineSyncTest {
     @Test
     void gapIsFilledByReplayAndLiveDuplicatesAreDropped() {
         EngineSync s = sync(true, 100);
-        live(s, 0, 1, 2, 6);                 // 3..5 lost
+        live(s, 0, 1, 2, 6); // 3..5 lost
         assertEquals("replaying", s.state());
-        live(s, 7);                          // held back
+        live(s, 7); // held back
         assertEquals(2, s.pending());
         replayed(s, 3, 4, 5, 6, 7);
         s.onReplayEnd(0);
         live(s, 8);
         assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L), port.applied);
-        assertEquals(List.of("apply 0", "apply 1", "apply 2", "replay 3", "apply 3", "apply 4", "apply 5", "apply 6",
-                "apply 7", "apply 8"), port.actions);
+        assertEquals(
+                List.of(
+                        "apply 0",
+                        "apply 1",
+                        "apply 2",
+                        "replay 3",
+                        "apply 3",
+                        "apply 4",
+                        "apply 5",
+                        "apply 6",
+                        "apply 7",
+                        "apply 8"),
+                port.actions);
         assertEquals(1, counters.get(Counter.GAPS));
         assertEquals(3, counters.get(Counter.MISSED_BATCHES));
         assertEquals(1, counters.get(Counter.REPLAYS));
         assertEquals(5, counters.get(Counter.REPLAYED_BATCHES));
-        assertEquals(2, counters.get(Counter.DUPLICATES));  // the held-back 6 and 7
+        assertEquals(2, counters.get(Counter.DUPLICATES)); // the held-back 6 and 7
         assertEquals(0, counters.get(Counter.RESYNCS));
         assertEquals(0, s.pending());
     }
@@ -107,11 +118,11 @@ class EngineSyncTest {
         live(s, 0, 3);
         replayed(s, 1, 2, 3, 4, 5);
         s.onReplayEnd(0);
-        live(s, 4, 5, 6);                    // 4 and 5 were published before the replay was served
+        live(s, 4, 5, 6); // 4 and 5 were published before the replay was served
         assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L), port.applied);
         assertEquals(3, counters.get(Counter.DUPLICATES));
         assertEquals(0, counters.get(Counter.RESTARTS));
-        live(s, 2);                          // after an in-order live batch, going back is a restart
+        live(s, 2); // after an in-order live batch, going back is a restart
         assertEquals(1, counters.get(Counter.RESTARTS));
     }
 
@@ -119,11 +130,21 @@ class EngineSyncTest {
     void evictedRangeClearsTheWorkerAndResumesFromTheBuffer() {
         EngineSync s = sync(true, 100);
         live(s, 0, 1, 9);
-        replayed(s, 6, 7, 8, 9);             // the buffer no longer holds 2..5
+        replayed(s, 6, 7, 8, 9); // the buffer no longer holds 2..5
         s.onReplayEnd(0);
         live(s, 10);
-        assertEquals(List.of("apply 0", "apply 1", "replay 2", "clear", "apply 6", "apply 7", "apply 8", "apply 9",
-                "apply 10"), port.actions);
+        assertEquals(
+                List.of(
+                        "apply 0",
+                        "apply 1",
+                        "replay 2",
+                        "clear",
+                        "apply 6",
+                        "apply 7",
+                        "apply 8",
+                        "apply 9",
+                        "apply 10"),
+                port.actions);
         assertEquals(1, counters.get(Counter.RESYNCS));
         assertEquals(1, counters.get(Counter.REPLAY_FAILURES));
         assertEquals(1, counters.get(Counter.DUPLICATES));
@@ -150,7 +171,7 @@ class EngineSyncTest {
         assertEquals(List.of("apply 0", "replay 1", "abandon", "clear", "apply 4", "apply 5"), port.actions);
         assertEquals(1, counters.get(Counter.REPLAY_FAILURES));
         assertEquals(1, counters.get(Counter.RESYNCS));
-        s.onReplayBatch(1, p(1), TIMEOUT + 2);   // a late answer of the abandoned replay
+        s.onReplayBatch(1, p(1), TIMEOUT + 2); // a late answer of the abandoned replay
         s.onReplayEnd(TIMEOUT + 2);
         assertEquals(2, counters.get(Counter.STALE_REPLAY_ANSWERS));
         assertEquals(List.of(0L, 4L, 5L), port.applied);
@@ -178,11 +199,12 @@ class EngineSyncTest {
     void holesInAReplayAreAskedForAgainThenGivenUp() {
         EngineSync s = sync(true, 100);
         live(s, 0, 5);
-        replayed(s, 1, 2, 4, 5);             // 3 dropped by the publisher's ROUTER
+        replayed(s, 1, 2, 4, 5); // 3 dropped by the publisher's ROUTER
         s.onReplayEnd(0);
         replayed(s, 3, 4, 5);
         s.onReplayEnd(0);
-        assertEquals(List.of("apply 0", "replay 1", "apply 1", "apply 2", "replay 3", "apply 3", "apply 4", "apply 5"),
+        assertEquals(
+                List.of("apply 0", "replay 1", "apply 1", "apply 2", "replay 3", "apply 3", "apply 4", "apply 5"),
                 port.actions);
         assertEquals(2, counters.get(Counter.REPLAYS));
         assertEquals(0, counters.get(Counter.RESYNCS));
@@ -203,7 +225,8 @@ class EngineSyncTest {
         live(s, 0, 2, 3, 4);
         assertEquals("replaying", s.state());
         live(s, 5);
-        assertEquals(List.of("apply 0", "replay 1", "abandon", "clear", "apply 2", "apply 3", "apply 4", "apply 5"),
+        assertEquals(
+                List.of("apply 0", "replay 1", "abandon", "clear", "apply 2", "apply 3", "apply 4", "apply 5"),
                 port.actions);
         assertEquals("live", s.state());
     }
@@ -234,7 +257,7 @@ class EngineSyncTest {
     void bootstrapFromATruncatedBufferIsALateJoinNotAResync() {
         EngineSync s = sync(true, 100);
         live(s, 50);
-        replayed(s, 48, 49, 50);              // the buffer starts at 48
+        replayed(s, 48, 49, 50); // the buffer starts at 48
         s.onReplayEnd(0);
         live(s, 51);
         assertEquals(List.of("replay 0", "apply 48", "apply 49", "apply 50", "apply 51"), port.actions);

@@ -25,8 +25,9 @@ import java.util.regex.Pattern;
 public final class PythonPublisher implements AutoCloseable {
     /** Debian's interpreter, where python3-zmq and python3-msgpack install (a pyenv python3 on PATH lacks them). */
     public static final String PYTHON = "/usr/bin/python3";
-    private static final Pattern ENGINE = Pattern.compile(
-            "\"([^\"]+)\": \\{\"pub\": (\\d+), \"replay\": (\\d+|null), \"topic\": \"([^\"]*)\"}");
+
+    private static final Pattern ENGINE =
+            Pattern.compile("\"([^\"]+)\": \\{\"pub\": (\\d+), \"replay\": (\\d+|null), \"topic\": \"([^\"]*)\"}");
     private static final Pattern DONE = Pattern.compile("\"([^\"]+)\": (-?\\d+)");
 
     /** Where one engine of the script listens. */
@@ -60,23 +61,31 @@ public final class PythonPublisher implements AutoCloseable {
         truth = dir.resolve("truth.txt");
         stderr = dir.resolve("publisher.stderr");
         process = new ProcessBuilder(PYTHON, script.toString(), spec.toString(), truth.toString())
-                .redirectError(stderr.toFile()).start();
-        reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String l; (l = r.readLine()) != null; ) {
-                    lines.add(l);
-                }
-            } catch (IOException ignored) {
-                // the process ended
-            }
-        }, "python-publisher-stdout");
+                .redirectError(stderr.toFile())
+                .start();
+        reader = new Thread(
+                () -> {
+                    try (BufferedReader r = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        for (String l; (l = r.readLine()) != null; ) {
+                            lines.add(l);
+                        }
+                    } catch (IOException ignored) {
+                        // the process ended
+                    }
+                },
+                "python-publisher-stdout");
         reader.setDaemon(true);
         reader.start();
         String ready = expectLine("READY ", 20);
         Matcher m = ENGINE.matcher(ready);
         while (m.find()) {
-            ports.put(m.group(1), new Ports(Integer.parseInt(m.group(2)),
-                    m.group(3).equals("null") ? null : Integer.valueOf(m.group(3)), m.group(4)));
+            ports.put(
+                    m.group(1),
+                    new Ports(
+                            Integer.parseInt(m.group(2)),
+                            m.group(3).equals("null") ? null : Integer.valueOf(m.group(3)),
+                            m.group(4)));
         }
         if (ports.isEmpty()) {
             throw new AssertionError("publisher's READY line has no engines: " + ready);
@@ -87,7 +96,9 @@ public final class PythonPublisher implements AutoCloseable {
     public static void requirePythonModules() throws IOException, InterruptedException {
         String why;
         try {
-            Process p = new ProcessBuilder(PYTHON, "-c", "import zmq, msgpack").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(PYTHON, "-c", "import zmq, msgpack")
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             if (p.waitFor() == 0) {
                 return;
@@ -153,16 +164,21 @@ public final class PythonPublisher implements AutoCloseable {
 
     /** Closes the script's standard input (it then exits) and waits for it; kills it if it lingers. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         try (OutputStream in = process.getOutputStream()) {
             in.flush();
         } catch (IOException ignored) {
             // already gone
         }
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(5, TimeUnit.SECONDS);
+            }
+            reader.join(5000);
+        } catch (InterruptedException e) {
             process.destroyForcibly();
-            process.waitFor(5, TimeUnit.SECONDS);
+            Thread.currentThread().interrupt();
         }
-        reader.join(5000);
     }
 }

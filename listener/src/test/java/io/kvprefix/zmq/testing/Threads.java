@@ -12,8 +12,12 @@ public final class Threads {
 
     /** Names of the live threads whose name starts with {@code prefix}. */
     public static List<String> alive(String prefix) {
-        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
-                .filter(n -> n.startsWith(prefix)).sorted().toList();
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .map(Thread::getName)
+                .filter(n -> n.startsWith(prefix))
+                .sorted()
+                .toList();
     }
 
     /** Waits up to {@code millis} for every thread named {@code prefix...} to end; fails naming the survivors. */

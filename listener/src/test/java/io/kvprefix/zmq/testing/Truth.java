@@ -50,13 +50,22 @@ public final class Truth {
             String[] f = line.split(" ");
             switch (f[0]) {
                 case "B" -> {
-                    current = new Batch(f[1], Long.parseLong(f[2]),
-                            f[3].equals("-") ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(f[3])), new ArrayList<>());
+                    current = new Batch(
+                            f[1],
+                            Long.parseLong(f[2]),
+                            f[3].equals("-") ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(f[3])),
+                            new ArrayList<>());
                     batches.add(current);
                 }
                 case "S", "R", "C" -> current.ops().add(f);
-                case "Q" -> queries.add(new Query(f[1], Integer.parseInt(f[2]), Integer.parseInt(f[3]),
-                        f[4].equals("-") ? null : f[4], Integer.parseInt(f[5]), tokens(f[6])));
+                case "Q" ->
+                    queries.add(new Query(
+                            f[1],
+                            Integer.parseInt(f[2]),
+                            Integer.parseInt(f[3]),
+                            f[4].equals("-") ? null : f[4],
+                            Integer.parseInt(f[5]),
+                            tokens(f[6])));
                 default -> throw new IllegalArgumentException("bad truth line: " + line);
             }
         }
@@ -88,9 +97,16 @@ public final class Truth {
                 default -> {
                     // S parent bs lora medium group kind hashes tokens
                     if (relevant(f[4], f[5])) {
-                        OptionalLong parent = f[1].equals("-") ? OptionalLong.empty() : OptionalLong.of(Long.parseUnsignedLong(f[1]));
-                        out.add(new KvEvent.StoredTokens(w, parent, tokens(f[8]), Integer.parseInt(f[2]), hashes(f[7]),
-                                f[3].equals("-") ? null : f[3], null));
+                        OptionalLong parent =
+                                f[1].equals("-") ? OptionalLong.empty() : OptionalLong.of(Long.parseUnsignedLong(f[1]));
+                        out.add(new KvEvent.StoredTokens(
+                                w,
+                                parent,
+                                tokens(f[8]),
+                                Integer.parseInt(f[2]),
+                                hashes(f[7]),
+                                f[3].equals("-") ? null : f[3],
+                                null));
                     }
                 }
             }
@@ -104,8 +120,8 @@ public final class Truth {
      * {@code workerOf(empty)}, then those from {@code resumeAt} on. Returns how many events of each
      * {@link EventKind} got each {@link EventStatus}, indexed by ordinal (the clear not counted).
      */
-    public long[][] feed(PrefixIndex oracle, String engine, Function<OptionalInt, Worker> workerOf, long lostFrom,
-                         long resumeAt) {
+    public long[][] feed(
+            PrefixIndex oracle, String engine, Function<OptionalInt, Worker> workerOf, long lostFrom, long resumeAt) {
         long[][] counts = new long[EventKind.values().length][EventStatus.values().length];
         boolean cleared = false;
         for (Batch b : batches(engine)) {
@@ -117,7 +133,8 @@ public final class Truth {
                 cleared = true;
             }
             for (KvEvent e : events(b, workerOf)) {
-                EventKind k = e instanceof KvEvent.Removed ? EventKind.REMOVED
+                EventKind k = e instanceof KvEvent.Removed
+                        ? EventKind.REMOVED
                         : e instanceof KvEvent.Cleared ? EventKind.CLEARED : EventKind.STORED;
                 counts[k.ordinal()][oracle.apply(e).ordinal()]++;
             }
