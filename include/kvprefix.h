@@ -13,7 +13,7 @@
  *    precondition. The Java side checks every precondition before calling, so KVP_EINVAL means a
  *    bug on the calling side; nothing is written to the output buffers in that case.
  *
- * Hashing (kvprefix CONTRACT section 2, bit-compatible with NVIDIA Dynamo's router):
+ * Hashing (kvprefix docs/SPEC.md section 2, bit-compatible with NVIDIA Dynamo's router):
  *  - local hash L of a block = XXH3_64bits_withSeed(block bytes [++ extras], seed)
  *  - chain hash: C[0] = L[0] (or chain(parent, L[0]) when the sequence continues a parent),
  *    C[i] = XXH3_64bits_withSeed(le64(C[i-1]) ++ le64(L[i]), chain_seed)   (16 bytes, parent first)
@@ -100,7 +100,7 @@ KVP_API int64_t kvp_chain(const uint64_t *local, int64_t n, uint64_t chain_seed,
  * seeing a live state. The caller keeps the table memory alive for the whole call (Java registers
  * the calling thread as a reader and frees a table only after every such call has returned).
  *
- * Search (CONTRACT section 4, exact): the request's chain is computed lazily (a chain hash only when
+ * Search (docs/SPEC.md section 4, exact): the request's chain is computed lazily (a chain hash only when
  * a record with that position and local hash exists); jump search advances by `jump` positions when
  * every still-active worker is in the target's set (bits are prefix-closed, so this is exact) and
  * walks the window position by position otherwise.

@@ -1,5 +1,5 @@
 /*
- * kvp_hash.c - batch block hashing (CONTRACT section 2). XXH3 comes from the system's xxHash
+ * kvp_hash.c - batch block hashing (docs/SPEC.md section 2). XXH3 comes from the system's xxHash
  * (Debian libxxhash-dev), inlined so the library has no run-time dependency on libxxhash.
  */
 #define KVP_BUILDING_LIBRARY 1

@@ -9,7 +9,7 @@ import java.util.Objects;
 import net.openhft.hashing.LongHashFunction;
 
 /**
- * Dynamo-compatible KV block hashing (kvprefix CONTRACT section 2), bit for bit.
+ * Dynamo-compatible KV block hashing (kvprefix docs/SPEC.md section 2), bit for bit.
  *
  * <ul>
  *   <li>A block is {@code blockSize} consecutive tokens; a request of {@code n} tokens has

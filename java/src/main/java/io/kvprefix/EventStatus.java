@@ -1,7 +1,7 @@
 package io.kvprefix;
 
 /**
- * The outcome of applying one {@link KvEvent} (CONTRACT sections 3 and 5). An event is applied
+ * The outcome of applying one {@link KvEvent} (docs/SPEC.md sections 3 and 5). An event is applied
  * whole or not at all: every status except {@link #OK} and {@link #BLOCK_NOT_FOUND} means the index
  * is unchanged.
  *

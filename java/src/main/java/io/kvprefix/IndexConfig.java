@@ -9,7 +9,7 @@ import java.util.Objects;
  * <ul>
  *   <li>{@code blockSize} (16): block size for {@link PrefixIndex#match(int[])}, the token form of a match.
  *       Token-form events carry their own block size.
- *   <li>{@code seed} (1337) and {@code chainSeed} (1337): hashing seeds (CONTRACT section 2); LoRA and
+ *   <li>{@code seed} (1337) and {@code chainSeed} (1337): hashing seeds (docs/SPEC.md section 2); LoRA and
  *       namespace salts are added per event or per request.
  *   <li>{@code maxWorkers} (1,024): worker slots; a store for a new worker when every slot is taken answers
  *       {@link EventStatus#CAPACITY_EXCEEDED}. A slot is freed by {@link KvEvent.RemoveWorker}.

@@ -5,7 +5,7 @@ import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
- * A KV-cache event from an engine (CONTRACT section 3): a worker stored blocks, removed blocks,
+ * A KV-cache event from an engine (docs/SPEC.md section 3): a worker stored blocks, removed blocks,
  * was cleared, or left.
  *
  * <p>Engine hashes {@code E} are opaque 64-bit names the engine gives its blocks; local hashes
@@ -91,7 +91,7 @@ public sealed interface KvEvent
     /**
      * The token form of a store, as vLLM sends it: the blocks' tokens, the engine's block size and
      * one engine hash per full block; kvprefix computes the local hashes itself (seed 1337 salted by
-     * the LoRA name and cache namespace, CONTRACT section 2.1). A partial tail is ignored.
+     * the LoRA name and cache namespace, docs/SPEC.md section 2.1). A partial tail is ignored.
      *
      * @param worker the worker
      * @param parentHash the engine hash of the parent block, or empty

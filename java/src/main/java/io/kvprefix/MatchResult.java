@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * The answer to one match: for every worker with a cached prefix of the request, its depth (how
- * many leading blocks of the request it holds, CONTRACT section 4). Workers with depth 0 are absent.
+ * many leading blocks of the request it holds, docs/SPEC.md section 4). Workers with depth 0 are absent.
  *
  * <p>A result is meant to be reused: pass the same instance to
  * {@link PrefixIndex#match(long[], int, int, MatchResult)} call after call and nothing is allocated

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * A global index of the KV-cache blocks every worker holds, fed by the engines' events, answering
- * for a request how many leading blocks each worker has cached (CONTRACT sections 3 and 4).
+ * for a request how many leading blocks each worker has cached (docs/SPEC.md sections 3 and 4).
  *
  * <pre>{@code
  * try (PrefixIndex index = PrefixIndex.create(IndexConfig.defaults())) {

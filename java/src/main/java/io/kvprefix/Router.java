@@ -13,7 +13,7 @@ import java.util.function.ToLongFunction;
 
 /**
  * Picks the worker for each request: KV-cache-aware routing with load balancing, the policy of
- * CONTRACT section 6 (NVIDIA Dynamo's), on top of a {@link PrefixIndex}.
+ * docs/SPEC.md section 6 (NVIDIA Dynamo's), on top of a {@link PrefixIndex}.
  *
  * <pre>{@code
  * Router router = Router.builder().index(index).worker(Worker.of(1)).worker(Worker.of(2)).build();
@@ -42,7 +42,7 @@ import java.util.function.ToLongFunction;
  * {@link RoutingDecision#prefillFinished()}, and {@code floor(isl / bs)} active decode blocks until
  * {@link RoutingDecision#finished()}.
  *
- * <p><b>Options</b> (every default reproduces CONTRACT section 6): overlap weight (1.0), temperature
+ * <p><b>Options</b> (every default reproduces docs/SPEC.md section 6): overlap weight (1.0), temperature
  * (0), seed (0), minimum match (none), spreading of misses (off), capacity weights (1.0 each), and
  * predicted mode (off); see {@link Builder}.
  *
@@ -302,7 +302,7 @@ public final class Router implements AutoCloseable {
     }
 
     /**
-     * Builds a {@link Router}. Every option has a default, and the defaults reproduce CONTRACT
+     * Builds a {@link Router}. Every option has a default, and the defaults reproduce docs/SPEC.md
      * section 6 exactly; a router needs an event-fed {@link #index} or {@link #predicted} mode (or both).
      *
      * <p>Thread-safety: not thread-safe; use one builder per thread.

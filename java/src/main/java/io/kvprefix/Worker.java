@@ -5,7 +5,7 @@ package io.kvprefix;
  *
  * <p>Both numbers are unsigned: a Java {@code long} / {@code int} carries their bits, and every
  * ordering of workers ({@link #compareTo}) compares them as unsigned integers, worker id first.
- * Every dp rank is its own worker (CONTRACT section 1).
+ * Every dp rank is its own worker (docs/SPEC.md section 1).
  *
  * <p>Thread-safety: immutable.
  *

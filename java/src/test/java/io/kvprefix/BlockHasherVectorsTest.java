@@ -8,7 +8,7 @@ import java.util.Arrays;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** Every vector of CONTRACT section 2.3 (and the extra ones of dynamo-notes 2.6) on both paths. */
+/** Every vector of docs/SPEC.md section 2.3 (and the extra ones of dynamo-notes 2.6) on both paths. */
 class BlockHasherVectorsTest {
 
     private static long u(String unsigned) {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 
 /**
- * The contract of CONTRACT sections 3, 4 and 7, hand-written, for every {@link PrefixIndex}
+ * The contract of docs/SPEC.md sections 3, 4 and 7, hand-written, for every {@link PrefixIndex}
  * implementation. A subclass names the implementation ({@link #newIndex}) and may change the base
  * configuration ({@link #config()}), for example the jump size or the number of worker slots:
  *
@@ -169,7 +169,7 @@ public abstract class PrefixIndexContractTest {
         return hashes;
     }
 
-    /** The chain hash of the prefix {@code locals} (CONTRACT section 2.2), for building inputs only. */
+    /** The chain hash of the prefix {@code locals} (docs/SPEC.md section 2.2), for building inputs only. */
     protected long chain(long... locals) {
         BlockHasher h = BlockHasher.builder()
                 .blockSize(1)
@@ -1051,7 +1051,7 @@ public abstract class PrefixIndexContractTest {
     @Test
     void tokenFormStoreEqualsHashFormStore() {
         PrefixIndex index = index();
-        // CONTRACT section 2.3: the local hashes of [1,2,3,4], [5,6,7,8], [9,10,11,12] at seed 1337.
+        // docs/SPEC.md section 2.3: the local hashes of [1,2,3,4], [5,6,7,8], [9,10,11,12] at seed 1337.
         long l1 = Long.parseUnsignedLong("14643705804678351452");
         long l2 = Long.parseUnsignedLong("16777012769546811212");
         long l3 = Long.parseUnsignedLong("483935686894639516");

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The cost function and selection of CONTRACT section 6, with costs computed by hand. Every request
+ * The cost function and selection of docs/SPEC.md section 6, with costs computed by hand. Every request
  * here is {@code A} = tokens 0..15 at block size 4 unless said otherwise: {@code isl = 16}, 4 blocks,
  * so with no load {@code cost = (16 - 4d)/4 + 4 = 8 - d}.
  */

@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Events suite (BENCHMARKS.md section 1): write throughput in steady state. Sixteen workers each
+ * Events suite (docs/BENCHMARKS.md section 1): write throughput in steady state. Sixteen workers each
  * hold {@link #PREFILL} (4,096) blocks; one operation stores a batch of 1, 16 or 64 blocks continuing one
  * of the worker's sequences and then removes it again ({@code storeRemove}), or stores a batch for
  * a spare worker and clears that worker ({@code storeClear}). Divide by the batch size for a

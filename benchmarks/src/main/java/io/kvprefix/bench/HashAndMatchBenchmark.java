@@ -24,7 +24,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Hash-and-match suite (BENCHMARKS.md section 1, issue 5): what a router pays per request, from
+ * Hash-and-match suite (docs/BENCHMARKS.md section 1, issue 5): what a router pays per request, from
  * tokens to per-worker depths, with 16-token blocks: {@code offheap-native} hashes and matches in
  * one downcall; {@code offheap-java} hashes in Java and matches in Java; {@code heap} is the
  * baseline (Java hashing, on-heap index). Requests of 8k and 128k tokens (512 and 8,192 blocks);

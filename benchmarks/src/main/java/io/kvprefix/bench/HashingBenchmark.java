@@ -19,7 +19,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Hashing suite (BENCHMARKS.md section 1): local hashes of a request's blocks, natively (one FFM
+ * Hashing suite (docs/BENCHMARKS.md section 1): local hashes of a request's blocks, natively (one FFM
  * downcall per request) and in pure Java (zero-allocation-hashing), for 16/64/512-token blocks and
  * 1/32/512-block requests. The C ceiling (a plain XXH3 loop) comes from {@code test_kvprefix --bench}.
  * {@code callOverhead} is a native call that hashes nothing: the FFM cost per request (it reaches

@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Match suite (BENCHMARKS.md section 1): one request of local hashes against an index where every
+ * Match suite (docs/BENCHMARKS.md section 1): one request of local hashes against an index where every
  * worker also holds {@link #FILLER} (2,048) unrelated blocks, for 16 and 256 workers and prefix depths
  * 8, 64 and 512, in three scenarios:
  *
@@ -36,7 +36,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * </ul>
  *
  * <p>{@link #setup()} checks every worker's depth against the scenario's construction and refuses
- * to run otherwise; {@code MatchBenchmarkSetupTest} runs it for every parameter combination.
+ * to run otherwise; {@code BenchmarkSetupTest} runs it for every parameter combination.
  *
  * <p>Thread-safety: JMH state shared by the benchmark threads ({@link Scope#Benchmark}); each
  * thread uses its own {@link MatchResult}.

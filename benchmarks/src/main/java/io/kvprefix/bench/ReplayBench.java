@@ -25,7 +25,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * The saturation replay of BENCHMARKS.md section 2, modelled on the harness behind the Flash
+ * The saturation replay of docs/BENCHMARKS.md section 2, modelled on the harness behind the Flash
  * Indexer figures.
  *
  * <p>One pass: a fresh index is built outside the timed region; the stream's events are split
@@ -334,7 +334,7 @@ public final class ReplayBench {
     }
 
     /**
-     * Loads an op-stream file (CONTRACT section 5) into memory: events as they are, hash-form
+     * Loads an op-stream file (docs/SPEC.md section 5) into memory: events as they are, hash-form
      * matches as they are, token-form matches hashed once here (so the benchmark measures matching).
      * Invalid lines are counted and skipped.
      */

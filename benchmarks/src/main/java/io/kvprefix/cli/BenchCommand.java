@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code kvprefix bench}: saturation throughput of the indexes on one op stream, side by side
- * (BENCHMARKS.md section 2; the method is in {@link ReplayBench}). Prints a table with ratios to the
+ * (docs/BENCHMARKS.md section 2; the method is in {@link ReplayBench}). Prints a table with ratios to the
  * first implementation, then, as the last lines of standard output, one JSON object per
  * implementation. Refuses to report (exit 1) if the implementations disagree on any event status
  * or on the final number of (worker, block) pairs: a figure of a wrong answer is not a result.
@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
             "Replay an op stream as fast as possible against each implementation (fresh index per pass),",
             "with writer threads applying events and reader threads issuing matches, and report Dynamo's",
             "block ops/s (match blocks + stored blocks per second), ops/s, and match latency.",
-            "The stream: --ops FILE (CONTRACT section 5), or a --trace replayed against mock engines, or the built-in workload."
+            "The stream: --ops FILE (docs/SPEC.md section 5), or a --trace replayed against mock engines, or the built-in workload."
         })
 public final class BenchCommand implements Callable<Integer> {
     @Mixin

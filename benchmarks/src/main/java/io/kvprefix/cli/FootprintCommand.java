@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kvprefix footprint}: the memory suite of BENCHMARKS.md. Builds each index with
+ * {@code kvprefix footprint}: the memory measurement of docs/BENCHMARKS.md section 2. Builds each index with
  * {@code --blocks} distinct blocks spread over {@code --workers} workers (each block held by
  * {@code --sharing} workers) and prints the bytes per stored (worker, block) pair: off-heap bytes
  * from the index's own accounting plus the heap it grew by, and for the heap index the heap it
@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
 @Command(
         name = "footprint",
         mixinStandardHelpOptions = true,
-        description = "Memory per stored (worker, block) pair, heap vs off-heap (BENCHMARKS.md memory suite).")
+        description = "Memory per stored (worker, block) pair, heap vs off-heap (docs/BENCHMARKS.md section 2).")
 final class FootprintCommand implements Callable<Integer> {
     @Option(names = "--blocks", description = "distinct blocks (default ${DEFAULT-VALUE})")
     int blocks = 1_000_000;

@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code kvprefix gen-ops}: turns a Mooncake trace (or the built-in workload) into an op stream
- * (CONTRACT section 5) by replaying it against one {@link MockEngine} per worker; see {@link Workload}
+ * (docs/SPEC.md section 5) by replaying it against one {@link MockEngine} per worker; see {@link Workload}
  * for the simulation and {@link Workload#writeStep} for the lines. For each request in arrival order:
  * its {@code match} line, then its worker's {@code removed} event (evictions), then its {@code stored}
  * event. The same options give the same bytes. A one-line summary goes to standard error.
@@ -31,7 +31,7 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Generate an op stream (CONTRACT section 5) from a Mooncake trace replayed against mock engines:",
+            "Generate an op stream (docs/SPEC.md section 5) from a Mooncake trace replayed against mock engines:",
             "for each request, its match line, then the removed (evicted) and stored events of the worker it went to.",
             "Without --trace, a built-in seeded workload (shared system prompts, multi-turn chats, long-tailed lengths).",
             "The same options give the same bytes. A summary line goes to standard error."

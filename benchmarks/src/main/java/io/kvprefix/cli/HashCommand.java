@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
         name = "hash",
         mixinStandardHelpOptions = true,
         description = {
-            "Hash tokens into KV blocks exactly as Dynamo's router does (XXH3, CONTRACT section 2).",
+            "Hash tokens into KV blocks exactly as Dynamo's router does (XXH3, docs/SPEC.md section 2).",
             "Prints one line per full block: index local_hash chain_hash (unsigned decimals)."
         })
 final class HashCommand implements Callable<Integer> {

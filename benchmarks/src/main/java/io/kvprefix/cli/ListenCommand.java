@@ -73,7 +73,7 @@ final class ListenCommand implements Callable<Integer> {
     @Option(
             names = "--queries",
             paramLabel = "FILE",
-            description = "op-stream file (CONTRACT section 5) whose match lines are run against the index at the end")
+            description = "op-stream file (docs/SPEC.md section 5) whose match lines are run against the index at the end")
     String queries;
 
     @Option(
@@ -229,7 +229,7 @@ final class ListenCommand implements Callable<Integer> {
     }
 
     /**
-     * Runs the match lines of {@code file} (CONTRACT section 5, {@code \n}-separated) and prints one
+     * Runs the match lines of {@code file} (docs/SPEC.md section 5, {@code \n}-separated) and prints one
      * result line for each; event lines are skipped (the index reflects the engines), invalid lines
      * are answered {@code invalid_input}. False if the file cannot be read.
      */

@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code kvprefix replay}: applies an op stream (CONTRACT section 5) to an index and prints one
+ * {@code kvprefix replay}: applies an op stream (docs/SPEC.md section 5) to an index and prints one
  * result line per input line on standard output; notes and a summary go to standard error.
  *
  * <p>Exit status: 0 whatever the statuses were; 2 for a usage error (unknown {@code --impl}, a bad
@@ -31,7 +31,7 @@ import picocli.CommandLine.Parameters;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Replay an op stream (one JSON object per line, CONTRACT section 5) through the index.",
+            "Replay an op stream (one JSON object per line, docs/SPEC.md section 5) through the index.",
             "Prints one line per input line: {\"status\":...} for an event, {\"scores\":[[W,R,depth],...]} for a match.",
             "Invalid lines are answered {\"status\":\"invalid_input\"} and processing continues."
         })

@@ -30,7 +30,7 @@ public final class ReplayOptions {
     @Option(
             names = "--ops",
             paramLabel = "FILE",
-            description = "an op-stream file (CONTRACT section 5), for example from gen-ops")
+            description = "an op-stream file (docs/SPEC.md section 5), for example from gen-ops")
     Path ops;
 
     @Mixin

@@ -19,7 +19,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kvprefix sweep}: offered versus achieved throughput (BENCHMARKS.md section 2). The same
+ * {@code kvprefix sweep}: offered versus achieved throughput (docs/BENCHMARKS.md section 2). The same
  * stream is replayed compressed into shorter and shorter windows: offered load (block ops per
  * second) climbs in log-spaced steps from {@code --from}; at each step every implementation runs one
  * paced pass on a fresh index and its achieved throughput and match latency (each call's duration,

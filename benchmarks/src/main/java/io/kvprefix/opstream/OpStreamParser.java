@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
- * A strict parser for one op-stream line (CONTRACT section 5): raw bytes in, a {@link ParsedOp} out.
+ * A strict parser for one op-stream line (docs/SPEC.md section 5): raw bytes in, a {@link ParsedOp} out.
  * Every malformed line gives {@link ParsedOp.Invalid} with a one-line reason; the parser never
  * throws for any input bytes.
  *

@@ -9,7 +9,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Writes the op-stream format of CONTRACT section 5, one JSON object per line ({@code \n}), UTF-8,
+ * Writes the op-stream format of docs/SPEC.md section 5, one JSON object per line ({@code \n}), UTF-8,
  * every hash and id as an unsigned decimal: input lines (events and matches, for {@code gen-ops})
  * and result lines (statuses and scores, for {@code replay}).
  *

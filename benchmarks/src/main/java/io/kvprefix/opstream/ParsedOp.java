@@ -7,7 +7,7 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * One op-stream line as {@link OpStreamParser} understood it (CONTRACT section 5): an event to
+ * One op-stream line as {@link OpStreamParser} understood it (docs/SPEC.md section 5): an event to
  * apply, a match in hash form or token form, or an invalid line with the reason it was rejected.
  *
  * <p>Every array is a fresh, exactly sized copy owned by the result: it stays valid after the
@@ -62,7 +62,7 @@ public sealed interface ParsedOp permits ParsedOp.Event, ParsedOp.HashMatch, Par
      *     format, up to 2^32-1) arrives here as {@link Integer#MAX_VALUE}: both give zero full blocks
      *     for any token list a line can carry, so the answer is the same
      * @param loraName the LoRA adapter name salting the hashes, or null when absent, {@code null} or
-     *     empty (an empty name counts as absent, CONTRACT section 2.1)
+     *     empty (an empty name counts as absent, docs/SPEC.md section 2.1)
      * @param cacheNamespace the cache namespace salting the hashes, or null likewise
      */
     record TokenMatch(int[] tokenIds, int blockSize, String loraName, String cacheNamespace) implements ParsedOp {

@@ -14,7 +14,7 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * Replays an op stream through a {@link PrefixIndex} (CONTRACT section 5): reads lines separated
+ * Replays an op stream through a {@link PrefixIndex} (docs/SPEC.md section 5): reads lines separated
  * by {@code \n}, applies each event or runs each match in order, and writes exactly one result line
  * per input line ({@code {"status":...}} or {@code {"scores":[...]}}). This is the engine of
  * {@code kvprefix replay}; tests can drive it directly with any index.

@@ -153,7 +153,7 @@ public final class Simulator {
         }
     }
 
-    /** The request's tokens: block {@code i} is {@code tokensPerBlock} copies of its id (CONTRACT 2.3). */
+    /** The request's tokens: block {@code i} is {@code tokensPerBlock} copies of its id (docs/SPEC.md section 2.3). */
     private int fillTokens(TraceRequest r) {
         long[] ids = r.hashIds();
         int length = (int) Math.min(r.inputLength(), (long) ids.length * tokensPerBlock);

@@ -7,7 +7,7 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * The local hash {@code L} (CONTRACT section 2.1) of each hash id, computed once per distinct id and
+ * The local hash {@code L} (docs/SPEC.md section 2.1) of each hash id, computed once per distinct id and
  * cached: id {@code h} stands for a block of {@code tokensPerBlock} tokens all equal to {@code (u32) h},
  * so {@code L(h) = XXH3(tokensPerBlock copies of le32(h), seed 1337)}; at 512 tokens
  * {@code L(0) = 16456450638077811066}.

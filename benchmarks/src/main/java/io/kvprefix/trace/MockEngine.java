@@ -15,7 +15,7 @@ import java.util.Set;
 
 /**
  * A mock inference engine with an LRU prefix cache of full KV blocks, behaving like vLLM with prefix
- * caching on, and emitting the KV events such an engine sends (CONTRACT section 3). One engine per
+ * caching on, and emitting the KV events such an engine sends (docs/SPEC.md section 3). One engine per
  * worker.
  *
  * <p><b>Model.</b> The cache holds at most {@link #capacity()} blocks. A block is either <em>in use</em>

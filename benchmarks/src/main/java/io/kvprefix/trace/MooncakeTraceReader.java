@@ -24,7 +24,7 @@ import java.util.List;
  *   <li>All four fields are required; {@code timestamp} is a non-negative integer number of milliseconds,
  *       the lengths non-negative integers up to 2^31-1, {@code hash_ids} an array (possibly empty) of
  *       integers in {@code 0 .. 4294967295}: an id names a block of 512 tokens all equal to it
- *       (CONTRACT section 2.3), so it must be a 32-bit token value. Other fields ({@code session_id}, ...)
+ *       (docs/SPEC.md section 2.3), so it must be a 32-bit token value. Other fields ({@code session_id}, ...)
  *       are ignored; a field given twice is an error.
  *   <li>Blank lines are skipped (but counted, so line numbers match an editor's).
  *   <li>Requests are put in arrival order by a stable sort on the timestamp: the Mooncake traces are

@@ -8,7 +8,7 @@ import java.util.Objects;
  * completion are, and which blocks its prompt is made of.
  *
  * <p>Block {@code i} of the prompt is named by {@code hashIds[i]}; by the convention of Dynamo's
- * benchmark (CONTRACT section 2.3) hash id {@code h} stands for a block of {@link Trace#tokensPerBlock()}
+ * benchmark (docs/SPEC.md section 2.3) hash id {@code h} stands for a block of {@link Trace#tokensPerBlock()}
  * tokens all equal to {@code (u32) h}. The last id usually covers a partial block: only the first
  * {@link #fullBlocks(int)} blocks are full, and an engine caches only those.
  *

@@ -157,7 +157,7 @@ public final class Workload {
     }
 
     /**
-     * Writes one step's op-stream lines (CONTRACT section 5): the match, then each event. In hash form
+     * Writes one step's op-stream lines (docs/SPEC.md section 5): the match, then each event. In hash form
      * the match carries {@code local_hashes} and stored events carry {@code (block_hash, tokens_hash)}
      * pairs. In token form ({@code tokenForm}) each block id becomes {@code tokensPerBlock} tokens equal to
      * it, with {@code block_size = tokensPerBlock}: the match lists the tokens of every block (so the

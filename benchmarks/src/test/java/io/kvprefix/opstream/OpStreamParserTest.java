@@ -24,7 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * {@link OpStreamParser}: every validation case of CONTRACT section 5, the valid edge cases, and
+ * {@link OpStreamParser}: every validation case of docs/SPEC.md section 5, the valid edge cases, and
  * robustness against arbitrary bytes. Expected values are written out by hand (2^64-1 is -1L, and so on).
  */
 class OpStreamParserTest {
@@ -129,7 +129,7 @@ class OpStreamParserTest {
                 new ParsedOp.TokenMatch(new int[0], 16, "l", "ns"),
                 parse(
                         "{\"op\":\"match\",\"token_ids\":[],\"block_size\":16,\"lora_name\":\"l\",\"cache_namespace\":\"ns\"}"));
-        // an empty salt is the same as none (CONTRACT 2.1)
+        // an empty salt is the same as none (docs/SPEC.md section 2.1)
         assertEquals(
                 new ParsedOp.TokenMatch(new int[] {1}, 1, null, null),
                 parse(

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * A test-only reader of the op-stream lines gen-ops writes (CONTRACT section 5: match and stored in
+ * A test-only reader of the op-stream lines gen-ops writes (docs/SPEC.md section 5: match and stored in
  * hash or token form, removed), written independently of the writer so tests read what is actually
  * in the stream.
  *

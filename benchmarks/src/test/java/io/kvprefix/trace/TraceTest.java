@@ -139,7 +139,7 @@ class TraceTest {
     void localHashesOfMooncakeIds() throws Exception {
         LocalHashTable table = LocalHashTable.forTrace(small());
         assertEquals(9, table.size());
-        // CONTRACT section 2.3
+        // docs/SPEC.md section 2.3
         assertEquals(Long.parseUnsignedLong("16456450638077811066"), table.localHash(0));
         assertEquals(Long.parseUnsignedLong("10716031498429279048"), table.localHash(1));
         assertEquals(Long.parseUnsignedLong("11733219580547862099"), table.localHash(42)); // computed on demand

@@ -17,7 +17,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
- * Seeded random op streams that make the hard cases of CONTRACT sections 3-4 common: small alphabets
+ * Seeded random op streams that make the hard cases of docs/SPEC.md sections 3-4 common: small alphabets
  * of local hashes, engine hashes and token blocks (so collisions, name reuse and duplicate names
  * happen all the time), local hashes equal to other blocks' chain hashes, pairs of local hashes that
  * a naive {@code (position, L)} key mixer could conflate, removes of middle blocks and re-stores that

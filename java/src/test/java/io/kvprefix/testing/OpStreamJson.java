@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Writes {@link StreamOp}s as CONTRACT section 5 JSON lines (by hand: the library module has no JSON
+ * Writes {@link StreamOp}s as docs/SPEC.md section 5 JSON lines (by hand: the library module has no JSON
  * dependency), for tests of the {@code replay} command and for failure reports.
  *
  * <ul>
@@ -343,7 +343,7 @@ public final class OpStreamJson {
     private static final String CLEARED = "{\"op\":\"cleared\",\"worker\":1}";
 
     /**
-     * One malformed line per validation case of CONTRACT section 5, each with its reason. Every line
+     * One malformed line per validation case of docs/SPEC.md section 5, each with its reason. Every line
      * must be answered with {@code {"status":"invalid_input"}} and change nothing.
      */
     public static List<StreamOp.Malformed> malformedCatalogue() {
@@ -593,7 +593,7 @@ public final class OpStreamJson {
         add(
                 c,
                 "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":4,\"block_hashes\":[]}",
-                "4 tokens at block size 4 make one full block, but no engine hash (CONTRACT 7.9)");
+                "4 tokens at block size 4 make one full block, but no engine hash (docs/SPEC.md section 7.9)");
         add(
                 c,
                 "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4,5,6,7,8],\"block_size\":4,\"block_hashes\":[101]}",

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link OpStreamJson} and {@link OpStreamGenerator} checked against a small strict reader of
- * CONTRACT section 5 written here ({@link Reader}): every rendered variation of every generated op
+ * docs/SPEC.md section 5 written here ({@link Reader}): every rendered variation of every generated op
  * reads back as the same op, every malformed line is rejected, output is deterministic per seed, and
  * the generator produces the variety it promises.
  */
@@ -314,7 +314,7 @@ class OpStreamJsonTest {
     }
 
     /**
-     * A strict reader of CONTRACT section 5 input lines, written from the contract for this test only:
+     * A strict reader of docs/SPEC.md section 5 input lines, written from the contract for this test only:
      * an RFC 8259 parser (no extensions) and the section's validation rules. Not the replay command's
      * reader, a second opinion on the lines this package writes.
      */

@@ -21,7 +21,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The reference model of CONTRACT sections 3 and 4: plain maps and sets, no cleverness, written to be
+ * The reference model of docs/SPEC.md sections 3 and 4: plain maps and sets, no cleverness, written to be
  * read next to the contract and checked line by line. Every other {@link PrefixIndex} is compared with
  * it ({@link Differential}).
  *
@@ -88,7 +88,7 @@ public final class OracleIndex implements PrefixIndex {
         }
     }
 
-    // ------------------------------------------------------------------ events (CONTRACT section 3)
+    // ------------------------------------------------------------------ events (docs/SPEC.md section 3)
 
     @Override
     public synchronized EventStatus apply(KvEvent event) {
@@ -197,7 +197,7 @@ public final class OracleIndex implements PrefixIndex {
         return unknown ? EventStatus.BLOCK_NOT_FOUND : EventStatus.OK;
     }
 
-    // ------------------------------------------------------------------ matches (CONTRACT section 4)
+    // ------------------------------------------------------------------ matches (docs/SPEC.md section 4)
 
     @Override
     public synchronized void match(long[] localHashes, int offset, int length, MatchResult into) {

@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * One line of an op stream (CONTRACT section 5) as test code sees it: an event, a match by local
+ * One line of an op stream (docs/SPEC.md section 5) as test code sees it: an event, a match by local
  * hashes, a match by tokens, or a line that is malformed on purpose. {@link OpStreamGenerator}
  * makes them, {@link OpStreamJson} writes them as JSON lines, {@link Differential} applies them.
  *
@@ -109,7 +109,7 @@ public sealed interface StreamOp {
      * A line a reader must answer with {@code {"status":"invalid_input"}} and otherwise ignore.
      *
      * @param jsonLine the line, without its {@code \n}
-     * @param why which validation rule of CONTRACT section 5 it breaks
+     * @param why which validation rule of docs/SPEC.md section 5 it breaks
      */
     record Malformed(String jsonLine, String why) implements StreamOp {
         public Malformed {

@@ -26,7 +26,7 @@ import java.util.OptionalLong;
  * <p>Mapping:
  * <ul>
  *   <li>{@code BlockStored} becomes {@link KvEvent.StoredTokens}: kvprefix hashes the tokens itself
- *       (CONTRACT section 3), salted by {@code lora_name} (section 2.1). {@code lora_id} alone is not a
+ *       (docs/SPEC.md section 3), salted by {@code lora_name} (section 2.1). {@code lora_id} alone is not a
  *       salt ({@link DecodeIssue#LORA_ID_WITHOUT_NAME}); multimodal {@code extra_keys} are counted
  *       ({@link DecodeIssue#EXTRA_KEYS}) and not hashed, as kvprefix events have no multimodal field yet.
  *   <li>{@code BlockRemoved} becomes {@link KvEvent.Removed}, {@code AllBlocksCleared}

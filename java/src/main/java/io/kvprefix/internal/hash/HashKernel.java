@@ -1,7 +1,7 @@
 package io.kvprefix.internal.hash;
 
 /**
- * Block hashing with its seeds bound (CONTRACT section 2): the portable implementation
+ * Block hashing with its seeds bound (docs/SPEC.md section 2): the portable implementation
  * ({@link PortableHashKernel}, zero-allocation-hashing) and the native one ({@link NativeHashKernel},
  * one FFM downcall per call) give identical output.
  *

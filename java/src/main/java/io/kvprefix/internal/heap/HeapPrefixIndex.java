@@ -51,7 +51,7 @@ import net.openhft.hashing.LongHashFunction;
  * too (deepest first) and remembers them as held-but-unreachable; storing the missing block again
  * sets them back (parent first). So every worker's bits are prefix-closed at every moment, a worker
  * in the set at a jump target holds every position before it, and jump search by set intersection
- * is exact (CONTRACT section 4) without a linear fallback for workers with holes.
+ * is exact (docs/SPEC.md section 4) without a linear fallback for workers with holes.
  *
  * <p>Entries nobody holds are dropped once they have no children left (children keep their
  * ancestors so a re-stored block finds its held descendants).

@@ -5,7 +5,7 @@ import java.util.SplittableRandom;
 import java.util.function.ToLongFunction;
 
 /**
- * The cost function and the selection rule of CONTRACT section 6 (Dynamo's), plus the options the
+ * The cost function and the selection rule of docs/SPEC.md section 6 (Dynamo's), plus the options the
  * router exposes on top of it (minimum match, spreading of misses, capacity weights).
  *
  * <p>For a request of {@code isl} tokens at block size {@code bs}, and a worker {@code w} with depth

@@ -15,7 +15,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * CONTRACT section 4's concurrency rule, checked at every step instead of by chance: a match that
+ * docs/SPEC.md section 4's concurrency rule, checked at every step instead of by chance: a match that
  * overlaps an event may see any of the event's intermediate states, so each of them must give every
  * worker a depth between its depth before and after the event. A test hook runs a match after every
  * single bit change while events with renames (rule 4), removes, re-stores and clears are applied.

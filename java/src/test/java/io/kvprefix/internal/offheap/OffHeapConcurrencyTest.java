@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Writers and readers at once on the off-heap index: depths returned during writes are allowed by
- * CONTRACT section 4, the final state equals a sequential reference, the table grows (rebuilds)
+ * docs/SPEC.md section 4, the final state equals a sequential reference, the table grows (rebuilds)
  * during the run, and close() during the run neither crashes nor reads freed memory.
  */
 class OffHeapConcurrencyTest {
@@ -123,7 +123,7 @@ class OffHeapConcurrencyTest {
 
     /**
      * Stores whose engine hashes come from a tiny per-worker alphabet, so names keep moving between
-     * blocks (CONTRACT section 3 rule 4), including onto descendants and ancestors of the blocks they
+     * blocks (docs/SPEC.md section 3 rule 4), including onto descendants and ancestors of the blocks they
      * named, plus clears: the write paths where a careless order lets a reader see a depth the worker
      * never had.
      */

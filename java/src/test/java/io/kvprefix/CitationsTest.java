@@ -1,0 +1,115 @@
+package io.kvprefix;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kvprefix.testing.RepoPaths;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every document, section and test class that main code (Java, C, the header) cites exists: a
+ * reader who follows a citation finds what it names.
+ */
+class CitationsTest {
+    private static final Pattern DOC = Pattern.compile("\\b((?:[\\w-]+/)*[\\w-]+\\.md)\\b");
+    private static final Pattern SECTION = Pattern.compile(
+            "\\b((?:[\\w-]+/)*[\\w-]+\\.md)\\s+sections?\\s+(\\d+(?:\\.\\d+)?(?:(?:,\\s*|\\s+and\\s+)\\d+(?:\\.\\d+)?)*)");
+    private static final Pattern NUMBER = Pattern.compile("\\d+(?:\\.\\d+)?");
+    private static final Pattern TEST_CLASS = Pattern.compile("\\b([A-Z]\\w*Test)\\b");
+
+    @Test
+    void everyCitationInMainCodeResolves() throws IOException {
+        Path root = RepoPaths.root();
+        Set<String> testClasses = testClassNames(root);
+        List<String> broken = new ArrayList<>();
+        for (Path f : mainSources(root)) {
+            String text = Files.readString(f);
+            String where = root.relativize(f).toString();
+            Matcher d = DOC.matcher(text);
+            while (d.find()) {
+                if (!Files.isRegularFile(root.resolve(d.group(1)))) {
+                    broken.add(where + ": cites " + d.group(1) + ", which the repository does not have");
+                }
+            }
+            Matcher s = SECTION.matcher(text);
+            while (s.find()) {
+                Path doc = root.resolve(s.group(1));
+                if (!Files.isRegularFile(doc)) {
+                    continue; // reported above
+                }
+                String headings = headings(doc);
+                Matcher n = NUMBER.matcher(s.group(2));
+                while (n.find()) {
+                    if (!Pattern.compile("(?m)^#+\\s+" + Pattern.quote(n.group()) + "[.\\s]")
+                            .matcher(headings)
+                            .find()) {
+                        broken.add(
+                                where + ": cites " + s.group(1) + " section " + n.group() + ", which it does not have");
+                    }
+                }
+            }
+            Matcher t = TEST_CLASS.matcher(text);
+            while (t.find()) {
+                if (!testClasses.contains(t.group(1))) {
+                    broken.add(where + ": names test class " + t.group(1) + ", which does not exist");
+                }
+            }
+        }
+        assertTrue(broken.isEmpty(), String.join("\n", broken));
+    }
+
+    @Test
+    void theCheckFindsABrokenCitation() {
+        Matcher s = SECTION.matcher("rules in docs/SPEC.md sections 3 and 4.2, see docs/BENCHMARKS.md section 2");
+        List<String> found = new ArrayList<>();
+        while (s.find()) {
+            found.add(s.group(1) + " " + s.group(2));
+        }
+        assertTrue(found.equals(List.of("docs/SPEC.md 3 and 4.2", "docs/BENCHMARKS.md 2")), found.toString());
+    }
+
+    private static String headings(Path doc) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        for (String line : Files.readAllLines(doc)) {
+            if (line.startsWith("#")) {
+                sb.append(line).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    private static List<Path> mainSources(Path root) throws IOException {
+        List<Path> out = new ArrayList<>();
+        try (Stream<Path> s = Files.walk(root)) {
+            s.filter(Files::isRegularFile)
+                    .filter(p ->
+                            !p.toString().contains("/target/") && !p.toString().contains("/.git/"))
+                    .filter(p -> {
+                        String r = root.relativize(p).toString();
+                        return (r.contains("/src/main/") && r.endsWith(".java"))
+                                || r.startsWith("native/")
+                                || r.startsWith("include/");
+                    })
+                    .forEach(out::add);
+        }
+        return out;
+    }
+
+    private static Set<String> testClassNames(Path root) throws IOException {
+        Set<String> names = new HashSet<>();
+        try (Stream<Path> s = Files.walk(root)) {
+            s.filter(p -> p.toString().contains("/src/test/") && p.toString().endsWith(".java"))
+                    .forEach(p -> names.add(p.getFileName().toString().replace(".java", "")));
+        }
+        return names;
+    }
+}
