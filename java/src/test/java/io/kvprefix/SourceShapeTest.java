@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The shape the project keeps its code in: no main source file over {@value #MAX_FILE_LINES}
  * lines in any module, and no method of the core library over {@value #MAX_METHOD_LINES} lines
- * (measured by javac's own parser, from the method's first line to its closing brace).
+ * (measured by javac's own parser, from the method's first line to its closing brace), and a
+ * {@code package-info.java} in every package, where its design prose lives.
  */
 class SourceShapeTest {
     static final int MAX_FILE_LINES = 600;
@@ -54,6 +55,29 @@ class SourceShapeTest {
         Path root = RepoPaths.root();
         List<String> longOnes = longMethods(javaFiles(root.resolve("java/src/main/java"), false), MAX_METHOD_LINES);
         assertTrue(longOnes.isEmpty(), "core library methods over " + MAX_METHOD_LINES + " lines: " + longOnes);
+    }
+
+    @Test
+    void everyPackageOfTheLibraryAndTheListenerHasAPackageInfo() throws IOException {
+        Path root = RepoPaths.root();
+        List<String> missing = new ArrayList<>();
+        for (String module : List.of("java", "listener")) {
+            Path src = root.resolve(module).resolve("src/main/java");
+            try (Stream<Path> dirs = Files.walk(src)) {
+                for (Path d : dirs.filter(Files::isDirectory).toList()) {
+                    boolean hasJava;
+                    try (Stream<Path> files = Files.list(d)) {
+                        hasJava =
+                                files.anyMatch(f -> f.toString().endsWith(".java") && !f.endsWith("module-info.java"));
+                    }
+                    if (hasJava && !Files.isRegularFile(d.resolve("package-info.java"))) {
+                        missing.add(root.relativize(d).toString());
+                    }
+                }
+            }
+        }
+        assertTrue(
+                missing.isEmpty(), "packages without a package-info.java (their design prose lives there): " + missing);
     }
 
     @Test

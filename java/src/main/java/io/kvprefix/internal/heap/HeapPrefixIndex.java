@@ -33,32 +33,11 @@ import java.util.concurrent.locks.StampedLock;
 import net.openhft.hashing.LongHashFunction;
 
 /**
- * The positional prefix index on the Java heap: the baseline the off-heap index is measured
- * against and a second opinion in differential tests. Same design as the off-heap index, with
- * objects and fastutil maps instead of MemorySegments:
+ * The positional prefix index on the Java heap (the design is in this package's
+ * {@code package-info.java}): the baseline the off-heap index is measured against.
  *
- * <ul>
- *   <li>a table keyed by {@code (position, local hash)} whose {@link HeapEntry entries} carry the chain
- *       hash (computed by kvprefix from the parent's chain, never taken from the engine), a link to
- *       the parent entry, the child entries, and a worker bitset;
- *   <li>per worker (entries use identity equality): engine hash to entry, entry to the number of names it has (a block may be held
- *       under several engine hashes), and the held blocks that are currently unreachable;
- *   <li>jump search over positions with bitset intersection and lazy chain hashing.
- * </ul>
- *
- * <p><b>Reachable bits.</b> A worker's bit on an entry is set only while the worker holds that
- * block <em>and</em> every ancestor of it. Removing a block with held descendants clears their bits
- * too (deepest first) and remembers them as held-but-unreachable; storing the missing block again
- * sets them back (parent first). So every worker's bits are prefix-closed at every moment, a worker
- * in the set at a jump target holds every position before it, and jump search by set intersection
- * is exact (docs/SPEC.md section 4) without a linear fallback for workers with holes.
- *
- * <p>Entries nobody holds are dropped once they have no children left (children keep their
- * ancestors so a re-stored block finds its held descendants).
- *
- * <p>Thread-safety: a {@link StampedLock} guards everything; {@link #apply} takes it exclusively
- * (so writes are serialised: one writer at a time, whatever the worker), {@link #match} takes it
- * shared, so any number of matches run together and never see a half-applied event.
+ * <p>Thread-safety: a {@link StampedLock} guards everything; {@link #apply} takes it exclusively (one
+ * writer at a time, whatever the worker), {@link #match} takes it shared.
  */
 public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     private static final MatchResults RESULTS = MatchResults.access();
