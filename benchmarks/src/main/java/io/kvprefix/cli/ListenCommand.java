@@ -73,7 +73,8 @@ final class ListenCommand implements Callable<Integer> {
     @Option(
             names = "--queries",
             paramLabel = "FILE",
-            description = "op-stream file (docs/SPEC.md section 5) whose match lines are run against the index at the end")
+            description =
+                    "op-stream file (docs/SPEC.md section 5) whose match lines are run against the index at the end")
     String queries;
 
     @Option(
