@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvprefix.testing.RepoPaths;
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,24 +18,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Golden files: every {@code replay/NAME.jsonl} under the test resources is replayed through the
- * command line, from the file with every implementation and from standard input with the default
- * one, and its standard output must equal
- * {@code NAME.expected} byte for byte. The expected files are hand-written from the contract (see
- * the README.md next to them).
- *
- * <p>HOOK(differential): the lead adds a replay-vs-oracle differential test here after merging the
- * oracle branch: render an {@code OpStreamGenerator} stream with {@code OpStreamJson}, run it through
- * {@code new io.kvprefix.opstream.Replayer(index).run(in, out)} for each implementation, and compare
- * every output line with {@code OracleIndex}'s answer.
+ * Golden files: every {@code NAME.jsonl} of the op-stream module's golden files
+ * ({@code opstream/src/test/resources/replay/}) is replayed through the command line, from the file
+ * with every implementation and from standard input with the default one, and its standard output
+ * must equal {@code NAME.expected} byte for byte. The expected files are hand-written from the
+ * contract (see the README.md next to them).
  */
 class ReplayGoldenTest {
 
-    static Path goldenDir() throws URISyntaxException {
-        return Path.of(ReplayGoldenTest.class.getResource("/replay").toURI());
+    static Path goldenDir() {
+        return RepoPaths.root().resolve("opstream/src/test/resources/replay");
     }
 
-    private static List<Path> goldenInputs() throws IOException, URISyntaxException {
+    private static List<Path> goldenInputs() throws IOException {
         try (Stream<Path> s = Files.list(goldenDir())) {
             return s.filter(p -> p.getFileName().toString().endsWith(".jsonl"))
                     .sorted()

@@ -2,9 +2,9 @@ package io.kvprefix.opstream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.kvprefix.Implementation;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
-import io.kvprefix.cli.Implementations;
 import io.kvprefix.testing.OpStreamGenerator;
 import io.kvprefix.testing.OpStreamJson;
 import io.kvprefix.testing.OracleIndex;
@@ -13,17 +13,34 @@ import io.kvprefix.testing.TestScale;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.SplittableRandom;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
  * The replay path end to end against the oracle: random op streams (with malformed lines) rendered
  * as JSON with every valid variation ({@link OpStreamJson#render}), replayed by {@link Replayer}
- * through every registered implementation, must print exactly the oracle's lines.
+ * through every index implementation, must print exactly the oracle's lines.
  */
 class ReplayDifferentialTest {
+
+    /** Every index path, by the names {@code kvprefix replay --impl} gives them. */
+    private static final Map<String, Function<IndexConfig, PrefixIndex>> IMPLEMENTATIONS = new LinkedHashMap<>();
+
+    static {
+        IMPLEMENTATIONS.put("heap", c -> PrefixIndex.heap(with(c, Implementation.PORTABLE)));
+        IMPLEMENTATIONS.put("offheap", PrefixIndex::offHeap);
+        IMPLEMENTATIONS.put("offheap-java", c -> PrefixIndex.offHeap(with(c, Implementation.PORTABLE)));
+        IMPLEMENTATIONS.put("offheap-native", c -> PrefixIndex.offHeap(with(c, Implementation.NATIVE)));
+    }
+
+    private static IndexConfig with(IndexConfig config, Implementation impl) {
+        return config.toBuilder().implementation(impl).build();
+    }
 
     @Test
     void everyImplementationPrintsTheOraclesLines() throws Exception {
@@ -50,9 +67,10 @@ class ReplayDifferentialTest {
             try (PrefixIndex oracle = new OracleIndex(config)) {
                 expected = OpStreamJson.expectedOutput(ops, oracle);
             }
-            for (String impl : Implementations.names()) {
+            for (var entry : IMPLEMENTATIONS.entrySet()) {
+                String impl = entry.getKey();
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
-                try (PrefixIndex index = Implementations.create(impl, config)) {
+                try (PrefixIndex index = entry.getValue().apply(config)) {
                     new Replayer(index).log(line -> {}).run(new ByteArrayInputStream(input), out);
                 }
                 List<String> actual =
