@@ -1,10 +1,11 @@
-package io.kvprefix.testing;
+package io.kvprefix.opstream.testing;
 
 import io.kvprefix.BlockHasher;
 import io.kvprefix.Implementation;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.Worker;
+import io.kvprefix.testing.OracleIndex;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

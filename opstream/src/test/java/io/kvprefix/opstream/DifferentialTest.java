@@ -1,10 +1,14 @@
-package io.kvprefix;
+package io.kvprefix.opstream;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.kvprefix.testing.Differential;
-import io.kvprefix.testing.OpStreamGenerator;
-import io.kvprefix.testing.StreamOp;
+import io.kvprefix.EventStatus;
+import io.kvprefix.Implementation;
+import io.kvprefix.IndexConfig;
+import io.kvprefix.PrefixIndex;
+import io.kvprefix.opstream.testing.Differential;
+import io.kvprefix.opstream.testing.OpStreamGenerator;
+import io.kvprefix.opstream.testing.StreamOp;
 import io.kvprefix.testing.TestScale;
 import java.util.List;
 import java.util.SplittableRandom;

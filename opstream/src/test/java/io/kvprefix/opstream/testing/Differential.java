@@ -1,4 +1,4 @@
-package io.kvprefix.testing;
+package io.kvprefix.opstream.testing;
 
 import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
@@ -8,6 +8,7 @@ import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.testing.OracleIndex;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.kvprefix.testing;
+package io.kvprefix.opstream.testing;
 
 import io.kvprefix.KvEvent;
 import java.util.Arrays;

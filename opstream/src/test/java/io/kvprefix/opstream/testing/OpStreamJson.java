@@ -1,4 +1,4 @@
-package io.kvprefix.testing;
+package io.kvprefix.opstream.testing;
 
 import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
@@ -7,6 +7,7 @@ import io.kvprefix.MatchResult;
 import io.kvprefix.MatchResult.Score;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.testing.OracleIndex;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.kvprefix.testing;
+package io.kvprefix.opstream.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.Worker;
+import io.kvprefix.testing.OracleIndex;
+import io.kvprefix.testing.TestScale;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
