@@ -4,9 +4,9 @@ import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
+import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamParser;
 import io.kvprefix.opstream.OpStreamWriter;
-import io.kvprefix.opstream.ParsedOp;
 import io.kvprefix.zmq.EngineEndpoint;
 import io.kvprefix.zmq.KvEventSubscriber;
 import io.kvprefix.zmq.SubscriberStats;
@@ -257,16 +257,16 @@ final class ListenCommand implements Callable<Integer> {
                 byte[] bytes = line.toByteArray();
                 line.reset();
                 switch (parser.parse(bytes)) {
-                    case ParsedOp.HashMatch m -> {
+                    case Op.HashMatch m -> {
                         index.match(m.localHashes(), 0, m.localHashes().length, result);
                         out.scores(result);
                     }
-                    case ParsedOp.TokenMatch t -> {
+                    case Op.TokenMatch t -> {
                         index.match(t.tokenIds(), 0, t.tokenIds().length, t.hasher(index.config()), result);
                         out.scores(result);
                     }
-                    case ParsedOp.Event e -> skipped++;
-                    case ParsedOp.Invalid i -> {
+                    case Op.Event e -> skipped++;
+                    case Op.Invalid i -> {
                         err.println("kvprefix listen: --queries line " + lineNo + ": invalid_input: " + i.reason());
                         out.status(EventStatus.INVALID_INPUT);
                     }

@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvprefix.KvEvent;
+import io.kvprefix.Worker;
+import io.kvprefix.opstream.Op;
+import io.kvprefix.opstream.OpStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,19 +31,15 @@ class ReplayCommandTest {
         return CliRunner.runWithInput(stdin.getBytes(StandardCharsets.UTF_8), args);
     }
 
+    /** A hash-form stored line for {@code worker} without a parent: pairs of engine hash and local hash. */
     private static String stored(long worker, long... engineAndLocal) {
-        StringBuilder sb = new StringBuilder("{\"op\":\"stored\",\"worker\":")
-                .append(worker)
-                .append(",\"blocks\":[");
-        for (int i = 0; i < engineAndLocal.length; i += 2) {
-            sb.append(i == 0 ? "" : ",")
-                    .append("{\"block_hash\":")
-                    .append(engineAndLocal[i])
-                    .append(",\"tokens_hash\":")
-                    .append(engineAndLocal[i + 1])
-                    .append('}');
+        long[] engine = new long[engineAndLocal.length / 2];
+        long[] local = new long[engine.length];
+        for (int i = 0; i < engine.length; i++) {
+            engine[i] = engineAndLocal[2 * i];
+            local[i] = engineAndLocal[2 * i + 1];
         }
-        return sb.append("]}\n").toString();
+        return OpStreamWriter.line(new Op.Event(KvEvent.Stored.root(Worker.of(worker), engine, local))) + "\n";
     }
 
     private static void assertOneLineError(CliRunner.Result r, int exit, String... fragments) {

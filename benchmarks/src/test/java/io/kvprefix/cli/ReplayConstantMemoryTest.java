@@ -3,6 +3,10 @@ package io.kvprefix.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvprefix.KvEvent;
+import io.kvprefix.Worker;
+import io.kvprefix.opstream.Op;
+import io.kvprefix.opstream.OpStreamWriter;
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -12,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -27,45 +32,38 @@ class ReplayConstantMemoryTest {
     private static final long STREAM_BYTES = 100L << 20;
     private static final int BLOCKS = 32;
     private static final long LOCAL_BASE = 1_000_000_000_000_000_000L; // 19-digit local hashes
-    private static final String MAX_U64 = "18446744073709551615";
 
     /** Worker of iteration k: 0, 1, 2 and 2^64-1 in turn. */
-    private static String worker(long k) {
-        return k % 4 == 3 ? MAX_U64 : Long.toString(k % 4);
+    private static Worker worker(long k) {
+        return Worker.of(k % 4 == 3 ? -1L : k % 4);
     }
 
     /** Iteration k: store a 32-block chain for one worker, match a prefix of it, remove it again. */
     private static void iteration(long k, StringBuilder sb) {
-        String w = worker(k);
-        sb.append("{\"op\":\"stored\",\"worker\":").append(w).append(",\"blocks\":[");
+        Worker w = worker(k);
+        long[] engine = new long[BLOCKS];
+        long[] local = new long[BLOCKS];
         for (int j = 0; j < BLOCKS; j++) {
-            sb.append(j == 0 ? "" : ",")
-                    .append("{\"block_hash\":")
-                    .append(k * BLOCKS + j + 1)
-                    .append(",\"tokens_hash\":")
-                    .append(LOCAL_BASE + j)
-                    .append('}');
+            engine[j] = k * BLOCKS + j + 1;
+            local[j] = LOCAL_BASE + j;
         }
-        sb.append("]}\n{\"op\":\"match\",\"local_hashes\":[");
-        int m = 1 + (int) (k % BLOCKS);
-        for (int j = 0; j < m; j++) {
-            sb.append(j == 0 ? "" : ",").append(LOCAL_BASE + j);
-        }
-        sb.append("]}\n{\"op\":\"removed\",\"worker\":").append(w).append(",\"block_hashes\":[");
-        for (int j = 0; j < BLOCKS; j++) {
-            sb.append(j == 0 ? "" : ",").append(k * BLOCKS + j + 1);
-        }
-        sb.append("]}\n");
+        line(sb, new Op.Event(KvEvent.Stored.root(w, engine, local)));
+        line(sb, new Op.HashMatch(Arrays.copyOf(local, 1 + (int) (k % BLOCKS))));
+        line(sb, new Op.Event(new KvEvent.Removed(w, engine)));
         if (k % 1000 == 999) {
-            sb.append("{\"op\":\"match\",\"local_hashes\":[1]} trailing\n");
+            line(sb, new Op.Invalid("trailing data", "{\"op\":\"match\",\"local_hashes\":[1]} trailing"));
         }
+    }
+
+    private static void line(StringBuilder sb, Op op) {
+        sb.append(OpStreamWriter.line(op)).append('\n');
     }
 
     /** The answers to iteration k, written from the contract's semantics. */
     private static List<String> answers(long k) {
         List<String> a = new ArrayList<>(4);
         a.add("{\"status\":\"ok\"}");
-        a.add("{\"scores\":[[" + worker(k) + ",0," + (1 + k % BLOCKS) + "]]}");
+        a.add("{\"scores\":[[" + Long.toUnsignedString(worker(k).workerId()) + ",0," + (1 + k % BLOCKS) + "]]}");
         a.add("{\"status\":\"ok\"}");
         if (k % 1000 == 999) {
             a.add("{\"status\":\"invalid_input\"}");

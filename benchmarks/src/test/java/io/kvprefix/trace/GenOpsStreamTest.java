@@ -1,6 +1,7 @@
 package io.kvprefix.trace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -12,6 +13,8 @@ import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.cli.CliRunner;
+import io.kvprefix.opstream.Op;
+import io.kvprefix.opstream.OpStreamParser;
 import io.kvprefix.testing.RepoPaths;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,7 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * End to end: the text gen-ops writes, read back by an independent parser and applied to the heap
+ * End to end: the text gen-ops writes, read back by the op-stream parser and applied to the heap
  * {@link PrefixIndex}, gives at every request the depths the mock engines hold, for every worker; and
  * the token form gives the same answers as the hash form.
  */
@@ -48,7 +51,7 @@ class GenOpsStreamTest {
      * its engine's depth, which covers every full block that fit.
      */
     private static void checkAgainstEngines(String stream, Trace trace, int workers, int cacheBlocks, long seed) {
-        List<OpLines.Op> ops = OpLines.parse(stream);
+        List<Op> ops = parse(stream);
         LocalHashTable hashes = LocalHashTable.forTrace(trace);
         MockEngine[] engines = new MockEngine[workers];
         for (int w = 0; w < workers; w++) {
@@ -61,8 +64,8 @@ class GenOpsStreamTest {
         try (PrefixIndex index = PrefixIndex.heap(IndexConfig.defaults())) {
             for (TraceRequest r : trace.requests()) {
                 String where = "request " + r.index();
-                OpLines.Op match = ops.get(at++);
-                assertTrue(match.isMatch(), where + ": the match comes first");
+                Op.HashMatch match =
+                        assertInstanceOf(Op.HashMatch.class, ops.get(at++), where + ": the match comes first");
                 long[] ids = r.hashIds();
                 assertEquals(
                         java.util.Arrays.toString(hashes.localHashes(ids)),
@@ -78,8 +81,9 @@ class GenOpsStreamTest {
                 MockEngine engine = engines[spread.nextInt(workers)];
                 AdmitResult a = engine.admit(r);
                 List<KvEvent> events = new ArrayList<>();
-                while (at < ops.size() && !ops.get(at).isMatch()) {
-                    events.add(ops.get(at++).event());
+                while (at < ops.size() && ops.get(at) instanceof Op.Event e) {
+                    events.add(e.event());
+                    at++;
                 }
                 assertEquals(a.events(), events, where + ": the stream's events are the engine's");
                 for (KvEvent e : events) {
@@ -166,28 +170,32 @@ class GenOpsStreamTest {
             "--duplicate",
             "2"
         };
-        List<OpLines.Op> hashOps = OpLines.parse(genOps(common));
+        List<Op> hashOps = parse(genOps(common));
         List<String> tokenArgs = new ArrayList<>(List.of(common));
         tokenArgs.add("--token-form");
-        List<OpLines.Op> tokenOps = OpLines.parse(genOps(tokenArgs.toArray(String[]::new)));
+        List<Op> tokenOps = parse(genOps(tokenArgs.toArray(String[]::new)));
         assertEquals(hashOps.size(), tokenOps.size());
         BlockHasher h8 = BlockHasher.of(8);
         int matches = 0;
         try (PrefixIndex a = PrefixIndex.heap(IndexConfig.defaults());
                 PrefixIndex b = PrefixIndex.heap(IndexConfig.defaults())) {
             for (int i = 0; i < hashOps.size(); i++) {
-                OpLines.Op ho = hashOps.get(i), to = tokenOps.get(i);
-                if (ho.isMatch()) {
-                    assertTrue(to.isMatch() && to.tokens() != null && to.blockSize() == 8, "line " + (i + 1));
-                    assertEquals(ho.localHashes().length * 8, to.tokens().length, "every block is queried in full");
-                    MatchResult ra = a.match(ho.localHashes());
+                Op ho = hashOps.get(i), to = tokenOps.get(i);
+                if (ho instanceof Op.HashMatch hm) {
+                    Op.TokenMatch tm = assertInstanceOf(Op.TokenMatch.class, to, "line " + (i + 1));
+                    assertEquals(8, tm.blockSize(), "line " + (i + 1));
+                    assertEquals(hm.localHashes().length * 8, tm.tokenIds().length, "every block is queried in full");
+                    MatchResult ra = a.match(hm.localHashes());
                     MatchResult rb = new MatchResult();
-                    b.match(to.tokens(), 0, to.tokens().length, h8, rb);
+                    b.match(tm.tokenIds(), 0, tm.tokenIds().length, h8, rb);
                     assertEquals(ra.scores(), rb.scores(), "line " + (i + 1));
                     matches++;
                 } else {
-                    KvEvent te = to.event();
-                    if (ho.event() instanceof KvEvent.Stored hs) {
+                    KvEvent he = assertInstanceOf(Op.Event.class, ho, "line " + (i + 1))
+                            .event();
+                    KvEvent te = assertInstanceOf(Op.Event.class, to, "line " + (i + 1))
+                            .event();
+                    if (he instanceof KvEvent.Stored hs) {
                         KvEvent.StoredTokens ts = (KvEvent.StoredTokens) te;
                         assertEquals(hs.worker(), ts.worker());
                         assertEquals(hs.parentHash(), ts.parentHash());
@@ -197,9 +205,9 @@ class GenOpsStreamTest {
                         assertEquals(8, ts.blockSize());
                         assertEquals(hs.size() * 8, ts.tokenIds().length);
                     } else {
-                        assertEquals(ho.event(), te);
+                        assertEquals(he, te);
                     }
-                    assertEquals(EventStatus.OK, a.apply(ho.event()), "line " + (i + 1));
+                    assertEquals(EventStatus.OK, a.apply(he), "line " + (i + 1));
                     assertEquals(EventStatus.OK, b.apply(te), "line " + (i + 1));
                 }
             }
@@ -209,5 +217,20 @@ class GenOpsStreamTest {
             }
         }
         assertEquals(10, matches);
+    }
+
+    /** Every line of a stream gen-ops wrote (each ends in a newline), read by the format's parser. */
+    private static List<Op> parse(String stream) {
+        assertTrue(stream.isEmpty() || stream.endsWith("\n"), "the stream ends with a newline");
+        OpStreamParser parser = new OpStreamParser();
+        List<Op> out = new ArrayList<>();
+        for (String line : stream.isEmpty() ? new String[0] : stream.split("\n")) {
+            Op op = parser.parse(line);
+            if (op instanceof Op.Invalid i) {
+                throw new AssertionError("gen-ops wrote an invalid line (" + i.reason() + "): " + line);
+            }
+            out.add(op);
+        }
+        return out;
     }
 }

@@ -8,8 +8,8 @@ import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
- * A strict parser for one op-stream line (docs/SPEC.md section 5): raw bytes in, a {@link ParsedOp} out.
- * Every malformed line gives {@link ParsedOp.Invalid} with a one-line reason; the parser never
+ * A strict parser for one op-stream line (docs/SPEC.md section 5): raw bytes in, a {@link Op} out.
+ * Every malformed line gives {@link Op.Invalid} with a one-line reason; the parser never
  * throws for any input bytes.
  *
  * <p>The JSON grammar is RFC 8259's, hand-checked byte by byte: UTF-8 is validated (also inside
@@ -69,12 +69,12 @@ public final class OpStreamParser {
     // ------------------------------------------------------------------ entry points
 
     /** Parses a line given as a string (encoded as UTF-8 first; convenient in tests). */
-    public ParsedOp parse(String line) {
+    public Op parse(String line) {
         return parse(line.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Parses a whole array as one line. */
-    public ParsedOp parse(byte[] line) {
+    public Op parse(byte[] line) {
         return parse(line, 0, line.length);
     }
 
@@ -82,7 +82,7 @@ public final class OpStreamParser {
      * Parses {@code line[offset .. offset+length)}, one line without its {@code \n}. The bytes are
      * only read during the call.
      */
-    public ParsedOp parse(byte[] line, int offset, int length) {
+    public Op parse(byte[] line, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, line.length);
         try {
             String malformed = fields.read(line, offset, length);
@@ -94,7 +94,7 @@ public final class OpStreamParser {
 
     // ------------------------------------------------------------------ building the result
 
-    private ParsedOp build() {
+    private Op build() {
         String e;
         if ((e = fields.required(LineFields.F_OP)) != null) {
             return invalid(e);
@@ -109,17 +109,17 @@ public final class OpStreamParser {
                 if ((e = fields.required(LineFields.F_BLOCK_HASHES)) != null) {
                     yield invalid(e);
                 }
-                yield new ParsedOp.Event(new KvEvent.Removed(w, fields.blockHashes()));
+                yield new Op.Event(new KvEvent.Removed(w, fields.blockHashes()));
             }
             case LineFields.OP_CLEARED -> {
                 Worker w = workerOrNull();
-                yield w == null ? workerProblem() : new ParsedOp.Event(new KvEvent.Cleared(w));
+                yield w == null ? workerProblem() : new Op.Event(new KvEvent.Cleared(w));
             }
             case LineFields.OP_REMOVE_WORKER -> {
                 if ((e = fields.required(LineFields.F_WORKER)) != null) {
                     yield invalid(e);
                 }
-                yield new ParsedOp.Event(new KvEvent.RemoveWorker(fields.worker()));
+                yield new Op.Event(new KvEvent.RemoveWorker(fields.worker()));
             }
             case LineFields.OP_MATCH -> match();
             default ->
@@ -128,7 +128,7 @@ public final class OpStreamParser {
         };
     }
 
-    private ParsedOp stored() {
+    private Op stored() {
         Worker w = workerOrNull();
         if (w == null) {
             return workerProblem();
@@ -149,8 +149,7 @@ public final class OpStreamParser {
             if ((e = fields.required(LineFields.F_BLOCKS)) != null) {
                 return invalid(e);
             }
-            return new ParsedOp.Event(
-                    new KvEvent.Stored(w, parent, fields.blockEngineHashes(), fields.blockLocalHashes()));
+            return new Op.Event(new KvEvent.Stored(w, parent, fields.blockEngineHashes(), fields.blockLocalHashes()));
         }
         if (!tokenForm) {
             return invalid("a stored line needs \"blocks\" (hash form) or \"token_ids\" (token form)");
@@ -168,7 +167,7 @@ public final class OpStreamParser {
                     + fullBlocks + " full block(s), but block_hashes has " + fields.blockHashCount());
         }
         try {
-            return new ParsedOp.Event(new KvEvent.StoredTokens(
+            return new Op.Event(new KvEvent.StoredTokens(
                     w,
                     parent,
                     fields.tokens(),
@@ -181,7 +180,7 @@ public final class OpStreamParser {
         }
     }
 
-    private ParsedOp match() {
+    private Op match() {
         boolean hashForm = fields.has(LineFields.F_LOCAL_HASHES);
         boolean tokenForm = fields.has(LineFields.F_TOKEN_IDS);
         String e;
@@ -192,7 +191,7 @@ public final class OpStreamParser {
             if ((e = fields.required(LineFields.F_LOCAL_HASHES)) != null) {
                 return invalid(e);
             }
-            return new ParsedOp.HashMatch(fields.localHashes());
+            return new Op.HashMatch(fields.localHashes());
         }
         if (!tokenForm) {
             return invalid("a match line needs \"local_hashes\" (hash form) or \"token_ids\" (token form)");
@@ -203,7 +202,7 @@ public final class OpStreamParser {
                 || (e = fields.optional(LineFields.F_CACHE_NAMESPACE, true)) != null) {
             return invalid(e);
         }
-        return new ParsedOp.TokenMatch(fields.tokens(), intBlockSize(), fields.loraName(), fields.cacheNamespace());
+        return new Op.TokenMatch(fields.tokens(), intBlockSize(), fields.loraName(), fields.cacheNamespace());
     }
 
     private int intBlockSize() {
@@ -218,13 +217,13 @@ public final class OpStreamParser {
         return new Worker(fields.worker(), fields.has(LineFields.F_DP_RANK) ? (int) fields.dpRank() : 0);
     }
 
-    private ParsedOp workerProblem() {
+    private Op workerProblem() {
         String e = fields.required(LineFields.F_WORKER);
         return invalid(e != null ? e : fields.optional(LineFields.F_DP_RANK, false));
     }
 
-    private static ParsedOp invalid(String reason) {
-        return new ParsedOp.Invalid(reason);
+    private static Op invalid(String reason) {
+        return new Op.Invalid(reason);
     }
 
     private static String printable(String s) {

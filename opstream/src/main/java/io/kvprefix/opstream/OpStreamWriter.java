@@ -10,33 +10,131 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Writes the op-stream format of docs/SPEC.md section 5, one JSON object per line ({@code \n}), UTF-8,
- * every hash and id as an unsigned decimal: input lines (events and matches, for {@code gen-ops})
- * and result lines (statuses and scores, for {@code replay}).
+ * every hash and id as an unsigned decimal, keys in the order of the section's line shapes, no
+ * spaces: input lines (an {@link Op}, an event or a match, for {@code gen-ops} and for tests) and
+ * result lines (statuses and scores, for {@code replay}). It is the format's only writer; the static
+ * {@link #line}, {@link #statusLine} and {@link #scoresLine} give one line as a string.
+ *
+ * <p>Input lines always carry {@code dp_rank} and {@code parent_hash} (as {@code null} when there is
+ * no parent) where the op uses them, and a salt only when it is set.
  *
  * <p>Lines are built in an internal buffer and written to the stream in large chunks; call
  * {@link #flush()} at the end.
  *
- * <p>Thread-safety: not thread-safe; one writer per thread.
+ * <p>Thread-safety: not thread-safe; one writer per thread. The static methods are safe from any thread.
  */
 public final class OpStreamWriter implements AutoCloseable {
-    private final OutputStream out;
-    private final StringBuilder sb = new StringBuilder(1 << 16);
     private static final int FLUSH_AT = 1 << 16;
 
+    private final OutputStream out;
+    private final StringBuilder sb;
+
+    /** A writer to {@code out}, which it flushes but never closes. */
     public OpStreamWriter(OutputStream out) {
+        this(out, FLUSH_AT);
+    }
+
+    private OpStreamWriter(OutputStream out, int capacity) {
         this.out = out;
+        this.sb = new StringBuilder(capacity);
+    }
+
+    /** A writer for one line, kept in its buffer. */
+    private static OpStreamWriter forOneLine() {
+        return new OpStreamWriter(OutputStream.nullOutputStream(), 128);
+    }
+
+    /** The line in the buffer, without its {@code \n}. */
+    private String theLine() {
+        return sb.substring(0, sb.length() - 1);
+    }
+
+    // ------------------------------------------------------------------ one line as a string
+
+    /**
+     * The input line of {@code op}, without its {@code \n}. An {@link Op.Invalid} is written as the
+     * line it carries.
+     *
+     * @throws IllegalArgumentException for an {@link Op.Invalid} that does not carry its line
+     */
+    public static String line(Op op) {
+        OpStreamWriter w = forOneLine();
+        w.appendOp(op);
+        return w.theLine();
+    }
+
+    /** {@code {"status":"ok"}} and the other statuses, without the {@code \n}. */
+    public static String statusLine(EventStatus status) {
+        OpStreamWriter w = forOneLine();
+        w.appendStatus(status);
+        return w.theLine();
+    }
+
+    /** {@code {"scores":[[W,R,depth],...]}} without the {@code \n}; sorts {@code result} by worker first. */
+    public static String scoresLine(MatchResult result) {
+        OpStreamWriter w = forOneLine();
+        w.appendScores(result);
+        return w.theLine();
     }
 
     // ------------------------------------------------------------------ result lines
 
     /** {@code {"status":"ok"}} and the other statuses. */
     public void status(EventStatus status) throws IOException {
-        sb.append("{\"status\":\"").append(status.wireName()).append("\"}\n");
+        appendStatus(status);
         maybeFlush();
     }
 
     /** {@code {"scores":[[W,R,depth],...]}}; sorts {@code result} by worker first. */
     public void scores(MatchResult result) throws IOException {
+        appendScores(result);
+        maybeFlush();
+    }
+
+    // ------------------------------------------------------------------ input lines
+
+    /**
+     * The input line of {@code op}. An {@link Op.Invalid} is written as the line it carries.
+     *
+     * @throws IllegalArgumentException for an {@link Op.Invalid} that does not carry its line
+     */
+    public void op(Op op) throws IOException {
+        appendOp(op);
+        maybeFlush();
+    }
+
+    /** One event as an input line. */
+    public void event(KvEvent event) throws IOException {
+        appendEvent(event);
+        maybeFlush();
+    }
+
+    /** {@code {"op":"match","local_hashes":[...]}} for {@code localHashes[off .. off+len)}. */
+    public void matchHashes(long[] localHashes, int off, int len) throws IOException {
+        appendMatchHashes(localHashes, off, len);
+        maybeFlush();
+    }
+
+    /** {@code {"op":"match","token_ids":[...],"block_size":B}} with an optional salt. */
+    public void matchTokens(int[] tokens, int off, int len, int blockSize, String loraName, String cacheNamespace)
+            throws IOException {
+        appendMatchTokens(tokens, off, len, blockSize, loraName, cacheNamespace);
+        maybeFlush();
+    }
+
+    /** A raw line (without its newline), written as is; for tests and tools that pass lines through. */
+    public void raw(String line) throws IOException {
+        sb.append(line).append('\n');
+        maybeFlush();
+    }
+
+    // ------------------------------------------------------------------ lines into the buffer
+
+    private void appendStatus(EventStatus status) {
+        sb.append("{\"status\":\"").append(status.wireName()).append("\"}\n");
+    }
+
+    private void appendScores(MatchResult result) {
         result.sortByWorker();
         sb.append("{\"scores\":[");
         for (int i = 0; i < result.size(); i++) {
@@ -49,13 +147,25 @@ public final class OpStreamWriter implements AutoCloseable {
             u32(w.dpRank()).append(',').append(result.depth(i)).append(']');
         }
         sb.append("]}\n");
-        maybeFlush();
     }
 
-    // ------------------------------------------------------------------ input lines
+    private void appendOp(Op op) {
+        switch (op) {
+            case Op.Event e -> appendEvent(e.event());
+            case Op.HashMatch m -> appendMatchHashes(m.localHashes(), 0, m.localHashes().length);
+            case Op.TokenMatch m ->
+                appendMatchTokens(
+                        m.tokenIds(), 0, m.tokenIds().length, m.blockSize(), m.loraName(), m.cacheNamespace());
+            case Op.Invalid i -> {
+                if (i.line() == null) {
+                    throw new IllegalArgumentException("an invalid op without its line cannot be written: " + i);
+                }
+                sb.append(i.line()).append('\n');
+            }
+        }
+    }
 
-    /** One event as an input line. */
-    public void event(KvEvent event) throws IOException {
+    private void appendEvent(KvEvent event) {
         switch (event) {
             case KvEvent.Stored s -> {
                 head("stored", s.worker());
@@ -96,32 +206,21 @@ public final class OpStreamWriter implements AutoCloseable {
                 u64(rw.workerId()).append("}\n");
             }
         }
-        maybeFlush();
     }
 
-    /** {@code {"op":"match","local_hashes":[...]}} for {@code localHashes[off .. off+len)}. */
-    public void matchHashes(long[] localHashes, int off, int len) throws IOException {
+    private void appendMatchHashes(long[] localHashes, int off, int len) {
         sb.append("{\"op\":\"match\",\"local_hashes\":");
         hashes(localHashes, off, len);
         sb.append("}\n");
-        maybeFlush();
     }
 
-    /** {@code {"op":"match","token_ids":[...],"block_size":B}} with an optional salt. */
-    public void matchTokens(int[] tokens, int off, int len, int blockSize, String loraName, String cacheNamespace)
-            throws IOException {
+    private void appendMatchTokens(
+            int[] tokens, int off, int len, int blockSize, String loraName, String cacheNamespace) {
         sb.append("{\"op\":\"match\",\"token_ids\":");
         tokens(tokens, off, len);
         sb.append(",\"block_size\":").append(blockSize);
         salt(loraName, cacheNamespace);
         sb.append("}\n");
-        maybeFlush();
-    }
-
-    /** A raw line (without its newline), written as is; for tests and tools that pass lines through. */
-    public void raw(String line) throws IOException {
-        sb.append(line).append('\n');
-        maybeFlush();
     }
 
     // ------------------------------------------------------------------ pieces

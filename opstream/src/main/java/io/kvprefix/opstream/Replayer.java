@@ -187,16 +187,16 @@ public final class Replayer {
     private void line(OpStreamWriter writer, byte[] buf, int off, int len) throws IOException {
         lines++;
         switch (parser.parse(buf, off, len)) {
-            case ParsedOp.Event e -> status(writer, index.apply(e.event()));
-            case ParsedOp.HashMatch m -> {
+            case Op.Event e -> status(writer, index.apply(e.event()));
+            case Op.HashMatch m -> {
                 index.match(m.localHashes(), 0, m.localHashes().length, result);
                 scores(writer);
             }
-            case ParsedOp.TokenMatch t -> {
+            case Op.TokenMatch t -> {
                 index.match(t.tokenIds(), 0, t.tokenIds().length, hasher(t), result);
                 scores(writer);
             }
-            case ParsedOp.Invalid i -> invalid(writer, i.reason());
+            case Op.Invalid i -> invalid(writer, i.reason());
         }
     }
 
@@ -224,7 +224,7 @@ public final class Replayer {
     }
 
     /** The hasher for a token-form match: its block size and salt, the index's seeds; cached. */
-    private BlockHasher hasher(ParsedOp.TokenMatch t) {
+    private BlockHasher hasher(Op.TokenMatch t) {
         HasherKey k = new HasherKey(t.blockSize(), t.loraName(), t.cacheNamespace());
         BlockHasher h = hashers.get(k);
         if (h == null) {

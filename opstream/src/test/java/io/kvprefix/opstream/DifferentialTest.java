@@ -8,7 +8,6 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.opstream.testing.Differential;
 import io.kvprefix.opstream.testing.OpStreamGenerator;
-import io.kvprefix.opstream.testing.StreamOp;
 import io.kvprefix.testing.TestScale;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -126,7 +125,7 @@ class DifferentialTest {
             }
             OpStreamGenerator.Options options = OpStreamGenerator.Options.random(
                     new SplittableRandom(seed ^ 0x5DEECE66DL), setup.config(), setup.minIds(), setup.maxIds());
-            List<StreamOp> ops = new OpStreamGenerator(seed, options).generate();
+            List<Op> ops = new OpStreamGenerator(seed, options).generate();
             String label = setup.name() + " stream " + i + " (master " + TestScale.replay(master)
                     + ", -Dkvprefix.test.stream=" + i + ") " + options;
             total = total.plus(differential.run(label, seed, ops));

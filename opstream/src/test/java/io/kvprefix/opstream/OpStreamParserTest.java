@@ -32,13 +32,13 @@ class OpStreamParserTest {
 
     private static final long[] NONE = {};
 
-    private ParsedOp parse(String line) {
+    private Op parse(String line) {
         return parser.parse(line);
     }
 
     private KvEvent event(String line) {
-        ParsedOp op = parse(line);
-        if (!(op instanceof ParsedOp.Event e)) {
+        Op op = parse(line);
+        if (!(op instanceof Op.Event e)) {
             throw new AssertionError("expected an event from " + line + ", got " + op);
         }
         return e.event();
@@ -49,8 +49,8 @@ class OpStreamParserTest {
     }
 
     private void assertInvalid(byte[] line, String reasonFragment, String shown) {
-        ParsedOp op = parser.parse(line);
-        if (!(op instanceof ParsedOp.Invalid inv)) {
+        Op op = parser.parse(line);
+        if (!(op instanceof Op.Invalid inv)) {
             throw new AssertionError("expected invalid_input for " + shown + ", got " + op);
         }
         assertTrue(
@@ -120,18 +120,18 @@ class OpStreamParserTest {
 
     @Test
     void matches() {
-        assertEquals(new ParsedOp.HashMatch(new long[] {11, 22}), parse("{\"op\":\"match\",\"local_hashes\":[11,22]}"));
-        assertEquals(new ParsedOp.HashMatch(NONE), parse("{\"op\":\"match\",\"local_hashes\":[]}"));
+        assertEquals(new Op.HashMatch(new long[] {11, 22}), parse("{\"op\":\"match\",\"local_hashes\":[11,22]}"));
+        assertEquals(new Op.HashMatch(NONE), parse("{\"op\":\"match\",\"local_hashes\":[]}"));
         assertEquals(
-                new ParsedOp.TokenMatch(new int[] {1, 2, 3}, 2, null, null),
+                new Op.TokenMatch(new int[] {1, 2, 3}, 2, null, null),
                 parse("{\"op\":\"match\",\"token_ids\":[1,2,3],\"block_size\":2}"));
         assertEquals(
-                new ParsedOp.TokenMatch(new int[0], 16, "l", "ns"),
+                new Op.TokenMatch(new int[0], 16, "l", "ns"),
                 parse(
                         "{\"op\":\"match\",\"token_ids\":[],\"block_size\":16,\"lora_name\":\"l\",\"cache_namespace\":\"ns\"}"));
         // an empty salt is the same as none (docs/SPEC.md section 2.1)
         assertEquals(
-                new ParsedOp.TokenMatch(new int[] {1}, 1, null, null),
+                new Op.TokenMatch(new int[] {1}, 1, null, null),
                 parse(
                         "{\"op\":\"match\",\"token_ids\":[1],\"block_size\":1,\"lora_name\":\"\",\"cache_namespace\":\"\"}"));
     }
@@ -139,7 +139,7 @@ class OpStreamParserTest {
     @Test
     void fieldsTheOpDoesNotUseAreIgnored() {
         assertEquals(
-                new ParsedOp.HashMatch(new long[] {1}),
+                new Op.HashMatch(new long[] {1}),
                 parse("{\"op\":\"match\",\"local_hashes\":[1],\"dp_rank\":-1,\"worker\":\"x\",\"blocks\":7}"));
         assertEquals(new KvEvent.RemoveWorker(3), event("{\"op\":\"remove_worker\",\"worker\":3,\"dp_rank\":\"bad\"}"));
         assertEquals(
@@ -166,7 +166,7 @@ class OpStreamParserTest {
                         + "\"blocks\":[{\"block_hash\":1,\"meta\":[{\"k\":[]}],\"tokens_hash\":2}]}"));
         // an "op" inside an ignored object is not the line's op
         assertEquals(
-                new ParsedOp.HashMatch(new long[] {11}),
+                new Op.HashMatch(new long[] {11}),
                 parse("{\"extra\":{\"op\":\"removed\"},\"op\":\"match\",\"local_hashes\":[11]}"));
     }
 
@@ -186,8 +186,7 @@ class OpStreamParserTest {
     @Test
     void unsignedAndNegativeNumbers() {
         assertEquals(
-                new ParsedOp.HashMatch(
-                        new long[] {-1L, -1L, Long.MIN_VALUE, Long.MIN_VALUE, -5L, -5L, 0, 0, Long.MAX_VALUE}),
+                new Op.HashMatch(new long[] {-1L, -1L, Long.MIN_VALUE, Long.MIN_VALUE, -5L, -5L, 0, 0, Long.MAX_VALUE}),
                 parse("{\"op\":\"match\",\"local_hashes\":[18446744073709551615,-1,9223372036854775808,"
                         + "-9223372036854775808,18446744073709551611,-5,0,-0,9223372036854775807]}"));
         assertEquals(
@@ -196,7 +195,7 @@ class OpStreamParserTest {
         // -0 is a JSON integer (RFC 8259 "int"), value 0: accepted also where negatives are not
         assertEquals(new KvEvent.Cleared(new Worker(0, 0)), event("{\"op\":\"cleared\",\"worker\":-0,\"dp_rank\":-0}"));
         assertEquals(
-                new ParsedOp.TokenMatch(new int[] {-1, 0, Integer.MIN_VALUE, 0}, 1, null, null),
+                new Op.TokenMatch(new int[] {-1, 0, Integer.MIN_VALUE, 0}, 1, null, null),
                 parse("{\"op\":\"match\",\"token_ids\":[4294967295,0,2147483648,-0],\"block_size\":1}"));
         assertEquals(
                 new KvEvent.Stored(
@@ -208,10 +207,10 @@ class OpStreamParserTest {
     @Test
     void blockSizeAboveIntRangeYieldsZeroBlocks() {
         assertEquals(
-                new ParsedOp.TokenMatch(new int[] {1, 2, 3, 4}, Integer.MAX_VALUE, null, null),
+                new Op.TokenMatch(new int[] {1, 2, 3, 4}, Integer.MAX_VALUE, null, null),
                 parse("{\"op\":\"match\",\"token_ids\":[1,2,3,4],\"block_size\":4294967295}"));
         assertEquals(
-                new ParsedOp.TokenMatch(new int[] {1}, Integer.MAX_VALUE, null, null),
+                new Op.TokenMatch(new int[] {1}, Integer.MAX_VALUE, null, null),
                 parse("{\"op\":\"match\",\"token_ids\":[1],\"block_size\":2147483648}"));
         assertEquals(
                 new KvEvent.StoredTokens(
@@ -228,14 +227,13 @@ class OpStreamParserTest {
                 "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":4294967295,\"block_hashes\":[1]}",
                 "make 0 full block(s), but block_hashes has 1");
         assertEquals(
-                new ParsedOp.TokenMatch(new int[] {1}, Integer.MAX_VALUE, null, null),
+                new Op.TokenMatch(new int[] {1}, Integer.MAX_VALUE, null, null),
                 parse("{\"op\":\"match\",\"token_ids\":[1],\"block_size\":2147483647}"));
     }
 
     @Test
     void stringsAreUnescapedAndUtf8Decoded() {
-        ParsedOp.TokenMatch expected =
-                new ParsedOp.TokenMatch(new int[] {0, 1}, 2, "\u00fcn\u00ef", "\uD83D\uDE00/\"\\\t");
+        Op.TokenMatch expected = new Op.TokenMatch(new int[] {0, 1}, 2, "\u00fcn\u00ef", "\uD83D\uDE00/\"\\\t");
         assertEquals(
                 expected,
                 parse("{\"op\":\"match\",\"token_ids\":[0,1],\"block_size\":2,\"lora_name\":\"\u00fcn\u00ef\","
@@ -319,10 +317,10 @@ class OpStreamParserTest {
     void truncatedLines() {
         String full = "{\"op\":\"stored\",\"worker\":1,\"dp_rank\":0,\"parent_hash\":null,"
                 + "\"blocks\":[{\"block_hash\":101,\"tokens_hash\":11}],\"x\":{\"y\":[true,\"s\\u00e9\"]}}";
-        assertInstanceOf(ParsedOp.Event.class, parse(full));
+        assertInstanceOf(Op.Event.class, parse(full));
         for (int n = 1; n < full.length(); n++) {
             String prefix = full.substring(0, n);
-            assertInstanceOf(ParsedOp.Invalid.class, parse(prefix), () -> "prefix " + prefix);
+            assertInstanceOf(Op.Invalid.class, parse(prefix), () -> "prefix " + prefix);
         }
         assertInvalid("{\"op\":\"cleared\",\"worker\":1", "line ends");
         assertInvalid("{\"op\":\"clea", "unterminated string");
@@ -334,17 +332,17 @@ class OpStreamParserTest {
     @Test
     void sliceBoundsAreRespected() {
         byte[] buf = "xx{\"op\":\"cleared\",\"worker\":12}yy".getBytes(StandardCharsets.UTF_8);
-        assertEquals(new ParsedOp.Event(new KvEvent.Cleared(new Worker(12, 0))), parser.parse(buf, 2, buf.length - 4));
+        assertEquals(new Op.Event(new KvEvent.Cleared(new Worker(12, 0))), parser.parse(buf, 2, buf.length - 4));
         // the slice ends before the closing brace: the brace after it must not be seen
         byte[] cut = "{\"op\":\"cleared\",\"worker\":1}".getBytes(StandardCharsets.UTF_8);
-        assertInstanceOf(ParsedOp.Invalid.class, parser.parse(cut, 0, cut.length - 1));
+        assertInstanceOf(Op.Invalid.class, parser.parse(cut, 0, cut.length - 1));
         // ... nor the rest of a number, string or literal
         byte[] num = "{\"op\":\"cleared\",\"worker\":123}".getBytes(StandardCharsets.UTF_8);
-        assertInstanceOf(ParsedOp.Invalid.class, parser.parse(num, 0, num.length - 3));
+        assertInstanceOf(Op.Invalid.class, parser.parse(num, 0, num.length - 3));
         byte[] str = "{\"op\":\"cleared\"}".getBytes(StandardCharsets.UTF_8);
-        assertInstanceOf(ParsedOp.Invalid.class, parser.parse(str, 0, 12));
+        assertInstanceOf(Op.Invalid.class, parser.parse(str, 0, 12));
         byte[] lit = "{\"op\":\"cleared\",\"worker\":1,\"x\":null}".getBytes(StandardCharsets.UTF_8);
-        assertInstanceOf(ParsedOp.Invalid.class, parser.parse(lit, 0, lit.length - 3));
+        assertInstanceOf(Op.Invalid.class, parser.parse(lit, 0, lit.length - 3));
     }
 
     @Test
@@ -393,7 +391,7 @@ class OpStreamParserTest {
         byte[] ok = bytes(
                 head, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80, 0xF4, 0x8F, 0xBF, 0xBF, 0xEF, 0xBF, 0xBF,
                 "\"}");
-        assertInstanceOf(ParsedOp.Event.class, parser.parse(ok));
+        assertInstanceOf(Op.Event.class, parser.parse(ok));
         // a non-ASCII character outside strings is named
         assertInvalid("{\"op\":\"cleared\",\"worker\":1}\u00e9", "found U+00E9");
     }
@@ -532,13 +530,12 @@ class OpStreamParserTest {
 
     @Test
     void resultsAreIndependentOfLaterLines() {
-        ParsedOp.TokenMatch big = (ParsedOp.TokenMatch) parse("{\"op\":\"match\",\"token_ids\":["
+        Op.TokenMatch big = (Op.TokenMatch) parse("{\"op\":\"match\",\"token_ids\":["
                 + String.join(
                         ",",
                         IntStream.range(0, 5000).mapToObj(Integer::toString).toList()) + "],\"block_size\":16}");
-        ParsedOp.HashMatch small = (ParsedOp.HashMatch) parse("{\"op\":\"match\",\"local_hashes\":[7]}");
-        ParsedOp.TokenMatch other =
-                (ParsedOp.TokenMatch) parse("{\"op\":\"match\",\"token_ids\":[9,9,9],\"block_size\":1}");
+        Op.HashMatch small = (Op.HashMatch) parse("{\"op\":\"match\",\"local_hashes\":[7]}");
+        Op.TokenMatch other = (Op.TokenMatch) parse("{\"op\":\"match\",\"token_ids\":[9,9,9],\"block_size\":1}");
         assertEquals(5000, big.tokenIds().length);
         assertEquals(4999, big.tokenIds()[4999]);
         assertArrayEquals(new long[] {7}, small.localHashes());
@@ -590,7 +587,7 @@ class OpStreamParserTest {
             framed[0] = '{';
             System.arraycopy(line, 0, framed, 1, line.length);
             framed[framed.length - 1] = '}';
-            ParsedOp op;
+            Op op;
             try {
                 op = parser.parse(framed, 1, line.length);
             } catch (RuntimeException ex) {
@@ -600,7 +597,7 @@ class OpStreamParserTest {
                         ex);
             }
             assertNotNull(op);
-            if (op instanceof ParsedOp.Invalid inv) {
+            if (op instanceof Op.Invalid inv) {
                 assertFalse(inv.reason().isBlank() || inv.reason().contains("\n"), inv.reason());
             } else {
                 valid++;

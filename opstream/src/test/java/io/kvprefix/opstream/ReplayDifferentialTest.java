@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.kvprefix.Implementation;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
+import io.kvprefix.opstream.testing.LineVariants;
 import io.kvprefix.opstream.testing.OpStreamGenerator;
-import io.kvprefix.opstream.testing.OpStreamJson;
-import io.kvprefix.opstream.testing.StreamOp;
+import io.kvprefix.opstream.testing.ReferenceOutput;
 import io.kvprefix.testing.OracleIndex;
 import io.kvprefix.testing.TestScale;
 import java.io.ByteArrayInputStream;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The replay path end to end against the oracle: random op streams (with malformed lines) rendered
- * as JSON with every valid variation ({@link OpStreamJson#render}), replayed by {@link Replayer}
+ * as JSON with every valid spelling ({@link LineVariants#render}), replayed by {@link Replayer}
  * through every index implementation, must print exactly the oracle's lines.
  */
 class ReplayDifferentialTest {
@@ -56,16 +56,16 @@ class ReplayDifferentialTest {
             OpStreamGenerator.Options options = OpStreamGenerator.Options.random(
                             new SplittableRandom(seed), config, 1, 12)
                     .malformedRate(0.05);
-            List<StreamOp> ops = new OpStreamGenerator(seed, options).generate();
+            List<Op> ops = new OpStreamGenerator(seed, options).generate();
             Random render = new Random(seed);
             StringBuilder in = new StringBuilder();
-            for (StreamOp op : ops) {
-                in.append(OpStreamJson.render(op, render)).append('\n');
+            for (Op op : ops) {
+                in.append(LineVariants.render(op, render)).append('\n');
             }
             byte[] input = in.toString().getBytes(StandardCharsets.UTF_8);
             List<String> expected;
             try (PrefixIndex oracle = new OracleIndex(config)) {
-                expected = OpStreamJson.expectedOutput(ops, oracle);
+                expected = ReferenceOutput.lines(ops, oracle);
             }
             for (var entry : IMPLEMENTATIONS.entrySet()) {
                 String impl = entry.getKey();

@@ -8,6 +8,8 @@ import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.opstream.Op;
+import io.kvprefix.opstream.OpStreamWriter;
 import io.kvprefix.testing.OracleIndex;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,7 +41,7 @@ import java.util.function.Function;
  * <p>On the first mismatch it throws an {@link AssertionError} naming the label and seed, the op
  * index, the op (also as a JSON line), every implementation's answer, and the shortest failing prefix
  * of the stream (the ops up to the mismatch), plus a reduced stream: ops removed greedily while some
- * mismatch remains (within a time budget). Both are written as JSON lines ({@link OpStreamJson#canonical})
+ * mismatch remains (within a time budget). Both are written as JSON lines ({@link OpStreamWriter#line})
  * under {@code target/differential-failures/} (or {@code -Dkvprefix.differential.dir}), each next to a
  * {@code .expected} file holding the oracle's output lines, so {@code kvprefix replay} can replay them.
  *
@@ -158,7 +160,7 @@ public final class Differential {
      * @return what the stream exercised
      * @throws AssertionError on the first mismatch (see the class comment)
      */
-    public Summary run(String label, long seed, List<StreamOp> ops) {
+    public Summary run(String label, long seed, List<Op> ops) {
         SummaryBuilder summary = new SummaryBuilder();
         Mismatch m = firstMismatch(ops, summary);
         if (m == null) {
@@ -172,7 +174,7 @@ public final class Differential {
     /** Where and how the implementations disagreed. */
     private record Mismatch(int opIndex, String what, Map<String, String> answers) {}
 
-    private Mismatch firstMismatch(List<StreamOp> ops, SummaryBuilder summary) {
+    private Mismatch firstMismatch(List<Op> ops, SummaryBuilder summary) {
         List<PrefixIndex> indexes = new ArrayList<>();
         try {
             for (Candidate c : candidates) {
@@ -186,8 +188,8 @@ public final class Differential {
             }
             int sinceCheck = 0;
             for (int opIndex = 0; opIndex < ops.size(); opIndex++) {
-                StreamOp op = ops.get(opIndex);
-                if (op instanceof StreamOp.Malformed) {
+                Op op = ops.get(opIndex);
+                if (op instanceof Op.Invalid) {
                     if (summary != null) {
                         summary.malformed++;
                     }
@@ -232,29 +234,21 @@ public final class Differential {
         return answers.values().stream().distinct().count() == 1;
     }
 
-    private static String answer(PrefixIndex index, StreamOp op, MatchResult r, Map<String, BlockHasher> hashers) {
+    private static String answer(PrefixIndex index, Op op, MatchResult r, Map<String, BlockHasher> hashers) {
         try {
             return switch (op) {
-                case StreamOp.Event e -> index.apply(e.event()).wireName();
-                case StreamOp.MatchHashes m -> {
+                case Op.Event e -> index.apply(e.event()).wireName();
+                case Op.HashMatch m -> {
                     index.match(m.localHashes(), 0, m.localHashes().length, r);
-                    yield OpStreamJson.scoresLine(r.scores());
+                    yield OpStreamWriter.scoresLine(r);
                 }
-                case StreamOp.MatchTokens m -> {
-                    String key = m.blockSize() + "\u0000" + m.lora() + "\u0000" + m.namespace();
-                    BlockHasher h = hashers.computeIfAbsent(
-                            key,
-                            k -> BlockHasher.builder()
-                                    .blockSize(m.blockSize())
-                                    .seed(index.config().seed())
-                                    .chainSeed(index.config().chainSeed())
-                                    .loraName(m.lora())
-                                    .cacheNamespace(m.namespace())
-                                    .build());
-                    index.match(m.tokens(), 0, m.tokens().length, h, r);
-                    yield OpStreamJson.scoresLine(r.scores());
+                case Op.TokenMatch m -> {
+                    String key = m.blockSize() + "\u0000" + m.loraName() + "\u0000" + m.cacheNamespace();
+                    BlockHasher h = hashers.computeIfAbsent(key, k -> m.hasher(index.config()));
+                    index.match(m.tokenIds(), 0, m.tokenIds().length, h, r);
+                    yield OpStreamWriter.scoresLine(r);
                 }
-                case StreamOp.Malformed m -> "skipped";
+                case Op.Invalid m -> "skipped";
             };
         } catch (VirtualMachineError e) {
             throw e;
@@ -324,8 +318,8 @@ public final class Differential {
         int maxKnownWorkers;
         int malformed;
 
-        void record(StreamOp op, String oracleAnswer, MatchResult oracleResult) {
-            if (op instanceof StreamOp.Event) {
+        void record(Op op, String oracleAnswer, MatchResult oracleResult) {
+            if (op instanceof Op.Event) {
                 events++;
                 if (!oracleAnswer.startsWith("threw")) {
                     statuses.merge(EventStatus.fromWireName(oracleAnswer), 1, Integer::sum);
@@ -348,9 +342,9 @@ public final class Differential {
 
     // ------------------------------------------------------------------ reporting
 
-    private AssertionError report(String label, long seed, List<StreamOp> ops, Mismatch m) {
-        List<StreamOp> prefix = List.copyOf(ops.subList(0, m.opIndex() + 1));
-        List<StreamOp> reduced = reduce(prefix);
+    private AssertionError report(String label, long seed, List<Op> ops, Mismatch m) {
+        List<Op> prefix = List.copyOf(ops.subList(0, m.opIndex() + 1));
+        List<Op> reduced = reduce(prefix);
         Mismatch rm = firstMismatch(reduced, null);
         String shortLabel = label.contains("(") ? label.substring(0, label.indexOf('(')) : label;
         String base = (shortLabel.strip().replaceAll("[^A-Za-z0-9._-]+", "-") + "-seed-" + Long.toUnsignedString(seed));
@@ -359,7 +353,7 @@ public final class Differential {
         }
         Path prefixFile = write(base + "-prefix", prefix);
         Path reducedFile = write(base + "-reduced", reduced);
-        StreamOp op = ops.get(m.opIndex());
+        Op op = ops.get(m.opIndex());
         StringBuilder sb = new StringBuilder();
         sb.append("implementations disagree with the oracle: ").append(label).append('\n');
         sb.append("  seed ")
@@ -371,7 +365,7 @@ public final class Differential {
                 .append('\n');
         sb.append("  first mismatch: ").append(m.what()).append('\n');
         sb.append("  op #").append(m.opIndex()).append(": ").append(op).append('\n');
-        sb.append("  as JSON: ").append(OpStreamJson.canonical(op)).append('\n');
+        sb.append("  as JSON: ").append(OpStreamWriter.line(op)).append('\n');
         sb.append("  answers:\n");
         m.answers()
                 .forEach((k, v) ->
@@ -384,8 +378,8 @@ public final class Differential {
                 .append(prefixFile)
                 .append('\n');
         if (prefix.size() <= 30) {
-            for (StreamOp p : prefix) {
-                sb.append("    ").append(OpStreamJson.canonical(p)).append('\n');
+            for (Op p : prefix) {
+                sb.append("    ").append(OpStreamWriter.line(p)).append('\n');
             }
         }
         sb.append("  reduced failing stream: ")
@@ -401,7 +395,7 @@ public final class Differential {
         }
         int shown = Math.min(reduced.size(), 60);
         for (int i = 0; i < shown; i++) {
-            sb.append("    ").append(OpStreamJson.canonical(reduced.get(i))).append('\n');
+            sb.append("    ").append(OpStreamWriter.line(reduced.get(i))).append('\n');
         }
         if (shown < reduced.size()) {
             sb.append("    ... ").append(reduced.size() - shown).append(" more in the file\n");
@@ -413,11 +407,11 @@ public final class Differential {
      * Removes ops (chunks of halving size, then single ops) while a mismatch remains, cutting the
      * stream after the first mismatch each time, until nothing more can go or the budget is spent.
      */
-    private List<StreamOp> reduce(List<StreamOp> failing) {
+    private List<Op> reduce(List<Op> failing) {
         long deadline = System.nanoTime() + reduceBudget.toNanos();
-        List<StreamOp> cur = new ArrayList<>();
-        for (StreamOp op : failing) {
-            if (!(op instanceof StreamOp.Malformed)) {
+        List<Op> cur = new ArrayList<>();
+        for (Op op : failing) {
+            if (!(op instanceof Op.Invalid)) {
                 cur.add(op);
             }
         }
@@ -432,12 +426,12 @@ public final class Differential {
     }
 
     /** Removes chunks of ops of halving size, then single ops, while a mismatch remains. */
-    private List<StreamOp> removeOps(List<StreamOp> cur, long deadline) {
+    private List<Op> removeOps(List<Op> cur, long deadline) {
         int chunk = Math.max(1, cur.size() / 2);
         while (System.nanoTime() < deadline) {
             boolean removed = false;
             for (int start = 0; start < cur.size() && System.nanoTime() < deadline; ) {
-                List<StreamOp> candidate = new ArrayList<>(cur.subList(0, start));
+                List<Op> candidate = new ArrayList<>(cur.subList(0, start));
                 candidate.addAll(cur.subList(Math.min(cur.size(), start + chunk), cur.size()));
                 Mismatch mm = candidate.isEmpty() ? null : firstMismatch(candidate, null);
                 if (mm != null) {
@@ -458,13 +452,13 @@ public final class Differential {
     }
 
     /** Makes single ops smaller (fewer blocks, shorter matches, fewer removed names) while a mismatch remains. */
-    private List<StreamOp> shrinkOps(List<StreamOp> cur, long deadline) {
+    private List<Op> shrinkOps(List<Op> cur, long deadline) {
         boolean progress = true;
         while (progress && System.nanoTime() < deadline) {
             progress = false;
             for (int i = 0; i < cur.size() && System.nanoTime() < deadline; i++) {
-                for (StreamOp smaller : smallerVersions(cur.get(i))) {
-                    List<StreamOp> candidate = new ArrayList<>(cur);
+                for (Op smaller : smallerVersions(cur.get(i))) {
+                    List<Op> candidate = new ArrayList<>(cur);
                     candidate.set(i, smaller);
                     Mismatch mm = firstMismatch(candidate, null);
                     if (mm != null) {
@@ -479,21 +473,21 @@ public final class Differential {
     }
 
     /** Candidates for a smaller op, smallest first: leading parts of its blocks or hashes, or one name fewer. */
-    private static List<StreamOp> smallerVersions(StreamOp op) {
-        List<StreamOp> out = new ArrayList<>();
+    private static List<Op> smallerVersions(Op op) {
+        List<Op> out = new ArrayList<>();
         switch (op) {
-            case StreamOp.Event(KvEvent.Stored s) -> {
+            case Op.Event(KvEvent.Stored s) -> {
                 for (int k : lengths(s.size())) {
-                    out.add(new StreamOp.Event(new KvEvent.Stored(
+                    out.add(new Op.Event(new KvEvent.Stored(
                             s.worker(),
                             s.parentHash(),
                             Arrays.copyOf(s.blockHashes(), k),
                             Arrays.copyOf(s.localHashes(), k))));
                 }
             }
-            case StreamOp.Event(KvEvent.StoredTokens t) -> {
+            case Op.Event(KvEvent.StoredTokens t) -> {
                 for (int k : lengths(t.size())) {
-                    out.add(new StreamOp.Event(new KvEvent.StoredTokens(
+                    out.add(new Op.Event(new KvEvent.StoredTokens(
                             t.worker(),
                             t.parentHash(),
                             Arrays.copyOf(t.tokenIds(), k * t.blockSize()),
@@ -503,24 +497,27 @@ public final class Differential {
                             t.cacheNamespace())));
                 }
             }
-            case StreamOp.Event(KvEvent.Removed r) -> {
+            case Op.Event(KvEvent.Removed r) -> {
                 for (int i = 0; i < r.blockHashes().length && r.blockHashes().length > 1; i++) {
                     long[] fewer = new long[r.blockHashes().length - 1];
                     System.arraycopy(r.blockHashes(), 0, fewer, 0, i);
                     System.arraycopy(r.blockHashes(), i + 1, fewer, i, fewer.length - i);
-                    out.add(new StreamOp.Event(new KvEvent.Removed(r.worker(), fewer)));
+                    out.add(new Op.Event(new KvEvent.Removed(r.worker(), fewer)));
                 }
             }
-            case StreamOp.MatchHashes m -> {
+            case Op.HashMatch m -> {
                 for (int k : lengths(m.localHashes().length)) {
-                    out.add(new StreamOp.MatchHashes(Arrays.copyOf(m.localHashes(), k)));
+                    out.add(new Op.HashMatch(Arrays.copyOf(m.localHashes(), k)));
                 }
             }
-            case StreamOp.MatchTokens m -> {
-                int blocks = m.tokens().length / m.blockSize();
+            case Op.TokenMatch m -> {
+                int blocks = m.tokenIds().length / m.blockSize();
                 for (int k : lengths(blocks)) {
-                    out.add(new StreamOp.MatchTokens(
-                            Arrays.copyOf(m.tokens(), k * m.blockSize()), m.blockSize(), m.lora(), m.namespace()));
+                    out.add(new Op.TokenMatch(
+                            Arrays.copyOf(m.tokenIds(), k * m.blockSize()),
+                            m.blockSize(),
+                            m.loraName(),
+                            m.cacheNamespace()));
                 }
             }
             default -> {}
@@ -539,18 +536,18 @@ public final class Differential {
         return new ArrayList<>(out);
     }
 
-    private Path write(String name, List<StreamOp> ops) {
+    private Path write(String name, List<Op> ops) {
         try {
             Files.createDirectories(reportDir);
             Path file = reportDir.resolve(name + ".jsonl").toAbsolutePath();
             StringBuilder in = new StringBuilder();
-            for (StreamOp op : ops) {
-                in.append(OpStreamJson.canonical(op)).append('\n');
+            for (Op op : ops) {
+                in.append(OpStreamWriter.line(op)).append('\n');
             }
             Files.writeString(file, in, StandardCharsets.UTF_8);
             StringBuilder out = new StringBuilder();
             try (OracleIndex oracle = new OracleIndex(config)) {
-                for (String line : OpStreamJson.expectedOutput(ops, oracle)) {
+                for (String line : ReferenceOutput.lines(ops, oracle)) {
                     out.append(line).append('\n');
                 }
             }

@@ -5,6 +5,7 @@ import io.kvprefix.Implementation;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.Worker;
+import io.kvprefix.opstream.Op;
 import io.kvprefix.testing.OracleIndex;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,7 +26,7 @@ import java.util.SplittableRandom;
  * fill the holes, stores under unknown parents and under parents held only by a sibling dp rank,
  * clears, remove_worker with slot reuse by new workers, ids of 2^63 and more and dp rank 2^32-1, long
  * and short chains (up to thousands of blocks), hash and token forms, mixed block sizes, LoRA and
- * namespace salts (empty strings too), and optionally malformed lines ({@link OpStreamJson}).
+ * namespace salts (empty strings too), and optionally malformed lines ({@link LineVariants}).
  *
  * <p>The generator keeps a rough model of what each worker holds (rules 1 and 2 and the worker slots,
  * nothing else) only to steer: most stores continue chains the worker holds, most matches query
@@ -351,8 +352,8 @@ public final class OpStreamGenerator {
     }
 
     /** The whole stream: {@code options.ops} ops. */
-    public List<StreamOp> generate() {
-        List<StreamOp> ops = new ArrayList<>(o.ops);
+    public List<Op> generate() {
+        List<Op> ops = new ArrayList<>(o.ops);
         for (int i = 0; i < o.ops; i++) {
             ops.add(next());
         }
@@ -360,9 +361,9 @@ public final class OpStreamGenerator {
     }
 
     /** The next op. */
-    public StreamOp next() {
+    public Op next() {
         if (o.malformedRate > 0 && rnd.nextDouble() < o.malformedRate) {
-            return OpStreamJson.randomMalformed(jsonRnd);
+            return LineVariants.randomMalformed(jsonRnd);
         }
         if (knownList.isEmpty()) {
             return rnd.nextInt(10) == 0 ? match() : store();
@@ -516,7 +517,7 @@ public final class OpStreamGenerator {
 
     // ------------------------------------------------------------------ stores
 
-    private StreamOp store() {
+    private Op store() {
         Worker w = storeWorker();
         Holdings h = known.get(w);
         int k = chainLength();
@@ -585,7 +586,7 @@ public final class OpStreamGenerator {
      * in hash or token form, with {@code names} (null: chosen here), and updates the model if the
      * store will succeed.
      */
-    private StreamOp emitStore(Worker w, Long parent, Doc doc, int start, int k, long[] names) {
+    private Op emitStore(Worker w, Long parent, Doc doc, int start, int k, long[] names) {
         Holdings h = known.get(w);
         if (names == null) {
             names = new long[k];
@@ -622,7 +623,7 @@ public final class OpStreamGenerator {
                 h.put(names[i], new Node(doc, start + i));
             }
         }
-        return new StreamOp.Event(event);
+        return new Op.Event(event);
     }
 
     /** Rules 1 and 2 and the worker slots, as far as the model knows. */
@@ -640,7 +641,7 @@ public final class OpStreamGenerator {
     }
 
     /** Fills a hole some worker has: re-stores the removed block under its parent, often under its old name. */
-    private StreamOp restore() {
+    private Op restore() {
         while (!holes.isEmpty()) {
             Hole hole = holes.remove(rnd.nextInt(holes.size()));
             Holdings h = known.get(hole.worker());
@@ -685,7 +686,7 @@ public final class OpStreamGenerator {
     }
 
     /** Stores that break rule 1 or rule 2 in the ways the contract lists. */
-    private StreamOp badStore() {
+    private Op badStore() {
         Worker w = knownWithNames();
         if (w == null) {
             return store();
@@ -768,7 +769,7 @@ public final class OpStreamGenerator {
 
     // ------------------------------------------------------------------ removes, clears
 
-    private StreamOp removed() {
+    private Op removed() {
         Worker w = knownWithNames();
         if (w == null || rnd.nextInt(30) == 0) {
             Worker any = rnd.nextBoolean() || knownList.isEmpty()
@@ -824,7 +825,7 @@ public final class OpStreamGenerator {
         return names;
     }
 
-    private StreamOp remove(Worker w, long[] names) {
+    private Op remove(Worker w, long[] names) {
         Holdings h = known.get(w);
         if (h != null) {
             for (long e : names) {
@@ -837,10 +838,10 @@ public final class OpStreamGenerator {
                 }
             }
         }
-        return new StreamOp.Event(new KvEvent.Removed(w, names));
+        return new Op.Event(new KvEvent.Removed(w, names));
     }
 
-    private StreamOp cleared() {
+    private Op cleared() {
         Worker w = knownList.isEmpty() || rnd.nextInt(10) == 0
                 ? poolWorker()
                 : knownList.get(rnd.nextInt(knownList.size()));
@@ -848,10 +849,10 @@ public final class OpStreamGenerator {
         if (h != null) {
             h.clear();
         }
-        return new StreamOp.Event(new KvEvent.Cleared(w));
+        return new Op.Event(new KvEvent.Cleared(w));
     }
 
-    private StreamOp removeWorker() {
+    private Op removeWorker() {
         long id;
         if (knownList.isEmpty() || rnd.nextInt(10) == 0) {
             id = rnd.nextBoolean() || activeIds.isEmpty()
@@ -865,12 +866,12 @@ public final class OpStreamGenerator {
         if (rnd.nextInt(10) < 7) {
             activeIds.remove(id); // mostly, new ids take the freed slots; sometimes the same id comes back
         }
-        return new StreamOp.Event(new KvEvent.RemoveWorker(id));
+        return new Op.Event(new KvEvent.RemoveWorker(id));
     }
 
     // ------------------------------------------------------------------ matches
 
-    private StreamOp match() {
+    private Op match() {
         Doc d;
         int len;
         int r = rnd.nextInt(100);
@@ -888,11 +889,11 @@ public final class OpStreamGenerator {
             for (int i = 0; i < q.length; i++) {
                 q[i] = alphabet[rnd.nextInt(alphabet.length)];
             }
-            return new StreamOp.MatchHashes(q);
+            return new Op.HashMatch(q);
         } else {
             return rnd.nextBoolean() || flavors.isEmpty()
-                    ? new StreamOp.MatchHashes(new long[0])
-                    : new StreamOp.MatchTokens(
+                    ? new Op.HashMatch(new long[0])
+                    : new Op.TokenMatch(
                             new int[rnd.nextInt(flavors.get(0).blockSize())],
                             flavors.get(0).blockSize(),
                             null,
@@ -917,10 +918,10 @@ public final class OpStreamGenerator {
             Doc other = docs.get(rnd.nextInt(docs.size()));
             q[diverge] = diverge < other.length() && rnd.nextBoolean() ? other.locals[diverge] : randomLocal();
         }
-        return new StreamOp.MatchHashes(q);
+        return new Op.HashMatch(q);
     }
 
-    private StreamOp tokenMatch(Doc d, int len, int extend, int diverge) {
+    private Op tokenMatch(Doc d, int len, int extend, int diverge) {
         Flavor f = d.flavor;
         int bs = f.blockSize();
         int tail = rnd.nextInt(3) == 0 ? rnd.nextInt(bs) : 0;
@@ -950,6 +951,6 @@ public final class OpStreamGenerator {
         } else if (salt == 1 && lora == null) {
             lora = ""; // the same as absent
         }
-        return new StreamOp.MatchTokens(tokens, bs, lora, ns);
+        return new Op.TokenMatch(tokens, bs, lora, ns);
     }
 }

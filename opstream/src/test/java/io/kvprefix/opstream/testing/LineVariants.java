@@ -1,28 +1,23 @@
 package io.kvprefix.opstream.testing;
 
-import io.kvprefix.BlockHasher;
-import io.kvprefix.EventStatus;
 import io.kvprefix.KvEvent;
-import io.kvprefix.MatchResult;
-import io.kvprefix.MatchResult.Score;
-import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
-import io.kvprefix.testing.OracleIndex;
+import io.kvprefix.opstream.Op;
+import io.kvprefix.opstream.OpStreamWriter;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Random;
 
 /**
- * Writes {@link StreamOp}s as docs/SPEC.md section 5 JSON lines (by hand: the library module has no JSON
- * dependency), for tests of the {@code replay} command and for failure reports.
+ * Lines for tests of the op-stream reader (docs/SPEC.md section 5) beyond the one plain form that
+ * {@link OpStreamWriter} writes:
  *
  * <ul>
- *   <li>{@link #canonical}: one fixed form, keys in the contract's order, every hash and id an unsigned
- *       decimal, {@code dp_rank} and {@code parent_hash} always present, no extra whitespace.
- *   <li>{@link #render}: a random but <em>valid</em> variation of the same op, decided entirely by the
+ *   <li>{@link #render}: a random but <em>valid</em> spelling of an op's line, decided entirely by the
  *       given {@link Random} (same seed, same line): hashes of 2^63 and more sometimes written as
  *       negative decimals (their two's-complement bits); {@code dp_rank} 0 sometimes left out;
  *       an absent {@code parent_hash} left out or {@code null}; an absent {@code lora_name} /
@@ -32,52 +27,46 @@ import java.util.Random;
  *       {@code match} and {@code remove_worker}; spaces and tabs between tokens; strings with escapes
  *       (escaped slashes, backslash-u escapes of non-ASCII characters and of surrogate pairs) and object
  *       keys written with backslash-u escapes.
- *       A reader that follows the contract decodes it to exactly the same op.
+ *       A reader that follows the contract reads it as exactly the same op.
  *   <li>{@link #malformedCatalogue}: one line per validation case of section 5 (plus a few more),
- *       each with the reason; every one must answer {@code {"status":"invalid_input"}}.
- *       {@link #invalidUtf8Lines} gives the byte-level cases a {@code String} cannot carry.
+ *       each an {@link Op.Invalid} carrying its line and the reason; every one must answer
+ *       {@code {"status":"invalid_input"}}. {@link #invalidUtf8Lines} gives the byte-level cases a
+ *       {@code String} cannot carry.
  *   <li>{@link #randomMalformed}: a catalogue line or a valid line broken at random (truncated,
  *       trailing data, trailing comma, a mis-cased op).
- *   <li>{@link #statusLine}, {@link #scoresLine} and {@link #expectedOutput}: the output lines
- *       {@code replay} must print, computed with a reference index (normally {@link OracleIndex}).
  * </ul>
+ *
+ * <p>This is not a second writer of the format: the plain form, and every result line, come from
+ * {@link OpStreamWriter}; these are the other spellings a reader must accept or reject.
  *
  * <p>No line contains {@code \n}. Thread-safety: stateless; a {@link Random} passed in must not be
  * shared between threads.
  */
-public final class OpStreamJson {
-    private OpStreamJson() {}
+public final class LineVariants {
+    private LineVariants() {}
 
     // ================================================================== valid lines
 
-    /** The op in one fixed, plain form (a {@link StreamOp.Malformed} is returned as is). */
-    public static String canonical(StreamOp op) {
-        return write(op, null);
-    }
-
-    /** The op as a random, valid variation chosen by {@code rnd} (a {@link StreamOp.Malformed} is returned as is). */
-    public static String render(StreamOp op, Random rnd) {
-        return write(op, rnd);
-    }
-
-    private static String write(StreamOp op, Random rnd) {
+    /** A random, valid spelling of {@code op}'s line chosen by {@code rnd} (an {@link Op.Invalid} gives its line as is). */
+    public static String render(Op op, Random rnd) {
+        Objects.requireNonNull(rnd, "rnd");
         return switch (op) {
-            case StreamOp.Malformed m -> m.jsonLine();
-            case StreamOp.Event e -> event(e.event(), rnd);
-            case StreamOp.MatchHashes m -> {
+            case Op.Invalid i -> OpStreamWriter.line(i);
+            case Op.Event e -> event(e.event(), rnd);
+            case Op.HashMatch m -> {
                 Obj o = new Obj(rnd);
                 o.put("op", str("match", rnd));
                 o.put("local_hashes", hashes(m.localHashes(), rnd));
                 ignoredRank(o, rnd);
                 yield o.render();
             }
-            case StreamOp.MatchTokens m -> {
+            case Op.TokenMatch m -> {
                 Obj o = new Obj(rnd);
                 o.put("op", str("match", rnd));
-                o.put("token_ids", tokens(m.tokens(), rnd));
+                o.put("token_ids", tokens(m.tokenIds(), rnd));
                 o.put("block_size", Integer.toUnsignedString(m.blockSize()));
-                salt(o, "lora_name", m.lora(), rnd);
-                salt(o, "cache_namespace", m.namespace(), rnd);
+                salt(o, "lora_name", m.loraName(), rnd);
+                salt(o, "cache_namespace", m.cacheNamespace(), rnd);
                 ignoredRank(o, rnd);
                 yield o.render();
             }
@@ -130,7 +119,7 @@ public final class OpStreamJson {
     private static void head(Obj o, String op, Worker w, Random rnd) {
         o.put("op", str(op, rnd));
         o.put("worker", Long.toUnsignedString(w.workerId()));
-        if (w.dpRank() != 0 || rnd == null || rnd.nextInt(10) < 6) {
+        if (w.dpRank() != 0 || rnd.nextInt(10) < 6) {
             o.put("dp_rank", Integer.toUnsignedString(w.dpRank()));
         }
     }
@@ -138,7 +127,7 @@ public final class OpStreamJson {
     private static void parent(Obj o, boolean has, long parent, Random rnd) {
         if (has) {
             o.put("parent_hash", hash(parent, rnd));
-        } else if (rnd == null || rnd.nextBoolean()) {
+        } else if (rnd.nextBoolean()) {
             o.put("parent_hash", "null");
         }
     }
@@ -147,9 +136,6 @@ public final class OpStreamJson {
     private static void salt(Obj o, String key, String value, Random rnd) {
         if (value != null && !value.isEmpty()) {
             o.put(key, str(value, rnd));
-            return;
-        }
-        if (rnd == null) {
             return;
         }
         switch (rnd.nextInt(4)) {
@@ -161,14 +147,14 @@ public final class OpStreamJson {
 
     /** {@code dp_rank} is ignored on match and remove_worker: sometimes give one anyway. */
     private static void ignoredRank(Obj o, Random rnd) {
-        if (rnd != null && rnd.nextInt(8) == 0) {
+        if (rnd.nextInt(8) == 0) {
             o.put("dp_rank", Integer.toUnsignedString(rnd.nextInt(3) == 0 ? -1 : rnd.nextInt(4)));
         }
     }
 
     /** A 64-bit hash: unsigned decimal, or (randomly, when the top bit is set) the negative decimal of the same bits. */
     private static String hash(long v, Random rnd) {
-        if (v < 0 && rnd != null && rnd.nextBoolean()) {
+        if (v < 0 && rnd.nextBoolean()) {
             return Long.toString(v);
         }
         return Long.toUnsignedString(v);
@@ -196,11 +182,8 @@ public final class OpStreamJson {
         return sb.append(ws(rnd)).append(']').toString();
     }
 
-    /** Whitespace between tokens: none in canonical form, sometimes spaces and tabs otherwise (never a newline). */
+    /** Whitespace between tokens: mostly none, sometimes spaces and tabs (never a newline). */
     private static String ws(Random rnd) {
-        if (rnd == null) {
-            return "";
-        }
         int r = rnd.nextInt(20);
         if (r < 15) {
             return "";
@@ -215,12 +198,12 @@ public final class OpStreamJson {
         return sb.toString();
     }
 
-    /** A JSON string (RFC 8259); with {@code rnd}, optional escapes are used at random. */
+    /** A JSON string (RFC 8259), optional escapes used at random. */
     static String str(String s, Random rnd) {
         StringBuilder sb = new StringBuilder("\"");
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            boolean escapeAnyway = rnd != null && rnd.nextInt(c < 0x80 ? 40 : 3) == 0;
+            boolean escapeAnyway = rnd.nextInt(c < 0x80 ? 40 : 3) == 0;
             switch (c) {
                 case '"' -> sb.append("\\\"");
                 case '\\' -> sb.append("\\\\");
@@ -280,21 +263,19 @@ public final class OpStreamJson {
             fields.add(new String[] {key, json});
         }
 
-        /** The object as a whole line, with leading and trailing whitespace when random. */
+        /** The object as a whole line, with leading and trailing whitespace at random. */
         String render() {
             return ws(rnd) + renderInner() + ws(rnd);
         }
 
         String renderInner() {
             List<String[]> f = new ArrayList<>(fields);
-            if (rnd != null) {
-                int extras = rnd.nextInt(10) < 7 ? 0 : 1 + rnd.nextInt(2);
-                for (int i = 0; i < extras; i++) {
-                    f.add(EXTRAS[rnd.nextInt(EXTRAS.length)].clone());
-                }
-                if (rnd.nextBoolean()) {
-                    Collections.shuffle(f, rnd);
-                }
+            int extras = rnd.nextInt(10) < 7 ? 0 : 1 + rnd.nextInt(2);
+            for (int i = 0; i < extras; i++) {
+                f.add(EXTRAS[rnd.nextInt(EXTRAS.length)].clone());
+            }
+            if (rnd.nextBoolean()) {
+                Collections.shuffle(f, rnd);
             }
             StringBuilder sb = new StringBuilder("{").append(ws(rnd));
             List<String> seen = new ArrayList<>();
@@ -318,7 +299,7 @@ public final class OpStreamJson {
         }
 
         private String key(String k) {
-            if (rnd != null && rnd.nextInt(25) == 0) {
+            if (rnd.nextInt(25) == 0) {
                 StringBuilder sb = new StringBuilder("\"");
                 for (int i = 0; i < k.length(); i++) {
                     sb.append(i == 0 ? String.format("\\u%04X", (int) k.charAt(i)) : String.valueOf(k.charAt(i)));
@@ -347,8 +328,8 @@ public final class OpStreamJson {
      * One malformed line per validation case of docs/SPEC.md section 5, each with its reason. Every line
      * must be answered with {@code {"status":"invalid_input"}} and change nothing.
      */
-    public static List<StreamOp.Malformed> malformedCatalogue() {
-        List<StreamOp.Malformed> c = new ArrayList<>();
+    public static List<Op.Invalid> malformedCatalogue() {
+        List<Op.Invalid> c = new ArrayList<>();
         // --- not exactly one JSON object
         add(c, "", "blank line");
         add(c, "  \t ", "whitespace only");
@@ -614,8 +595,8 @@ public final class OpStreamJson {
         return List.copyOf(c);
     }
 
-    private static void add(List<StreamOp.Malformed> c, String line, String why) {
-        c.add(new StreamOp.Malformed(line, why));
+    private static void add(List<Op.Invalid> c, String line, String why) {
+        c.add(new Op.Invalid(why, line));
     }
 
     /** Lines that are not valid UTF-8 (each must answer {@code invalid_input}); a {@code String} cannot hold them. */
@@ -646,9 +627,9 @@ public final class OpStreamJson {
     }
 
     /** Valid ops that {@link #randomMalformed} breaks. */
-    private static final List<StreamOp> BREAKABLE = List.of(
-            new StreamOp.Event(KvEvent.Stored.root(Worker.of(1), new long[] {101, 102}, new long[] {5, -6})),
-            new StreamOp.Event(new KvEvent.StoredTokens(
+    private static final List<Op> BREAKABLE = List.of(
+            new Op.Event(KvEvent.Stored.root(Worker.of(1), new long[] {101, 102}, new long[] {5, -6})),
+            new Op.Event(new KvEvent.StoredTokens(
                     Worker.of(2, 1),
                     java.util.OptionalLong.of(101),
                     new int[] {1, 2, 3, 4},
@@ -656,96 +637,37 @@ public final class OpStreamJson {
                     new long[] {103},
                     "lora",
                     null)),
-            new StreamOp.Event(new KvEvent.Removed(Worker.of(1), new long[] {101})),
-            new StreamOp.Event(new KvEvent.Cleared(Worker.of(3))),
-            new StreamOp.Event(new KvEvent.RemoveWorker(4)),
-            new StreamOp.MatchHashes(new long[] {5, -6}),
-            new StreamOp.MatchTokens(new int[] {1, 2, 3, 4}, 2, null, "ns"));
+            new Op.Event(new KvEvent.Removed(Worker.of(1), new long[] {101})),
+            new Op.Event(new KvEvent.Cleared(Worker.of(3))),
+            new Op.Event(new KvEvent.RemoveWorker(4)),
+            new Op.HashMatch(new long[] {5, -6}),
+            new Op.TokenMatch(new int[] {1, 2, 3, 4}, 2, null, "ns"));
 
     /**
      * A malformed line chosen by {@code rnd}: mostly an entry of {@link #malformedCatalogue}, otherwise
      * a valid rendered line broken at random.
      */
-    public static StreamOp.Malformed randomMalformed(Random rnd) {
-        List<StreamOp.Malformed> catalogue = CATALOGUE;
+    public static Op.Invalid randomMalformed(Random rnd) {
+        List<Op.Invalid> catalogue = CATALOGUE;
         if (rnd.nextInt(10) < 7) {
             return catalogue.get(rnd.nextInt(catalogue.size()));
         }
-        StreamOp victim = BREAKABLE.get(rnd.nextInt(BREAKABLE.size()));
+        Op victim = BREAKABLE.get(rnd.nextInt(BREAKABLE.size()));
         int kind = rnd.nextInt(4);
         if (kind == 3) {
-            // The canonical form starts with the top-level "op" (a rendered line may carry an extra
+            // The plain form starts with the top-level "op" (a rendered line may carry an extra
             // field holding a nested "op" first).
-            String line = canonical(victim);
-            return new StreamOp.Malformed(line.replaceFirst("\"op\":\"", "\"op\":\"X"), "unknown op");
+            String line = OpStreamWriter.line(victim);
+            return new Op.Invalid("unknown op", line.replaceFirst("\"op\":\"", "\"op\":\"X"));
         }
         String line = render(victim, rnd);
         int close = line.lastIndexOf('}');
         return switch (kind) {
-            case 0 -> new StreamOp.Malformed(line.substring(0, rnd.nextInt(close)), "a truncated line");
-            case 1 -> new StreamOp.Malformed(line + " 1", "trailing data after the object");
-            default -> new StreamOp.Malformed(line.substring(0, close) + ",}", "trailing comma in an object");
+            case 0 -> new Op.Invalid("a truncated line", line.substring(0, rnd.nextInt(close)));
+            case 1 -> new Op.Invalid("trailing data after the object", line + " 1");
+            default -> new Op.Invalid("trailing comma in an object", line.substring(0, close) + ",}");
         };
     }
 
-    private static final List<StreamOp.Malformed> CATALOGUE = malformedCatalogue();
-
-    // ================================================================== output lines
-
-    /** {@code {"status":"ok"}} and the other statuses. */
-    public static String statusLine(EventStatus status) {
-        return "{\"status\":\"" + status.wireName() + "\"}";
-    }
-
-    /** {@code {"scores":[[W,R,depth],...]}}, sorted by worker. */
-    public static String scoresLine(List<Score> scores) {
-        List<Score> sorted = new ArrayList<>(scores);
-        sorted.sort((a, b) -> a.worker().compareTo(b.worker()));
-        StringBuilder sb = new StringBuilder("{\"scores\":[");
-        for (int i = 0; i < sorted.size(); i++) {
-            if (i > 0) {
-                sb.append(',');
-            }
-            Score s = sorted.get(i);
-            sb.append('[')
-                    .append(Long.toUnsignedString(s.worker().workerId()))
-                    .append(',')
-                    .append(Integer.toUnsignedString(s.worker().dpRank()))
-                    .append(',')
-                    .append(s.depth())
-                    .append(']');
-        }
-        return sb.append("]}").toString();
-    }
-
-    /**
-     * The lines {@code replay} must print for {@code ops}, one per op, computed by applying them to
-     * {@code reference} (which they change): a status per event, {@code invalid_input} per malformed
-     * line, scores per match (token matches hashed with the reference's seeds and the op's block size and salt).
-     */
-    public static List<String> expectedOutput(List<StreamOp> ops, PrefixIndex reference) {
-        List<String> out = new ArrayList<>(ops.size());
-        for (StreamOp op : ops) {
-            out.add(
-                    switch (op) {
-                        case StreamOp.Event e -> statusLine(reference.apply(e.event()));
-                        case StreamOp.Malformed m -> statusLine(EventStatus.INVALID_INPUT);
-                        case StreamOp.MatchHashes m ->
-                            scoresLine(reference.match(m.localHashes()).scores());
-                        case StreamOp.MatchTokens m -> {
-                            BlockHasher h = BlockHasher.builder()
-                                    .blockSize(m.blockSize())
-                                    .seed(reference.config().seed())
-                                    .chainSeed(reference.config().chainSeed())
-                                    .loraName(m.lora())
-                                    .cacheNamespace(m.namespace())
-                                    .build();
-                            MatchResult r = new MatchResult();
-                            reference.match(m.tokens(), 0, m.tokens().length, h, r);
-                            yield scoresLine(r.scores());
-                        }
-                    });
-        }
-        return out;
-    }
+    private static final List<Op.Invalid> CATALOGUE = malformedCatalogue();
 }
