@@ -133,14 +133,27 @@ KVP_API int32_t kvp_match_tokens(const void *hot, uint32_t mask, int32_t words, 
                                  uint64_t *chain_scratch, int32_t *n_hashed,
                                  int32_t *out_slots, int32_t *out_depths);
 
-/* For tests: writes the record offsets this library was built with (KVP_HOT_LOCAL, KVP_HOT_CHAIN,
+/* ================================================================================================
+ * DIAGNOSTICS - for kvprefix's own tests, not for applications.
+ *
+ * kvp_layout and kvp_home let the Java tests check that this library and Java agree on the table
+ * (TableLayout, NativeKernelTest). kvp_thread_calls counts kernel calls only in the test build
+ * (CMake target kvprefix_test, compiled with KVP_COUNT_CALLS); the packaged library does not count
+ * and answers KVP_NOT_COUNTED.
+ * ============================================================================================== */
+
+/* kvp_thread_calls() in a library built without the call counter. */
+#define KVP_NOT_COUNTED UINT64_MAX
+
+/* Writes the record offsets this library was built with (KVP_HOT_LOCAL, KVP_HOT_CHAIN,
  * KVP_HOT_STATE, KVP_HOT_PARENT, KVP_HOT_BITS) into out[0..5) and returns 5. */
 KVP_API int32_t kvp_layout(int32_t *out);
 
-/* For tests: the home slot of (position, local) in a table of mask + 1 slots. */
+/* The home slot of (position, local) in a table of mask + 1 slots. */
 KVP_API uint32_t kvp_home(int32_t position, uint64_t local, uint32_t mask);
 
-/* For tests: how many kvp_match_* and kvp_hash_* / kvp_chain calls the calling thread has made. */
+/* How many kvp_match_* and kvp_hash_* / kvp_chain calls the calling thread has made (test build),
+ * or KVP_NOT_COUNTED (packaged library). */
 KVP_API uint64_t kvp_thread_calls(void);
 
 #ifdef __cplusplus

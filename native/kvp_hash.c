@@ -14,18 +14,16 @@
 
 uint32_t kvp_version(void) { return (uint32_t)KVP_VERSION; }
 
+#ifdef KVP_COUNT_CALLS
 __thread uint64_t kvp_calls_tls = 0;
-
 uint64_t kvp_thread_calls(void) { return kvp_calls_tls; }
+#else
+uint64_t kvp_thread_calls(void) { return KVP_NOT_COUNTED; }
+#endif
 
 uint64_t kvp_xxh3(const void *data, int64_t len, uint64_t seed) {
     if (len <= 0) return XXH3_64bits_withSeed(NULL, 0, seed);
     return XXH3_64bits_withSeed(data, (size_t)len, seed);
-}
-
-static inline uint64_t chain_step(uint64_t parent, uint64_t local, uint64_t chain_seed) {
-    uint64_t pair[2] = {parent, local}; /* little-endian host: these are le64(parent) ++ le64(local) */
-    return XXH3_64bits_withSeed(pair, sizeof pair, chain_seed);
 }
 
 int64_t kvp_chain(const uint64_t *local, int64_t n, uint64_t chain_seed,
@@ -33,10 +31,10 @@ int64_t kvp_chain(const uint64_t *local, int64_t n, uint64_t chain_seed,
     KVP_COUNT_CALL();
     if (n < 0 || (n > 0 && (local == NULL || chain_out == NULL))) return KVP_EINVAL;
     if (n == 0) return 0;
-    uint64_t c = has_parent ? chain_step(parent, local[0], chain_seed) : local[0];
+    uint64_t c = has_parent ? kvp_chain_step(parent, local[0], chain_seed) : local[0];
     chain_out[0] = c;
     for (int64_t i = 1; i < n; i++) {
-        c = chain_step(c, local[i], chain_seed);
+        c = kvp_chain_step(c, local[i], chain_seed);
         chain_out[i] = c;
     }
     return n;
@@ -51,35 +49,18 @@ int64_t kvp_hash_blocks(const uint32_t *tokens, int64_t n_tokens, int32_t block_
     if (blocks == 0) return 0;
     if (tokens == NULL || local_out == NULL) return KVP_EINVAL;
     if (chain_out == NULL) {
-        /* one loop per common block size, each with a constant length (see kvp_block_hash) */
-#define KVP_LOCAL_LOOP(BS)                                                                           \
-        for (int64_t b = 0; b < blocks; b++) {                                                       \
-            local_out[b] = XXH3_64bits_withSeed(tokens + b * (BS), (size_t)(BS) * sizeof(uint32_t), seed); \
+        for (int64_t b = 0; b < blocks; b++) {
+            local_out[b] = kvp_block_hash(tokens + b * block_size, block_size, seed);
         }
-        switch (block_size) {
-            case 16: KVP_LOCAL_LOOP(16) break;
-            case 32: KVP_LOCAL_LOOP(32) break;
-            case 64: KVP_LOCAL_LOOP(64) break;
-            default: KVP_LOCAL_LOOP(block_size) break;
-        }
-#undef KVP_LOCAL_LOOP
         return blocks;
     }
     uint64_t c = 0;
-#define KVP_CHAIN_LOOP(BS)                                                                           \
-    for (int64_t b = 0; b < blocks; b++) {                                                           \
-        const uint64_t l = XXH3_64bits_withSeed(tokens + b * (BS), (size_t)(BS) * sizeof(uint32_t), seed); \
-        local_out[b] = l;                                                                            \
-        c = (b == 0) ? l : chain_step(c, l, chain_seed);                                             \
-        chain_out[b] = c;                                                                            \
+    for (int64_t b = 0; b < blocks; b++) {
+        const uint64_t l = kvp_block_hash(tokens + b * block_size, block_size, seed);
+        local_out[b] = l;
+        c = (b == 0) ? l : kvp_chain_step(c, l, chain_seed);
+        chain_out[b] = c;
     }
-    switch (block_size) {
-        case 16: KVP_CHAIN_LOOP(16) break;
-        case 32: KVP_CHAIN_LOOP(32) break;
-        case 64: KVP_CHAIN_LOOP(64) break;
-        default: KVP_CHAIN_LOOP(block_size) break;
-    }
-#undef KVP_CHAIN_LOOP
     return blocks;
 }
 
@@ -108,7 +89,7 @@ int64_t kvp_hash_blocks_mm(const uint32_t *tokens, int64_t n_tokens, int32_t blo
         const int32_t lo = mm_offsets[b], hi = mm_offsets[b + 1];
         uint64_t l;
         if (lo == hi) {
-            l = XXH3_64bits_withSeed(block, block_bytes, seed);
+            l = kvp_block_hash(block, block_size, seed);
         } else {
             XXH3_64bits_reset_withSeed(&st, seed);
             XXH3_64bits_update(&st, block, block_bytes);
@@ -117,7 +98,7 @@ int64_t kvp_hash_blocks_mm(const uint32_t *tokens, int64_t n_tokens, int32_t blo
         }
         local_out[b] = l;
         if (chain_out != NULL) {
-            c = (b == 0) ? l : chain_step(c, l, chain_seed);
+            c = (b == 0) ? l : kvp_chain_step(c, l, chain_seed);
             chain_out[b] = c;
         }
     }

@@ -46,11 +46,6 @@ static inline uint64_t rec_u64(const uint8_t *rec, size_t off) {
     return v;
 }
 
-static inline uint64_t chain_step(uint64_t parent, uint64_t local, uint64_t seed) {
-    uint64_t pair[2] = {parent, local};
-    return XXH3_64bits_withSeed(pair, sizeof pair, seed);
-}
-
 /* Where the request's hashes come from: given local hashes, or tokens hashed on demand. */
 typedef struct {
     const uint8_t *hot;
@@ -80,7 +75,7 @@ static inline uint64_t chain_at(req_t *r, int32_t p) {
     while (r->n_chain <= p) {
         const int32_t i = r->n_chain;
         const uint64_t l = r->tokens ? local_at(r, i) : r->local[i];
-        r->chain[i] = i == 0 ? l : chain_step(r->chain[i - 1], l, r->chain_seed);
+        r->chain[i] = i == 0 ? l : kvp_chain_step(r->chain[i - 1], l, r->chain_seed);
         r->n_chain = i + 1;
     }
     return r->chain[p];

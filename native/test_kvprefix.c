@@ -116,6 +116,17 @@ static void test_edges(void) {
     CHECK_EQ_U64("version", kvp_version(), KVP_VERSION);
 }
 
+/* The test build counts every kernel call of the calling thread (the packaged library does not). */
+static void test_call_counter(void) {
+    uint32_t t[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    uint64_t out[2];
+    const uint64_t before = kvp_thread_calls();
+    CHECK_EQ_U64("counting build", before == KVP_NOT_COUNTED, 0);
+    kvp_hash_blocks(t, 8, 4, 1337, 1337, out, NULL);
+    kvp_chain(out, 2, 1337, 0, 0, out);
+    CHECK_EQ_U64("two calls counted", kvp_thread_calls() - before, 2);
+}
+
 static double now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -162,6 +173,7 @@ int main(int argc, char **argv) {
     }
     test_vectors();
     test_edges();
+    test_call_counter();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;

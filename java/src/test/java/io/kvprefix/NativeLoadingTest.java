@@ -22,6 +22,10 @@ class NativeLoadingTest {
     record Run(int exit, String out, String err) {}
 
     private static Run run(String... props) throws IOException, InterruptedException {
+        return runMain(List.of(), props);
+    }
+
+    private static Run runMain(List<String> args, String... props) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(
                 java,
@@ -30,6 +34,7 @@ class NativeLoadingTest {
                 "-Djava.util.logging.SimpleFormatter.format=%4$s: %5$s%n"));
         cmd.addAll(List.of(props));
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), HashMain.class.getName()));
+        cmd.addAll(args);
         Process p = new ProcessBuilder(cmd).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -75,6 +80,19 @@ class NativeLoadingTest {
         Run explicit = run("-Dkvprefix.library.path=" + lib, "-Dkvprefix.impl=native");
         assertEquals(0, explicit.exit(), explicit.err());
         assertEquals("NATIVE 14643705804678351452", explicit.out());
+    }
+
+    @Test
+    void onlyTheTestBuildCountsCalls() throws Exception {
+        Run packaged = runMain(List.of("--calls"), "-Dkvprefix.impl=native");
+        assertEquals(0, packaged.exit(), packaged.err());
+        assertEquals("NATIVE 14643705804678351452 calls=not-counted", packaged.out());
+        Run testBuild = runMain(
+                List.of("--calls"),
+                "-Dkvprefix.impl=native",
+                "-Dkvprefix.library.path=" + System.getProperty("kvprefix.library.path"));
+        assertEquals(0, testBuild.exit(), testBuild.err());
+        assertEquals("NATIVE 14643705804678351452 calls=counted", testBuild.out());
     }
 
     @Test

@@ -35,6 +35,9 @@ public final class KvpBindings {
 
     public static final int KVP_EINVAL = -1;
 
+    /** {@link #threadCalls()} of a library built without the call counter (KVP_NOT_COUNTED). */
+    public static final long NOT_COUNTED = -1L;
+
     /** Name and shape of every bound function, in header order. */
     public static final Map<String, FunctionDescriptor> DESCRIPTORS;
 
@@ -339,7 +342,10 @@ public final class KvpBindings {
         }
     }
 
-    /** {@code kvp_thread_calls}: kernel calls made so far by the calling thread. */
+    /**
+     * {@code kvp_thread_calls}: kernel calls made so far by the calling thread, or {@link #NOT_COUNTED}
+     * from the packaged library (only the test build counts).
+     */
     public static long threadCalls() {
         try {
             return (long) KVP_THREAD_CALLS.invokeExact();

@@ -33,32 +33,11 @@ import java.util.concurrent.locks.StampedLock;
 import net.openhft.hashing.LongHashFunction;
 
 /**
- * The positional prefix index on the Java heap: the baseline the off-heap index is measured
- * against and a second opinion in differential tests. Same design as the off-heap index, with
- * objects and fastutil maps instead of MemorySegments:
+ * The positional prefix index on the Java heap (the design is in this package's
+ * {@code package-info.java}): the baseline the off-heap index is measured against.
  *
- * <ul>
- *   <li>a table keyed by {@code (position, local hash)} whose {@link Entry entries} carry the chain
- *       hash (computed by kvprefix from the parent's chain, never taken from the engine), a link to
- *       the parent entry, the child entries, and a worker bitset;
- *   <li>per worker (entries use identity equality): engine hash to entry, entry to the number of names it has (a block may be held
- *       under several engine hashes), and the held blocks that are currently unreachable;
- *   <li>jump search over positions with bitset intersection and lazy chain hashing.
- * </ul>
- *
- * <p><b>Reachable bits.</b> A worker's bit on an entry is set only while the worker holds that
- * block <em>and</em> every ancestor of it. Removing a block with held descendants clears their bits
- * too (deepest first) and remembers them as held-but-unreachable; storing the missing block again
- * sets them back (parent first). So every worker's bits are prefix-closed at every moment, a worker
- * in the set at a jump target holds every position before it, and jump search by set intersection
- * is exact (docs/SPEC.md section 4) without a linear fallback for workers with holes.
- *
- * <p>Entries nobody holds are dropped once they have no children left (children keep their
- * ancestors so a re-stored block finds its held descendants).
- *
- * <p>Thread-safety: a {@link StampedLock} guards everything; {@link #apply} takes it exclusively
- * (so writes are serialised: one writer at a time, whatever the worker), {@link #match} takes it
- * shared, so any number of matches run together and never see a half-applied event.
+ * <p>Thread-safety: a {@link StampedLock} guards everything; {@link #apply} takes it exclusively (one
+ * writer at a time, whatever the worker), {@link #match} takes it shared.
  */
 public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     private static final MatchResults RESULTS = MatchResults.access();
@@ -68,60 +47,15 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     static final long PAIR_BYTES = 64;
 
-    /** One block: a position, its local hash, and the chain hash of the prefix ending in it. */
-    static final class Entry {
-        final int pos;
-        final long local;
-        final long chain;
-        final Entry parent;
-        Entry nextSameKey; // other entries under the same (pos, local) table key
-        Entry firstChild; // children: entries at pos + 1 whose parent is this one
-        Entry prevSibling;
-        Entry nextSibling;
-        int childCount;
-        int holders; // workers holding this block, reachable or not
-        boolean collected; // dropped from the table by collect(); never collected twice
-        long[] reach = EMPTY_BITS; // workers holding this block and all its ancestors
-
-        Entry(int pos, long local, long chain, Entry parent) {
-            this.pos = pos;
-            this.local = local;
-            this.chain = chain;
-            this.parent = parent;
-        }
-
-        boolean reaches(int slot) {
-            int w = slot >>> 6;
-            return w < reach.length && (reach[w] & (1L << slot)) != 0;
-        }
-
-        void setReach(int slot) {
-            int w = slot >>> 6;
-            if (w >= reach.length) {
-                reach = Arrays.copyOf(reach, w + 1);
-            }
-            reach[w] |= 1L << slot;
-        }
-
-        void clearReach(int slot) {
-            int w = slot >>> 6;
-            if (w < reach.length) {
-                reach[w] &= ~(1L << slot);
-            }
-        }
-    }
-
-    private static final long[] EMPTY_BITS = new long[0];
-
     /** Per-worker state. */
     private static final class WorkerState {
         final Worker worker;
         final int slot;
-        final Long2ObjectOpenHashMap<Entry> names = new Long2ObjectOpenHashMap<>();
-        final Object2IntOpenHashMap<Entry> held = new Object2IntOpenHashMap<>();
+        final Long2ObjectOpenHashMap<HeapEntry> names = new Long2ObjectOpenHashMap<>();
+        final Object2IntOpenHashMap<HeapEntry> held = new Object2IntOpenHashMap<>();
         // presized: fastutil shrinks on removal down to the initial size, so a small set would
         // shrink and regrow (allocating) on every hole cycle
-        final ObjectOpenHashSet<Entry> unreachable = new ObjectOpenHashSet<>(256);
+        final ObjectOpenHashSet<HeapEntry> unreachable = new ObjectOpenHashSet<>(256);
 
         WorkerState(Worker worker, int slot) {
             this.worker = worker;
@@ -136,10 +70,11 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     private final SaltedHashers hashers;
     private final DecodedEvent decoded = new DecodedEvent(); // used under the write lock only
     private final LongHashFunction chainFn;
+    private final HeapMatcher matcher;
     private final long chainSeed;
     private final StampedLock lock = new StampedLock();
 
-    private final Long2ObjectOpenHashMap<Entry> table;
+    private final Long2ObjectOpenHashMap<HeapEntry> table;
     private final Map<Worker, WorkerState> workers = new HashMap<>();
     private final Worker[] slotWorkers;
     private final BitSet usedSlots = new BitSet();
@@ -150,15 +85,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     private final long[] writeScratch = new long[2];
     private volatile boolean closed;
 
-    private final ThreadLocal<ReadScratch> readScratch = ThreadLocal.withInitial(ReadScratch::new);
-
-    /** Per-thread buffers for {@link #match} (no allocation once grown). */
-    private static final class ReadScratch {
-        long[] chain = new long[64];
-        long[] active = new long[1];
-        long[] locals = new long[64];
-        final long[] pair = new long[2];
-    }
+    private final ThreadLocal<HeapMatcher.Scratch> readScratch = ThreadLocal.withInitial(HeapMatcher.Scratch::new);
 
     public HeapPrefixIndex(IndexConfig config) {
         this.config = Objects.requireNonNull(config, "config");
@@ -167,16 +94,13 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         this.hashers = decoder.hashers();
         this.chainSeed = config.chainSeed();
         this.chainFn = new PortableHashKernel(config.seed(), config.chainSeed()).chainFunction();
+        this.matcher = new HeapMatcher(config.jumpSize(), chainFn);
         this.slotWorkers = new Worker[config.maxWorkers()];
         this.table = new Long2ObjectOpenHashMap<>((int) Math.max(16, config.expectedBlocks()));
         this.bitWords = 1;
         for (int i = 0; i < statusCounts.length; i++) {
             statusCounts[i] = new LongAdder();
         }
-    }
-
-    private static long key(int pos, long local) {
-        return local + 0x9E3779B97F4A7C15L * (pos + 1L); // fastutil mixes the key again
     }
 
     private void checkOpen() {
@@ -236,7 +160,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
             Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals, int n) {
         WorkerState ws = workers.get(worker);
         // Rule 2: the parent must be held by this worker.
-        Entry parent = null;
+        HeapEntry parent = null;
         if (hasParent) {
             parent = ws == null ? null : ws.names.get(parentHash);
             if (parent == null) {
@@ -260,36 +184,26 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
             slotWorkers[slot] = worker;
         }
         // Rule 3: positions follow the parent; chain hashes are computed here from the parent's chain.
-        Entry prev = parent;
+        HeapEntry prev = parent;
         int pos = parent == null ? 0 : parent.pos + 1;
         for (int i = 0; i < n; i++, pos++) {
             long local = locals[i];
             long chain = prev == null ? local : PortableHashKernel.chainStep(chainFn, prev.chain, local, writeScratch);
-            Entry e = findOrCreate(pos, local, chain, prev);
+            HeapEntry e = findOrCreate(pos, local, chain, prev);
             bindName(ws, blockHashes[i], e);
             prev = e;
         }
         return EventStatus.OK;
     }
 
-    /** The entry {@code (pos, local, chain)} among those under one table key, or null. */
-    private static Entry inChain(Entry head, int pos, long local, long chain) {
-        for (Entry e = head; e != null; e = e.nextSameKey) {
-            if (e.pos == pos && e.local == local && e.chain == chain) {
-                return e;
-            }
-        }
-        return null;
-    }
-
-    private Entry findOrCreate(int pos, long local, long chain, Entry parent) {
-        long k = key(pos, local);
-        Entry head = table.get(k);
-        Entry found = inChain(head, pos, local, chain);
+    private HeapEntry findOrCreate(int pos, long local, long chain, HeapEntry parent) {
+        long k = HeapMatcher.key(pos, local);
+        HeapEntry head = table.get(k);
+        HeapEntry found = HeapMatcher.inChain(head, pos, local, chain);
         if (found != null) {
             return found;
         }
-        Entry e = new Entry(pos, local, chain, parent);
+        HeapEntry e = new HeapEntry(pos, local, chain, parent);
         e.nextSameKey = head;
         table.put(k, e);
         if (parent != null) {
@@ -305,8 +219,8 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     /** Rule 4: the name {@code hash} now means {@code e}; the block it named before loses a name. */
-    private void bindName(WorkerState ws, long hash, Entry e) {
-        Entry old = ws.names.put(hash, e);
+    private void bindName(WorkerState ws, long hash, HeapEntry e) {
+        HeapEntry old = ws.names.put(hash, e);
         if (old == e) {
             return;
         }
@@ -316,7 +230,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
-    private void addHold(WorkerState ws, Entry e) {
+    private void addHold(WorkerState ws, HeapEntry e) {
         int names = ws.held.addTo(e, 1);
         if (names > 0) {
             return; // already held under another name
@@ -331,16 +245,16 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     /** Sets the worker's bit on {@code e}, then on every held-but-unreachable descendant, parents first. */
-    private void makeReachable(WorkerState ws, Entry e) {
+    private void makeReachable(WorkerState ws, HeapEntry e) {
         e.setReach(ws.slot);
         if (ws.unreachable.isEmpty()) {
             return;
         }
-        ArrayDeque<Entry> todo = new ArrayDeque<>();
+        ArrayDeque<HeapEntry> todo = new ArrayDeque<>();
         todo.push(e);
         while (!todo.isEmpty()) {
-            Entry p = todo.pop();
-            for (Entry c = p.firstChild; c != null; c = c.nextSibling) {
+            HeapEntry p = todo.pop();
+            for (HeapEntry c = p.firstChild; c != null; c = c.nextSibling) {
                 if (ws.unreachable.remove(c)) {
                     c.setReach(ws.slot);
                     todo.push(c);
@@ -349,7 +263,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
-    private void dropHold(WorkerState ws, Entry e) {
+    private void dropHold(WorkerState ws, HeapEntry e) {
         int names = ws.held.getInt(e);
         if (names > 1) {
             ws.held.put(e, names - 1);
@@ -362,20 +276,20 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
             e.clearReach(ws.slot); // a leaf (removed events drop deepest first): nothing below to walk
         } else if (e.reaches(ws.slot)) {
             // Descendants the worker still holds become unreachable: clear their bits deepest first.
-            List<Entry> order = new ArrayList<>();
-            ArrayDeque<Entry> todo = new ArrayDeque<>();
+            List<HeapEntry> order = new ArrayList<>();
+            ArrayDeque<HeapEntry> todo = new ArrayDeque<>();
             todo.push(e);
             while (!todo.isEmpty()) {
-                Entry p = todo.pop();
+                HeapEntry p = todo.pop();
                 order.add(p);
-                for (Entry c = p.firstChild; c != null; c = c.nextSibling) {
+                for (HeapEntry c = p.firstChild; c != null; c = c.nextSibling) {
                     if (c.reaches(ws.slot)) {
                         todo.push(c);
                     }
                 }
             }
             for (int i = order.size() - 1; i >= 1; i--) {
-                Entry d = order.get(i);
+                HeapEntry d = order.get(i);
                 d.clearReach(ws.slot);
                 ws.unreachable.add(d);
             }
@@ -391,11 +305,11 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
      * entry already dropped is left alone: {@link #clear} calls this for every entry the worker held,
      * and an earlier call may already have dropped an ancestor on its way up.
      */
-    private void collect(Entry e) {
+    private void collect(HeapEntry e) {
         while (e != null && !e.collected && e.holders == 0 && e.childCount == 0) {
             e.collected = true;
-            long k = key(e.pos, e.local);
-            Entry head = table.get(k);
+            long k = HeapMatcher.key(e.pos, e.local);
+            HeapEntry head = table.get(k);
             if (head == e) {
                 if (e.nextSameKey == null) {
                     table.remove(k);
@@ -403,14 +317,14 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
                     table.put(k, e.nextSameKey);
                 }
             } else {
-                Entry p = head;
+                HeapEntry p = head;
                 while (p.nextSameKey != e) {
                     p = p.nextSameKey;
                 }
                 p.nextSameKey = e.nextSameKey;
             }
             entryCount--;
-            Entry parent = e.parent;
+            HeapEntry parent = e.parent;
             if (parent != null) {
                 if (e.prevSibling != null) {
                     e.prevSibling.nextSibling = e.nextSibling;
@@ -430,10 +344,10 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     public EventStatus remove(Worker worker, long[] hashes) {
         WorkerState ws = workers.get(worker);
         EventStatus status = EventStatus.OK;
-        Entry[] drop = new Entry[hashes.length];
+        HeapEntry[] drop = new HeapEntry[hashes.length];
         int m = 0;
         for (long h : hashes) {
-            Entry e = ws == null ? null : ws.names.remove(h);
+            HeapEntry e = ws == null ? null : ws.names.remove(h);
             if (e == null) {
                 status = EventStatus.BLOCK_NOT_FOUND;
                 continue;
@@ -451,19 +365,19 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         return status;
     }
 
-    private static final Comparator<Entry> DEEPEST_FIRST = (a, b) -> Integer.compare(b.pos, a.pos);
+    private static final Comparator<HeapEntry> DEEPEST_FIRST = (a, b) -> Integer.compare(b.pos, a.pos);
 
     private void clear(WorkerState ws) {
-        List<Entry> heldEntries = new ArrayList<>(ws.held.keySet());
+        List<HeapEntry> heldEntries = new ArrayList<>(ws.held.keySet());
         ws.names.clear();
         ws.held.clear();
         ws.unreachable.clear();
-        for (Entry e : heldEntries) {
+        for (HeapEntry e : heldEntries) {
             e.clearReach(ws.slot);
             e.holders--;
             pairCount--;
         }
-        for (Entry e : heldEntries) {
+        for (HeapEntry e : heldEntries) {
             collect(e); // skips entries an earlier collect() already dropped along with a descendant
         }
     }
@@ -493,7 +407,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         Objects.requireNonNull(into, "into");
         hashers.checkChainSeed(hasher);
         checkOpen();
-        ReadScratch s = readScratch.get();
+        HeapMatcher.Scratch s = readScratch.get();
         int blocks = hasher.blockCount(length);
         if (s.locals.length < blocks) {
             s.locals = new long[Math.max(blocks, s.locals.length * 2)];
@@ -508,92 +422,8 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
-    private void matchLocked(long[] q, int off, int len, MatchResult into, ReadScratch s) {
-        RESULTS.reset(into, len);
-        if (len == 0) {
-            return;
-        }
-        Entry e0 = inChain(table.get(key(0, q[off])), 0, q[off], q[off]);
-        if (e0 == null) {
-            return;
-        }
-        int words = bitWords;
-        if (s.active.length < words) {
-            s.active = new long[words];
-        }
-        if (s.chain.length < len) {
-            s.chain = new long[Math.max(len, s.chain.length * 2)];
-        }
-        long[] active = s.active;
-        long[] chain = s.chain;
-        chain[0] = q[off];
-        int computed = 0; // chain[0..computed] are valid
-        boolean any = false;
-        for (int w = 0; w < words; w++) {
-            active[w] = w < e0.reach.length ? e0.reach[w] : 0L;
-            any |= active[w] != 0;
-        }
-        int jump = config.jumpSize();
-        int cur = 0;
-        while (any && cur < len - 1) {
-            int nxt = Math.min(cur + jump, len - 1);
-            Entry t = table.get(key(nxt, q[off + nxt]));
-            if (t != null) { // only now is the chain hash at nxt needed
-                computed = extendChain(q, off, chain, computed, nxt, s.pair);
-                t = inChain(t, nxt, q[off + nxt], chain[nxt]);
-            }
-            if (t != null && covers(t.reach, active, words)) {
-                cur = nxt;
-                continue;
-            }
-            // Someone drops out inside (cur, nxt]: walk it position by position.
-            for (int p = cur + 1; p <= nxt && any; p++) {
-                Entry e = table.get(key(p, q[off + p]));
-                if (e != null) {
-                    computed = extendChain(q, off, chain, computed, p, s.pair);
-                    e = inChain(e, p, q[off + p], chain[p]);
-                }
-                any = false;
-                for (int w = 0; w < words; w++) {
-                    long held = e == null || w >= e.reach.length ? 0L : e.reach[w];
-                    long dropped = active[w] & ~held;
-                    while (dropped != 0) {
-                        int bit = Long.numberOfTrailingZeros(dropped);
-                        dropped &= dropped - 1;
-                        RESULTS.add(into, slotWorkers[(w << 6) + bit], p);
-                    }
-                    active[w] &= held;
-                    any |= active[w] != 0;
-                }
-            }
-            cur = nxt;
-        }
-        for (int w = 0; w < words; w++) {
-            long a = active[w];
-            while (a != 0) {
-                int bit = Long.numberOfTrailingZeros(a);
-                a &= a - 1;
-                RESULTS.add(into, slotWorkers[(w << 6) + bit], len);
-            }
-        }
-    }
-
-    /** True if every active worker is in {@code reach}. */
-    private static boolean covers(long[] reach, long[] active, int words) {
-        for (int w = 0; w < words; w++) {
-            long r = w < reach.length ? reach[w] : 0L;
-            if ((active[w] & ~r) != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private int extendChain(long[] q, int off, long[] chain, int computed, int upTo, long[] pair) {
-        for (int i = computed + 1; i <= upTo; i++) {
-            chain[i] = PortableHashKernel.chainStep(chainFn, chain[i - 1], q[off + i], pair);
-        }
-        return Math.max(computed, upTo);
+    private void matchLocked(long[] q, int off, int len, MatchResult into, HeapMatcher.Scratch s) {
+        matcher.match(table, bitWords, slotWorkers, q, off, len, into, s);
     }
 
     // ------------------------------------------------------------------ introspection

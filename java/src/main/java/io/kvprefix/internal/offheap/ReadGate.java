@@ -5,21 +5,11 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Tracks readers so memory and worker slots are recycled only after every reader that could still
- * see them has left (a two-phase, striped reader count in the style of sleepable RCU).
- *
- * <p>A reader calls {@link #enter()}, reads shared structures, and calls {@link #exit(int)} with
- * the token it got. A writer that has made something unreachable for new readers (published a new
- * table, cleared a worker slot's bits) calls {@link #synchronize()}: it flips the epoch and waits
- * until the readers counted under the old epoch have all left. Readers that enter after the flip
- * count under the new epoch and are not waited for; they can only see the new state.
- *
- * <p>Correctness (Dekker style): a reader increments its counter (a full fence) and then re-reads
- * the epoch; the writer stores the new epoch (a full fence) and then reads the counters. Either the
- * writer sees the reader's increment and waits for it, or the reader sees the new epoch, backs out
- * and re-enters under it before reading anything shared.
- *
- * <p>Counters are striped by thread id and padded to a cache line each, so readers on different
- * threads rarely touch the same line.
+ * see them has left: a two-phase, striped reader count in the style of sleepable RCU (the argument
+ * for its correctness is in this package's {@code package-info.java}). A reader brackets its reads
+ * with {@link #enter()} and {@link #exit(int)}; a writer that has made something unreachable for new
+ * readers calls {@link #synchronize()}, which returns once every reader that entered before it has
+ * left. Counters are striped by thread id and padded to a cache line each.
  *
  * <p>Thread-safety: {@link #enter}/{@link #exit} from any number of threads; {@link #synchronize}
  * from any thread (calls are serialised internally).

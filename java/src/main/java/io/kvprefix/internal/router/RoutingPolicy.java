@@ -97,23 +97,31 @@ public final class RoutingPolicy {
             return sample(n, costs, min, max, tolerance);
         }
         double limit = min + tolerance;
-        if (miss && spreadMisses) {
-            int first = -1;
-            int after = -1;
-            for (int i = 0; i < n; i++) {
-                if (costs[i] <= limit) {
-                    if (first < 0) {
-                        first = i;
-                    }
-                    if (after < 0 && lastMiss != null && ws[i].worker().compareTo(lastMiss) > 0) {
-                        after = i;
-                    }
+        return miss && spreadMisses ? spreadMiss(ws, n, costs, limit) : lowestCost(ws, n, costs, limit, blockCount);
+    }
+
+    /** A miss among equally cheap workers: the next one after the previous miss's, round robin. */
+    private int spreadMiss(WorkerLoad[] ws, int n, double[] costs, double limit) {
+        int first = -1;
+        int after = -1;
+        for (int i = 0; i < n; i++) {
+            if (costs[i] <= limit) {
+                if (first < 0) {
+                    first = i;
+                }
+                if (after < 0 && lastMiss != null && ws[i].worker().compareTo(lastMiss) > 0) {
+                    after = i;
                 }
             }
-            int pick = after >= 0 ? after : first;
-            lastMiss = ws[pick].worker();
-            return pick;
         }
+        int pick = after >= 0 ? after : first;
+        lastMiss = ws[pick].worker();
+        return pick;
+    }
+
+    /** The cheapest worker; ties go to the one holding fewer blocks, then to the lower worker. */
+    private static int lowestCost(
+            WorkerLoad[] ws, int n, double[] costs, double limit, ToLongFunction<Worker> blockCount) {
         int ties = 0;
         int firstTie = -1;
         for (int i = 0; i < n; i++) {

@@ -1,0 +1,172 @@
+package io.kvprefix.internal.heap;
+
+import io.kvprefix.MatchResult;
+import io.kvprefix.Worker;
+import io.kvprefix.internal.MatchResults;
+import io.kvprefix.internal.hash.PortableHashKernel;
+import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
+import net.openhft.hashing.LongHashFunction;
+
+/**
+ * The heap index's jump search (docs/SPEC.md section 4): probe every {@code jump}-th position,
+ * advance when every still-active worker is in the target's reach bits (exact, since bits are
+ * prefix-closed), walk position by position otherwise; chain hashes are computed only where a key
+ * exists.
+ *
+ * <p>Thread-safety: immutable; the caller holds the index's lock (shared) and passes its own scratch.
+ */
+final class HeapMatcher {
+    private static final MatchResults RESULTS = MatchResults.access();
+
+    /** Per-thread buffers (no allocation once grown). */
+    static final class Scratch {
+        long[] chain = new long[64];
+        long[] active = new long[1];
+        long[] locals = new long[64];
+        final long[] pair = new long[2];
+    }
+
+    private final int jump;
+    private final LongHashFunction chainFn;
+
+    HeapMatcher(int jump, LongHashFunction chainFn) {
+        this.jump = jump;
+        this.chainFn = chainFn;
+    }
+
+    /** The table key of {@code (pos, local)}. */
+    static long key(int pos, long local) {
+        return local + 0x9E3779B97F4A7C15L * (pos + 1L); // fastutil mixes the key again
+    }
+
+    /** The entry {@code (pos, local, chain)} among those under one table key, or null. */
+    static HeapEntry inChain(HeapEntry head, int pos, long local, long chain) {
+        for (HeapEntry e = head; e != null; e = e.nextSameKey) {
+            if (e.pos == pos && e.local == local && e.chain == chain) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    void match(
+            Long2ObjectOpenHashMap<HeapEntry> table,
+            int words,
+            Worker[] slotWorkers,
+            long[] q,
+            int off,
+            int len,
+            MatchResult into,
+            Scratch s) {
+        RESULTS.reset(into, len);
+        if (len == 0) {
+            return;
+        }
+        HeapEntry e0 = inChain(table.get(key(0, q[off])), 0, q[off], q[off]);
+        if (e0 == null) {
+            return;
+        }
+        if (s.active.length < words) {
+            s.active = new long[words];
+        }
+        if (s.chain.length < len) {
+            s.chain = new long[Math.max(len, s.chain.length * 2)];
+        }
+        long[] active = s.active;
+        s.chain[0] = q[off];
+        int computed = 0; // chain[0..computed] are valid
+        boolean any = false;
+        for (int w = 0; w < words; w++) {
+            active[w] = w < e0.reach.length ? e0.reach[w] : 0L;
+            any |= active[w] != 0;
+        }
+        int cur = 0;
+        while (any && cur < len - 1) {
+            int nxt = Math.min(cur + jump, len - 1);
+            HeapEntry t = table.get(key(nxt, q[off + nxt]));
+            if (t != null) { // only now is the chain hash at nxt needed
+                computed = extendChain(q, off, s, computed, nxt);
+                t = inChain(t, nxt, q[off + nxt], s.chain[nxt]);
+            }
+            if (t != null && covers(t.reach, active, words)) {
+                cur = nxt;
+                continue;
+            }
+            computed = walk(table, words, slotWorkers, q, off, cur, nxt, computed, into, s);
+            any = anyActive(active, words);
+            cur = nxt;
+        }
+        for (int w = 0; w < words; w++) {
+            report(into, slotWorkers, active[w], w, len);
+        }
+    }
+
+    /**
+     * Someone drops out inside {@code (cur, nxt]}: walks it position by position, reporting each
+     * worker at the position where it drops out; returns the new number of valid chain hashes.
+     */
+    private int walk(
+            Long2ObjectOpenHashMap<HeapEntry> table,
+            int words,
+            Worker[] slotWorkers,
+            long[] q,
+            int off,
+            int cur,
+            int nxt,
+            int computed,
+            MatchResult into,
+            Scratch s) {
+        long[] active = s.active;
+        boolean any = true;
+        for (int p = cur + 1; p <= nxt && any; p++) {
+            HeapEntry e = table.get(key(p, q[off + p]));
+            if (e != null) {
+                computed = extendChain(q, off, s, computed, p);
+                e = inChain(e, p, q[off + p], s.chain[p]);
+            }
+            any = false;
+            for (int w = 0; w < words; w++) {
+                long held = e == null || w >= e.reach.length ? 0L : e.reach[w];
+                report(into, slotWorkers, active[w] & ~held, w, p);
+                active[w] &= held;
+                any |= active[w] != 0;
+            }
+        }
+        return computed;
+    }
+
+    private static boolean anyActive(long[] active, int words) {
+        for (int w = 0; w < words; w++) {
+            if (active[w] != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void report(MatchResult into, Worker[] slotWorkers, long bits, int word, int depth) {
+        while (bits != 0) {
+            int bit = Long.numberOfTrailingZeros(bits);
+            bits &= bits - 1;
+            RESULTS.add(into, slotWorkers[(word << 6) + bit], depth);
+        }
+    }
+
+    /** True if every active worker is in {@code reach}. */
+    private static boolean covers(long[] reach, long[] active, int words) {
+        for (int w = 0; w < words; w++) {
+            long r = w < reach.length ? reach[w] : 0L;
+            if ((active[w] & ~r) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private int extendChain(long[] q, int off, Scratch s, int computed, int upTo) {
+        for (int i = computed + 1; i <= upTo; i++) {
+            s.chain[i] = PortableHashKernel.chainStep(chainFn, s.chain[i - 1], q[off + i], s.pair);
+        }
+        return Math.max(computed, upTo);
+    }
+}
