@@ -30,18 +30,11 @@ class SourceShapeTest {
     static final int MAX_FILE_LINES = 600;
     static final int MAX_METHOD_LINES = 60;
 
-    /** Files being split on another branch (issue 18), the only ones allowed over the limit until it lands. */
-    private static final List<String> BEING_SPLIT =
-            List.of("benchmarks/src/main/java/io/kvprefix/opstream/OpStreamParser.java");
-
     @Test
     void noMainSourceFileIsOverTheLimit() throws IOException {
         Path root = RepoPaths.root();
         List<String> big = new ArrayList<>();
         for (Path f : javaFiles(root, true)) {
-            if (BEING_SPLIT.contains(root.relativize(f).toString())) {
-                continue;
-            }
             long lines = Files.readAllLines(f).size();
             if (lines > MAX_FILE_LINES) {
                 big.add(root.relativize(f) + " (" + lines + " lines)");
