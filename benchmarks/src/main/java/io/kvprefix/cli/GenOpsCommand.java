@@ -1,10 +1,10 @@
 package io.kvprefix.cli;
 
 import io.kvprefix.opstream.OpStreamWriter;
-import io.kvprefix.trace.LocalHashTable;
-import io.kvprefix.trace.Trace;
-import io.kvprefix.trace.Workload;
-import io.kvprefix.trace.WorkloadTotals;
+import io.kvprefix.workload.LocalHashTable;
+import io.kvprefix.workload.Trace;
+import io.kvprefix.workload.Workload;
+import io.kvprefix.workload.WorkloadTotals;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -1,10 +1,10 @@
 package io.kvprefix.cli;
 
-import io.kvprefix.trace.MockEngine;
-import io.kvprefix.trace.MooncakeTraceReader;
-import io.kvprefix.trace.SyntheticTrace;
-import io.kvprefix.trace.Trace;
-import io.kvprefix.trace.Workload;
+import io.kvprefix.workload.MockEngine;
+import io.kvprefix.workload.MooncakeTraceReader;
+import io.kvprefix.workload.SyntheticTrace;
+import io.kvprefix.workload.Trace;
+import io.kvprefix.workload.Workload;
 import java.io.IOException;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;

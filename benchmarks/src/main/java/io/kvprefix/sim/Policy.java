@@ -7,7 +7,7 @@ import io.kvprefix.PrefixIndex;
 import io.kvprefix.Router;
 import io.kvprefix.RoutingDecision;
 import io.kvprefix.Worker;
-import io.kvprefix.trace.Rng;
+import io.kvprefix.workload.Rng;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.LongSupplier;

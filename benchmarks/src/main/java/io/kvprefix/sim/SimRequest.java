@@ -2,7 +2,7 @@ package io.kvprefix.sim;
 
 import io.kvprefix.KvEvent;
 import io.kvprefix.RoutingDecision;
-import io.kvprefix.trace.TraceRequest;
+import io.kvprefix.workload.TraceRequest;
 import java.util.List;
 
 /**

@@ -1,6 +1,6 @@
 package io.kvprefix.sim;
 
-import io.kvprefix.trace.MockEngine;
+import io.kvprefix.workload.MockEngine;
 import java.time.Duration;
 
 /**

@@ -2,11 +2,11 @@ package io.kvprefix.sim;
 
 import io.kvprefix.KvEvent;
 import io.kvprefix.Worker;
-import io.kvprefix.trace.AdmitResult;
-import io.kvprefix.trace.LocalHashTable;
-import io.kvprefix.trace.MockEngine;
-import io.kvprefix.trace.Trace;
-import io.kvprefix.trace.TraceRequest;
+import io.kvprefix.workload.AdmitResult;
+import io.kvprefix.workload.LocalHashTable;
+import io.kvprefix.workload.MockEngine;
+import io.kvprefix.workload.Trace;
+import io.kvprefix.workload.TraceRequest;
 import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
 import java.util.ArrayDeque;
 import java.util.List;

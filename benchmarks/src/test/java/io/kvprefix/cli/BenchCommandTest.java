@@ -8,8 +8,8 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.bench.OpStream;
 import io.kvprefix.bench.ReplayBench;
-import io.kvprefix.trace.SyntheticTrace;
-import io.kvprefix.trace.Workload;
+import io.kvprefix.workload.SyntheticTrace;
+import io.kvprefix.workload.Workload;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

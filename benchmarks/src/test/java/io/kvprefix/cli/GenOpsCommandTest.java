@@ -24,7 +24,7 @@ class GenOpsCommandTest {
 
     private static String small() {
         return RepoPaths.root()
-                .resolve("benchmarks/src/test/resources/traces/small.jsonl")
+                .resolve("workloads/src/test/resources/traces/small.jsonl")
                 .toString();
     }
 

@@ -3,9 +3,9 @@ package io.kvprefix.sim;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.kvprefix.trace.LocalHashTable;
-import io.kvprefix.trace.Trace;
-import io.kvprefix.trace.TraceRequest;
+import io.kvprefix.workload.LocalHashTable;
+import io.kvprefix.workload.Trace;
+import io.kvprefix.workload.TraceRequest;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.kvprefix.trace;
+package io.kvprefix.workload;
 
 import io.kvprefix.BlockHasher;
 import it.unimi.dsi.fastutil.longs.Long2LongOpenHashMap;

@@ -1,4 +1,4 @@
-package io.kvprefix.trace;
+package io.kvprefix.workload;
 
 /**
  * A trace file that cannot be read: its message names the file and line and says what is wrong, for

@@ -1,4 +1,4 @@
-package io.kvprefix.trace;
+package io.kvprefix.workload;
 
 import io.kvprefix.KvEvent;
 import io.kvprefix.Worker;

@@ -1,4 +1,4 @@
-package io.kvprefix.trace;
+package io.kvprefix.workload;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;

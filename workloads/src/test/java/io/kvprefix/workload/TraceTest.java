@@ -1,4 +1,4 @@
-package io.kvprefix.trace;
+package io.kvprefix.workload;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class TraceTest {
 
     static Path resource(String name) {
-        return RepoPaths.root().resolve("benchmarks/src/test/resources/traces").resolve(name);
+        return RepoPaths.root().resolve("workloads/src/test/resources/traces").resolve(name);
     }
 
     static Trace small() throws Exception {

@@ -1,4 +1,4 @@
-package io.kvprefix.trace;
+package io.kvprefix.workload;
 
 /**
  * A small seeded pseudo-random generator (SplitMix64) whose output is fixed by this class alone, so

@@ -1,4 +1,4 @@
-package io.kvprefix.trace;
+package io.kvprefix.workload;
 
 import java.util.Arrays;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package io.kvprefix.trace;
+package io.kvprefix.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -12,10 +12,17 @@ import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
-import io.kvprefix.cli.CliRunner;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamParser;
 import io.kvprefix.testing.RepoPaths;
+import io.kvprefix.workload.AdmitResult;
+import io.kvprefix.workload.LocalHashTable;
+import io.kvprefix.workload.MockEngine;
+import io.kvprefix.workload.MooncakeTraceReader;
+import io.kvprefix.workload.Rng;
+import io.kvprefix.workload.SyntheticTrace;
+import io.kvprefix.workload.Trace;
+import io.kvprefix.workload.TraceRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the token form gives the same answers as the hash form.
  */
 class GenOpsStreamTest {
+    private static final Path SMALL = RepoPaths.root().resolve("workloads/src/test/resources/traces/small.jsonl");
+
     @TempDir
     Path tmp;
 
@@ -114,16 +123,8 @@ class GenOpsStreamTest {
 
     @Test
     void smallTraceOnTinyCaches() throws Exception {
-        String s = genOps(
-                "--trace",
-                TraceTest.resource("small.jsonl").toString(),
-                "--workers",
-                "2",
-                "--cache-blocks",
-                "3",
-                "--seed",
-                "5");
-        checkAgainstEngines(s, TraceTest.small(), 2, 3, 5);
+        String s = genOps("--trace", SMALL.toString(), "--workers", "2", "--cache-blocks", "3", "--seed", "5");
+        checkAgainstEngines(s, MooncakeTraceReader.read(SMALL), 2, 3, 5);
     }
 
     @Test
@@ -159,16 +160,7 @@ class GenOpsStreamTest {
     @Test
     void tokenFormEqualsHashForm() throws Exception {
         String[] common = {
-            "--trace",
-            TraceTest.resource("small.jsonl").toString(),
-            "--split",
-            "64",
-            "--workers",
-            "2",
-            "--cache-blocks",
-            "40",
-            "--duplicate",
-            "2"
+            "--trace", SMALL.toString(), "--split", "64", "--workers", "2", "--cache-blocks", "40", "--duplicate", "2"
         };
         List<Op> hashOps = parse(genOps(common));
         List<String> tokenArgs = new ArrayList<>(List.of(common));
