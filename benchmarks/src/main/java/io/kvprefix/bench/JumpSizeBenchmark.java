@@ -4,7 +4,6 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
-import io.kvprefix.cli.Implementations;
 import io.kvprefix.workload.MooncakeTraceReader;
 import io.kvprefix.workload.SyntheticTrace;
 import io.kvprefix.workload.Trace;

@@ -7,7 +7,6 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
-import io.kvprefix.cli.Implementations;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamParser;
 import java.io.BufferedReader;

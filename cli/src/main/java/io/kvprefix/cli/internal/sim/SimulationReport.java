@@ -1,4 +1,4 @@
-package io.kvprefix.sim;
+package io.kvprefix.cli.internal.sim;
 
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;

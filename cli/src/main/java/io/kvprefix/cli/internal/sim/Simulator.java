@@ -1,4 +1,4 @@
-package io.kvprefix.sim;
+package io.kvprefix.cli.internal.sim;
 
 import io.kvprefix.KvEvent;
 import io.kvprefix.Worker;

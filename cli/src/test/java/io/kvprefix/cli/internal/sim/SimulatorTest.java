@@ -1,4 +1,4 @@
-package io.kvprefix.sim;
+package io.kvprefix.cli.internal.sim;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,10 +1,8 @@
-package io.kvprefix.cli;
+package io.kvprefix.bench;
 
 import io.kvprefix.Implementation;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
-import java.util.Collections;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +10,9 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * The index implementations the command line can run, by name ({@code --impl NAME}). Adding one is
- * a single {@link #register} line in the static block below.
+ * The index implementations the benchmarks compare and the command line offers, by name
+ * ({@code --impl NAME}, the JMH suites' {@code impl} parameter). Adding one is a single
+ * {@link #register} line in the static block below.
  *
  * <p>Thread-safety: the registry is filled once, when the class initializes, and only read after:
  * safe from any thread.
@@ -69,13 +68,5 @@ public final class Implementations {
     /** True if {@code name} is registered. */
     public static boolean isKnown(String name) {
         return BY_NAME.containsKey(name);
-    }
-
-    /** The names, for picocli's {@code ${COMPLETION-CANDIDATES}} in help texts. */
-    static final class Names implements Iterable<String> {
-        @Override
-        public Iterator<String> iterator() {
-            return Collections.unmodifiableList(names()).iterator();
-        }
     }
 }

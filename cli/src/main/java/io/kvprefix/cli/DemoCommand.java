@@ -1,8 +1,8 @@
 package io.kvprefix.cli;
 
 import io.kvprefix.Implementation;
-import io.kvprefix.sim.Policy;
-import io.kvprefix.sim.SimSettings;
+import io.kvprefix.cli.internal.sim.Policy;
+import io.kvprefix.cli.internal.sim.SimSettings;
 import io.kvprefix.workload.SyntheticTrace;
 import io.kvprefix.workload.Trace;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.kvprefix.bench;
+package io.kvprefix.cli;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,7 +10,7 @@ import java.util.Locale;
  *
  * <p>Thread-safety: not thread-safe; build and render on one thread.
  */
-public final class SvgPlot {
+final class SvgPlot {
     /** One line of the chart. */
     public record Series(String name, double[] x, double[] y) {}
 

@@ -1,10 +1,10 @@
 package io.kvprefix.cli;
 
-import io.kvprefix.sim.Policy;
-import io.kvprefix.sim.PolicyResult;
-import io.kvprefix.sim.SimSettings;
-import io.kvprefix.sim.SimulationReport;
-import io.kvprefix.sim.Simulator;
+import io.kvprefix.cli.internal.sim.Policy;
+import io.kvprefix.cli.internal.sim.PolicyResult;
+import io.kvprefix.cli.internal.sim.SimSettings;
+import io.kvprefix.cli.internal.sim.SimulationReport;
+import io.kvprefix.cli.internal.sim.Simulator;
 import io.kvprefix.workload.LocalHashTable;
 import io.kvprefix.workload.Trace;
 import java.io.IOException;

@@ -4,6 +4,7 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.bench.Implementations;
 import java.lang.management.ManagementFactory;
 import java.util.Locale;
 import java.util.SplittableRandom;

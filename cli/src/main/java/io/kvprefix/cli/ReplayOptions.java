@@ -1,6 +1,7 @@
 package io.kvprefix.cli;
 
 import io.kvprefix.IndexConfig;
+import io.kvprefix.bench.Implementations;
 import io.kvprefix.bench.OpStream;
 import io.kvprefix.bench.ReplayBench;
 import io.kvprefix.workload.Trace;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
+import io.kvprefix.bench.Implementations;
 import io.kvprefix.bench.OpStream;
 import io.kvprefix.bench.ReplayBench;
 import io.kvprefix.workload.SyntheticTrace;

@@ -2,6 +2,7 @@ package io.kvprefix.cli;
 
 import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
+import io.kvprefix.bench.Implementations;
 import io.kvprefix.opstream.Replayer;
 import java.io.FilterOutputStream;
 import java.io.IOException;
@@ -44,7 +45,7 @@ final class ReplayCommand implements Callable<Integer> {
             names = "--impl",
             paramLabel = "NAME",
             defaultValue = Implementations.DEFAULT,
-            completionCandidates = Implementations.Names.class,
+            completionCandidates = ImplementationNames.class,
             description = "index implementation: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
     String impl;
 

@@ -2,7 +2,6 @@ package io.kvprefix.cli;
 
 import io.kvprefix.bench.OpStream;
 import io.kvprefix.bench.ReplayBench;
-import io.kvprefix.bench.SvgPlot;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;

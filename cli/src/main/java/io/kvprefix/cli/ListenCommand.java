@@ -4,6 +4,7 @@ import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
+import io.kvprefix.bench.Implementations;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamParser;
 import io.kvprefix.opstream.OpStreamWriter;
@@ -95,7 +96,7 @@ final class ListenCommand implements Callable<Integer> {
             names = "--impl",
             paramLabel = "NAME",
             defaultValue = Implementations.DEFAULT,
-            completionCandidates = Implementations.Names.class,
+            completionCandidates = ImplementationNames.class,
             description = "index implementation: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
     String impl;
 
