@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvprefix.testing.RepoPaths;
 import java.io.IOException;
+import java.lang.module.ModuleDescriptor;
+import java.lang.module.ModuleFinder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -24,8 +26,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The layout of the modules, read from their main sources: no cycle between the project's packages,
- * one exported package per module with everything else under its {@code internal}, no module reaching
- * into another module's {@code internal} packages, and every module of the build in the picture.
+ * one exported package per module with everything else under its {@code internal} (for the modules
+ * with a {@code module-info.java}, also in the compiled descriptor), no module reaching into another
+ * module's {@code internal} packages, and every module of the build in the picture.
  *
  * <p>A package's dependencies are the project packages its files import (static imports and
  * wildcards too) or name fully qualified in code (comments and string literals are left out). An
@@ -133,6 +136,39 @@ class ModuleLayoutTest {
             }
         }
         assertTrue(wrong.isEmpty(), String.join("\n", wrong));
+    }
+
+    /** A class of each module that has a module descriptor, to find its compiled descriptor by. */
+    private static final Map<String, Class<?>> DESCRIBED = Map.of(
+            "java", io.kvprefix.PrefixIndex.class,
+            "listener", io.kvprefix.zmq.EngineEndpoint.class);
+
+    @Test
+    void theModuleDescriptorsExportTheModulesOnePackage() throws Exception {
+        Set<String> withDescriptor = new TreeSet<>();
+        for (String module : modules()) {
+            if (Files.isRegularFile(RepoPaths.root().resolve(module).resolve("src/main/java/module-info.java"))) {
+                withDescriptor.add(module);
+            }
+        }
+        assertEquals(new TreeSet<>(DESCRIBED.keySet()), withDescriptor, "the modules with a module-info.java");
+        Map<String, Set<String>> units = new TreeMap<>();
+        for (Source s : sources()) {
+            units.computeIfAbsent(s.module(), k -> new TreeSet<>()).add(unit(s.pkg()));
+        }
+        for (var e : DESCRIBED.entrySet()) {
+            Path location = Path.of(e.getValue()
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
+            ModuleDescriptor d =
+                    ModuleFinder.of(location).findAll().iterator().next().descriptor();
+            Set<String> exports = new TreeSet<>();
+            d.exports().forEach(x -> exports.add(x.source() + (x.isQualified() ? " to " + x.targets() : "")));
+            assertEquals(units.get(e.getKey()), exports, e.getKey() + "/ module " + d.name() + " exports");
+            assertTrue(d.opens().isEmpty(), e.getKey() + "/ opens nothing: " + d.opens());
+        }
     }
 
     @Test

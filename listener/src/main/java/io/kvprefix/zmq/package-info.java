@@ -12,6 +12,8 @@
  *
  * <p>This module depends on JeroMQ (pure-Java ZMQ) and msgpack-core; the core library
  * ({@code io.kvprefix}) does not. Everything under {@code io.kvprefix.zmq.internal} is an
- * implementation detail.
+ * implementation detail, and the module descriptor ({@code module io.kvprefix.zmq}) exports this
+ * package alone; it requires msgpack-core by its derived automatic name, {@code msgpack.core}, since
+ * that jar declares none.
  */
 package io.kvprefix.zmq;
