@@ -57,11 +57,16 @@ final class ListenCommand implements Callable<Integer> {
     @Option(
             names = "--engine",
             required = true,
-            paramLabel = "ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=T]",
+            paramLabel = "ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=T][,format=F]",
             description = {
                 "an engine's KV-event publisher, for example",
                 "tcp://10.0.0.5:5557=7,replay=tcp://10.0.0.5:6557 (repeatable).",
-                "/RANK fixes the dp rank; without it each batch's data_parallel_rank is used."
+                "ENDPOINT is tcp://HOST:PORT, ipc://PATH or inproc://NAME; WORKER the worker id.",
+                "/RANK fixes the dp rank; without it each batch's data_parallel_rank is used.",
+                "replay=ENDPOINT is the engine's replay socket, asked for batches lost in a gap.",
+                "topic=T subscribes to topics starting with T (default: every topic).",
+                "format=F is the format of the batch payloads: vllm (the default, and so far",
+                "the only one)."
             })
     List<String> engines;
 

@@ -14,6 +14,7 @@ import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.opstream.OpStreamWriter;
 import io.kvprefix.testing.RepoPaths;
+import io.kvprefix.zmq.EngineEventDecoder;
 import io.kvprefix.zmq.testing.PythonPublisher;
 import io.kvprefix.zmq.testing.Truth;
 import java.io.BufferedReader;
@@ -57,6 +58,12 @@ class ListenCommandTest {
                 new Case(2, "port 70000 is outside 1..65535", "listen", "--engine", "tcp://127.0.0.1:70000=1"),
                 new Case(2, "replay= needs an endpoint", "listen", "--engine", ok + ",replay="),
                 new Case(2, "unknown option 'replai'", "listen", "--engine", ok + ",replai=tcp://127.0.0.1:5558"),
+                new Case(
+                        2,
+                        "unknown format 'sglang' (known formats: vllm)",
+                        "listen",
+                        "--engine",
+                        ok + ",format=sglang"),
                 new Case(2, "is given twice", "listen", "--engine", ok, "--engine", "tcp://127.0.0.1:5557=2"),
                 new Case(2, "--duration must be a positive number", "listen", "--engine", ok, "--duration", "0"),
                 new Case(
@@ -86,6 +93,20 @@ class ListenCommandTest {
         }
     }
 
+    @Test
+    void theHelpGivesTheEngineSyntaxWithEveryFormat() {
+        var r = CliRunner.run("listen", "--help");
+        assertEquals(0, r.exit(), r.err());
+        String help = r.out().replaceAll("\\s+", " ");
+        assertTrue(help.contains("--engine=ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=T][,format=F]"), help);
+        for (String part : List.of("/RANK fixes the dp rank", "replay=ENDPOINT", "topic=T", "format=F")) {
+            assertTrue(help.contains(part), part + ": " + help);
+        }
+        for (String format : EngineEventDecoder.FORMATS) {
+            assertTrue(help.contains(format), "format " + format + " in the help: " + help);
+        }
+    }
+
     /**
      * Two engines in another process: E1 (array encoding, replay, batches 10..14 dropped: replayed)
      * and E2 (map encoding, no replay, 20..24 dropped: resync). The match lines of --queries must
@@ -103,7 +124,7 @@ class ListenCommandTest {
         try (PythonPublisher pub = new PythonPublisher(dir, spec)) {
             String e1 = pub.ports("E1").pubEndpoint() + "=1,replay="
                     + pub.ports("E1").replayEndpoint();
-            String e2 = pub.ports("E2").pubEndpoint() + "=2/0";
+            String e2 = pub.ports("E2").pubEndpoint() + "=2/0,format=vllm";
             CompletableFuture<CliRunner.Result> run = CompletableFuture.supplyAsync(() -> CliRunner.run(
                     "listen",
                     "--engine",
@@ -223,7 +244,11 @@ class ListenCommandTest {
             List<String> lines = out.lines().toList();
             assertEquals(1, lines.size(), out);
             assertTrue(lines.get(0).startsWith("{\"total\":{"), out);
-            assertTrue(lines.get(0).contains("\"worker\":9,\"dp_rank\":1,\"replay\":null,\"state\":\"waiting\""), out);
+            assertTrue(
+                    lines.get(0)
+                            .contains(
+                                    "\"worker\":9,\"dp_rank\":1,\"replay\":null,\"format\":\"vllm\",\"state\":\"waiting\""),
+                    out);
             totals(lines.get(0)); // valid JSON
         } finally {
             p.destroyForcibly();
