@@ -306,7 +306,10 @@ final class FieldReader {
                 v.tokens = buf;
             }
             int c = lex.b[lex.pos];
-            if (c >= '0' && c <= '9') { // the common case: a small non-negative integer
+            long plain = plainToken();
+            if (plain >= 0) { // the common case, read in place
+                buf[n] = (int) plain;
+            } else if (c >= '0' && c <= '9') {
                 lex.scanNumber();
                 if (lex.numInt && !lex.numBig && (lex.numMag >>> 32) == 0) {
                     buf[n] = (int) lex.numMag;
@@ -330,6 +333,36 @@ final class FieldReader {
             }
         }
         v.tokenCount = n;
+    }
+
+    /**
+     * The token at pos if it is written the plain way (1 to 10 digits, no leading zero, no fraction
+     * or exponent, at most 2^32-1), consumed; otherwise -1 and nothing consumed, and the lexer reads
+     * the number in full (and explains it when it is wrong).
+     */
+    private long plainToken() {
+        byte[] b = lex.b;
+        int p = lex.pos;
+        int end = Math.min(lex.end, p + 11);
+        long value = 0;
+        int q = p;
+        while (q < end) {
+            int d = b[q] - '0';
+            if (d < 0 || d > 9) {
+                break;
+            }
+            value = value * 10 + d;
+            q++;
+        }
+        int digits = q - p;
+        if (digits == 0 || digits > 10 || value > U32_MAX || (digits > 1 && b[p] == '0')) {
+            return -1;
+        }
+        if (q < lex.end && (b[q] == '.' || b[q] == 'e' || b[q] == 'E' || b[q] >= '0' && b[q] <= '9')) {
+            return -1;
+        }
+        lex.pos = q;
+        return value;
     }
 
     // ------------------------------------------------------------------ numbers
