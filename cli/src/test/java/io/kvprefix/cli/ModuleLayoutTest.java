@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * The layout of the modules, read from their main sources: no cycle between the project's packages,
  * one exported package per module with everything else under its {@code internal} (for the modules
  * with a {@code module-info.java}, also in the compiled descriptor), no module reaching into another
- * module's {@code internal} packages, and every module of the build in the picture.
+ * module's {@code internal} packages, javadoc naming the thread-safety of every public type, and
+ * every module of the build in the picture.
  *
  * <p>A package's dependencies are the project packages its files import (static imports and
  * wildcards too) or name fully qualified in code (comments and string literals are left out). An
@@ -191,6 +192,29 @@ class ModuleLayoutTest {
             }
         }
         assertTrue(reaches.isEmpty(), "internal packages used from another module: " + reaches);
+    }
+
+    private static final Pattern PUBLIC_TYPE = Pattern.compile(
+            "(?m)^public\\s+(?:(?:final|abstract|sealed|non-sealed|static)\\s+)*(?:class|interface|enum|record|@interface)\\s+(\\w+)");
+
+    /** The house rule the core's PublicApiTest holds its own types to, for every module. */
+    @Test
+    void everyPublicTypeHasJavadocWithAThreadSafetySentence() throws IOException {
+        List<String> missing = new ArrayList<>();
+        for (Source s : sources()) {
+            String text = Files.readString(s.file());
+            Matcher m = PUBLIC_TYPE.matcher(text);
+            if (!m.find()) {
+                continue;
+            }
+            String before = text.substring(0, m.start());
+            int doc = before.lastIndexOf("/**");
+            String javadoc = doc < 0 ? "" : before.substring(doc).toLowerCase();
+            if (!javadoc.contains("*/") || !javadoc.contains("thread-safe") && !javadoc.contains("thread-safety")) {
+                missing.add(RepoPaths.root().relativize(s.file()).toString());
+            }
+        }
+        assertTrue(missing.isEmpty(), "public types without javadoc naming their thread-safety: " + missing);
     }
 
     @Test
