@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
- * A strict parser for one op-stream line (docs/SPEC.md section 5): raw bytes in, a {@link Op} out.
+ * A strict parser for one op-stream line (docs/SPEC.md section 5): raw bytes in, an {@link Op} out.
  * Every malformed line gives {@link Op.Invalid} with a one-line reason; the parser never
  * throws for any input bytes.
  *
@@ -51,7 +51,7 @@ import java.util.OptionalLong;
  * </ul>
  *
  * <p>Three parts, by concern: the strict JSON tokenizer ({@code internal.JsonLexer}), the fields of
- * a line and the checks on their values ({@code internal.LineFields}), and here, the op builders that
+ * a line and the checks on their values ({@code internal.FieldReader} into {@code internal.LineFields}), and here, the op builders that
  * decide from the op and its form which fields are required, optional or ignored, and build the
  * result.
  *
