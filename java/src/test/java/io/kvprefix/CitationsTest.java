@@ -6,6 +6,7 @@ import io.kvprefix.testing.RepoPaths;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.PathMatcher;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -16,8 +17,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every document, section and test class that main code (Java, C, the header) cites exists: a
- * reader who follows a citation finds what it names.
+ * Every document, section and test class that main code (Java, C, the header) cites exists, in every
+ * module of the build, and every repository path that the documents, the build files, the launcher
+ * and main code name exists: a reader who follows a citation finds what it names.
  */
 class CitationsTest {
     private static final Pattern DOC = Pattern.compile("\\b((?:[\\w-]+/)*[\\w-]+\\.md)\\b");
@@ -65,6 +67,96 @@ class CitationsTest {
             }
         }
         assertTrue(broken.isEmpty(), String.join("\n", broken));
+    }
+
+    @Test
+    void theScanCoversEveryModule() throws IOException {
+        Path root = RepoPaths.root();
+        List<Path> scanned = mainSources(root);
+        List<String> unscanned = new ArrayList<>();
+        for (String module : modules(root)) {
+            if (scanned.stream()
+                    .noneMatch(f -> f.startsWith(root.resolve(module).resolve("src/main")))) {
+                unscanned.add(module);
+            }
+        }
+        assertTrue(unscanned.isEmpty(), "modules whose main code the scan does not see: " + unscanned);
+    }
+
+    /** A path inside the repository: a top-level directory, then names; placeholders and globs end it. */
+    private static Pattern repoPath(Path root) throws IOException {
+        List<String> tops = new ArrayList<>(modules(root));
+        tops.addAll(List.of("native", "include", "docs"));
+        return Pattern.compile("(?<![\\w./-])((?:" + String.join("|", tops) + ")/[\\w./*-]*)");
+    }
+
+    @Test
+    void everyRepositoryPathNamedExists() throws IOException {
+        Path root = RepoPaths.root();
+        List<Path> files = new ArrayList<>(mainSources(root));
+        files.addAll(List.of(root.resolve("README.md"), root.resolve("pom.xml"), root.resolve("kvprefix")));
+        try (Stream<Path> s = Files.walk(root)) {
+            s.filter(Files::isRegularFile)
+                    .filter(p ->
+                            !p.toString().contains("/target/") && !p.toString().contains("/.git/"))
+                    .filter(p -> p.toString().endsWith(".md")
+                            || p.getFileName().toString().equals("pom.xml"))
+                    .forEach(files::add);
+        }
+        Pattern path = repoPath(root);
+        List<String> broken = new ArrayList<>();
+        for (Path f : files) {
+            Matcher m = path.matcher(Files.readString(f));
+            while (m.find()) {
+                String named = m.group(1).replaceAll("[.]+$", "");
+                boolean generated = named.contains("/target/") || named.endsWith("/target");
+                if (!generated && !exists(root, named)) {
+                    broken.add(root.relativize(f) + ": names " + named + ", which the repository does not have");
+                }
+            }
+        }
+        assertTrue(broken.isEmpty(), String.join("\n", broken));
+    }
+
+    @Test
+    void thePathCheckSeesPathsAndGlobs() throws IOException {
+        assertTrue(exists(RepoPaths.root(), "opstream/src/test/resources/replay/ex*_*.jsonl"));
+        assertTrue(!exists(RepoPaths.root(), "opstream/src/test/resources/replay/nothing*.jsonl"));
+        assertTrue(!exists(RepoPaths.root(), "benchmarks/src/main/java/io/kvprefix/cli"));
+        Matcher m = repoPath(RepoPaths.root())
+                .matcher(
+                        "see `opstream/src/test/resources/replay/ex*.jsonl` and java/src/main, not my.java/x or native/<os>");
+        List<String> found = new ArrayList<>();
+        while (m.find()) {
+            found.add(m.group(1));
+        }
+        assertTrue(
+                found.equals(List.of("opstream/src/test/resources/replay/ex*.jsonl", "java/src/main", "native/")),
+                found.toString());
+    }
+
+    /** True if {@code named} exists, or, with a {@code *} in its last name, some file matches it. */
+    private static boolean exists(Path root, String named) throws IOException {
+        Path p = root.resolve(named);
+        if (!p.getFileName().toString().contains("*")) {
+            return Files.exists(p);
+        }
+        if (!Files.isDirectory(p.getParent())) {
+            return false;
+        }
+        PathMatcher glob = p.getFileSystem().getPathMatcher("glob:" + p.getFileName());
+        try (Stream<Path> s = Files.list(p.getParent())) {
+            return s.anyMatch(f -> glob.matches(f.getFileName()));
+        }
+    }
+
+    private static List<String> modules(Path root) throws IOException {
+        Matcher m = Pattern.compile("<module>([^<]+)</module>").matcher(Files.readString(root.resolve("pom.xml")));
+        List<String> out = new ArrayList<>();
+        while (m.find()) {
+            out.add(m.group(1).strip());
+        }
+        return out;
     }
 
     @Test

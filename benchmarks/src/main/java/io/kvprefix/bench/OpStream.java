@@ -1,8 +1,8 @@
 package io.kvprefix.bench;
 
 import io.kvprefix.KvEvent;
-import io.kvprefix.trace.Workload;
-import io.kvprefix.trace.WorkloadStep;
+import io.kvprefix.workload.Workload;
+import io.kvprefix.workload.WorkloadStep;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -7,9 +7,8 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
-import io.kvprefix.cli.Implementations;
+import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamParser;
-import io.kvprefix.opstream.ParsedOp;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -348,16 +347,16 @@ public final class ReplayBench {
                         new BufferedReader(new java.io.InputStreamReader(in, StandardCharsets.UTF_8), 1 << 20)) {
             String line;
             while ((line = br.readLine()) != null) {
-                ParsedOp op = parser.parse(line.getBytes(StandardCharsets.UTF_8));
+                Op op = parser.parse(line.getBytes(StandardCharsets.UTF_8));
                 switch (op) {
-                    case ParsedOp.Event e -> ops.add(e.event());
-                    case ParsedOp.HashMatch h -> ops.add(h.localHashes());
-                    case ParsedOp.TokenMatch t -> {
+                    case Op.Event e -> ops.add(e.event());
+                    case Op.HashMatch h -> ops.add(h.localHashes());
+                    case Op.TokenMatch t -> {
                         String k = t.blockSize() + "/" + t.loraName() + "/" + t.cacheNamespace();
                         BlockHasher h = hashers.computeIfAbsent(k, x -> t.hasher(config));
                         ops.add(h.localHashes(t.tokenIds()));
                     }
-                    case ParsedOp.Invalid i -> invalid++;
+                    case Op.Invalid i -> invalid++;
                 }
             }
         }

@@ -30,7 +30,7 @@ class BenchmarkSetupTest {
 
     @Test
     void matchSetups() {
-        for (String impl : io.kvprefix.cli.Implementations.names()) {
+        for (String impl : Implementations.names()) {
             for (int workers : new int[] {16, 256}) {
                 for (int depth : new int[] {8, 64, 512}) {
                     for (String scenario : new String[] {"all-hit", "early-divergence", "holes"}) {
@@ -50,7 +50,7 @@ class BenchmarkSetupTest {
 
     @Test
     void hashAndMatchSetups() {
-        for (String impl : io.kvprefix.cli.Implementations.names()) {
+        for (String impl : Implementations.names()) {
             for (int tokens : new int[] {8192, 131072}) {
                 for (String scenario : new String[] {"all-hit", "half"}) {
                     HashAndMatchBenchmark b = new HashAndMatchBenchmark();
@@ -68,7 +68,7 @@ class BenchmarkSetupTest {
 
     @Test
     void eventSetups() {
-        for (String impl : io.kvprefix.cli.Implementations.names()) {
+        for (String impl : Implementations.names()) {
             for (int batch : new int[] {1, 16, 64}) {
                 EventsBenchmark b = new EventsBenchmark();
                 b.impl = impl;

@@ -23,7 +23,7 @@ import java.util.TreeMap;
 /**
  * The reference model of docs/SPEC.md sections 3 and 4: plain maps and sets, no cleverness, written to be
  * read next to the contract and checked line by line. Every other {@link PrefixIndex} is compared with
- * it ({@link Differential}).
+ * it by the differential suite of the op-stream module ({@code io.kvprefix.opstream.testing.Differential}).
  *
  * <ul>
  *   <li>Per known worker, a map from engine hash {@code E} to the block it names, a block being its

@@ -1,7 +1,7 @@
 package io.kvprefix.zmq;
 
 /**
- * Something the subscriber or the {@link VllmEventDecoder} noticed about a frame, a batch or one
+ * Something the subscriber or an {@link EngineEventDecoder} noticed about a frame, a batch or one
  * event, counted per engine in {@link SubscriberStats}. Three categories:
  *
  * <ul>

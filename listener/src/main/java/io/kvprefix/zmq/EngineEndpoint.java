@@ -9,7 +9,9 @@ import java.util.regex.Pattern;
 /**
  * One engine to subscribe to: the ZMQ endpoint its KV-event publisher serves (vLLM's
  * {@code --kv-events-config endpoint}), the worker id its events belong to, optionally a fixed dp
- * rank, its replay endpoint ({@code replay_endpoint}) and the topic to subscribe to.
+ * rank, its replay endpoint ({@code replay_endpoint}), the topic to subscribe to, and the format
+ * of its batch payloads, which picks the {@link EngineEventDecoder} ({@code vllm} unless said
+ * otherwise; {@link EngineEventDecoder#FORMATS} lists the known ones).
  *
  * <p><b>dp rank.</b> Without a configured rank, every batch's {@code data_parallel_rank} names the
  * worker's rank (rank 0 when a batch leaves it out), so one shared publisher can feed several ranks.
@@ -19,9 +21,10 @@ import java.util.regex.Pattern;
  * {@code endpoint + rank}; configure each as its own engine.
  *
  * <p>The command-line form, parsed by {@link #parse}, is
- * {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC]}, for example
- * {@code tcp://10.0.0.5:5557=7,replay=tcp://10.0.0.5:5558}. Endpoints are {@code tcp://host:port},
- * {@code ipc://path} or {@code inproc://name}; the subscriber connects to them (vLLM binds).
+ * {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC][,format=FORMAT]}, the options in
+ * any order, for example {@code tcp://10.0.0.5:5557=7,replay=tcp://10.0.0.5:5558}. Endpoints are
+ * {@code tcp://host:port}, {@code ipc://path} or {@code inproc://name}; the subscriber connects to
+ * them (vLLM binds).
  *
  * <p>Thread-safety: immutable.
  *
@@ -30,9 +33,15 @@ import java.util.regex.Pattern;
  * @param dpRank a fixed dp rank (unsigned 32-bit), or empty to take it from each batch
  * @param replayEndpoint the publisher's ROUTER replay endpoint, or empty if it has none
  * @param topic the topic prefix to subscribe to; empty (the vLLM default) for every message
+ * @param format the format of the engine's batch payloads, one of {@link EngineEventDecoder#FORMATS}
  */
 public record EngineEndpoint(
-        String endpoint, long workerId, OptionalInt dpRank, Optional<String> replayEndpoint, String topic) {
+        String endpoint,
+        long workerId,
+        OptionalInt dpRank,
+        Optional<String> replayEndpoint,
+        String topic,
+        String format) {
 
     private static final Pattern TCP = Pattern.compile("tcp://(\\[[0-9A-Fa-f:.]+]|[^:/\\s\\[\\]]+):(\\d{1,5})");
     private static final Pattern OTHER = Pattern.compile("(ipc|inproc)://\\S+");
@@ -43,26 +52,42 @@ public record EngineEndpoint(
         Objects.requireNonNull(replayEndpoint, "replayEndpoint (use Optional.empty())");
         replayEndpoint.ifPresent(r -> checkEndpoint(r, "replay endpoint"));
         Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(format, "format");
+        if (!EngineEventDecoder.FORMATS.contains(format)) {
+            throw new IllegalArgumentException("unknown format '" + format + "' (known formats: "
+                    + String.join(", ", EngineEventDecoder.FORMATS) + ")");
+        }
     }
 
-    /** An engine at {@code endpoint} for worker {@code workerId}, rank from each batch, no replay, every topic. */
+    /** An engine in the default format ({@value EngineEventDecoder#DEFAULT_FORMAT}). */
+    public EngineEndpoint(
+            String endpoint, long workerId, OptionalInt dpRank, Optional<String> replayEndpoint, String topic) {
+        this(endpoint, workerId, dpRank, replayEndpoint, topic, EngineEventDecoder.DEFAULT_FORMAT);
+    }
+
+    /** An engine at {@code endpoint} for worker {@code workerId}, rank from each batch, no replay, every topic, format {@code vllm}. */
     public static EngineEndpoint of(String endpoint, long workerId) {
         return new EngineEndpoint(endpoint, workerId, OptionalInt.empty(), Optional.empty(), "");
     }
 
     /** This engine with a fixed dp rank. */
     public EngineEndpoint withDpRank(int rank) {
-        return new EngineEndpoint(endpoint, workerId, OptionalInt.of(rank), replayEndpoint, topic);
+        return new EngineEndpoint(endpoint, workerId, OptionalInt.of(rank), replayEndpoint, topic, format);
     }
 
     /** This engine with a replay endpoint. */
     public EngineEndpoint withReplay(String replay) {
-        return new EngineEndpoint(endpoint, workerId, dpRank, Optional.of(replay), topic);
+        return new EngineEndpoint(endpoint, workerId, dpRank, Optional.of(replay), topic, format);
     }
 
     /** This engine subscribed to {@code topicPrefix} only. */
     public EngineEndpoint withTopic(String topicPrefix) {
-        return new EngineEndpoint(endpoint, workerId, dpRank, replayEndpoint, topicPrefix);
+        return new EngineEndpoint(endpoint, workerId, dpRank, replayEndpoint, topicPrefix, format);
+    }
+
+    /** This engine with batch payloads in {@code payloadFormat} (one of {@link EngineEventDecoder#FORMATS}). */
+    public EngineEndpoint withFormat(String payloadFormat) {
+        return new EngineEndpoint(endpoint, workerId, dpRank, replayEndpoint, topic, payloadFormat);
     }
 
     /** The worker a batch with this dp rank (or none) belongs to: the fixed rank if configured. */
@@ -71,7 +96,7 @@ public record EngineEndpoint(
     }
 
     /**
-     * Parses {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC]}.
+     * Parses {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC][,format=FORMAT]}.
      *
      * @throws IllegalArgumentException with a message naming what is wrong
      */
@@ -80,7 +105,7 @@ public record EngineEndpoint(
         String s = spec.strip();
         int eq = s.indexOf('=');
         if (eq <= 0) {
-            throw bad(spec, "expected ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC]");
+            throw bad(spec, "expected ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC][,format=FORMAT]");
         }
         String endpoint = s.substring(0, eq);
         String[] parts = s.substring(eq + 1).split(",", -1);
@@ -107,6 +132,7 @@ public record EngineEndpoint(
         }
         Optional<String> replay = Optional.empty();
         String topic = "";
+        String format = EngineEventDecoder.DEFAULT_FORMAT;
         for (int i = 1; i < parts.length; i++) {
             String p = parts[i].strip();
             int e = p.indexOf('=');
@@ -120,11 +146,21 @@ public record EngineEndpoint(
                     replay = Optional.of(value);
                 }
                 case "topic" -> topic = value == null ? "" : value;
-                default -> throw bad(spec, "unknown option '" + key + "' (expected replay=ENDPOINT or topic=TOPIC)");
+                case "format" -> {
+                    if (value == null || value.isEmpty()) {
+                        throw bad(
+                                spec, "format= needs a format (" + String.join(", ", EngineEventDecoder.FORMATS) + ")");
+                    }
+                    format = value;
+                }
+                default ->
+                    throw bad(
+                            spec,
+                            "unknown option '" + key + "' (expected replay=ENDPOINT, topic=TOPIC or format=FORMAT)");
             }
         }
         try {
-            return new EngineEndpoint(endpoint, worker, rank, replay, topic);
+            return new EngineEndpoint(endpoint, worker, rank, replay, topic, format);
         } catch (IllegalArgumentException ex) {
             throw bad(spec, ex.getMessage());
         }
@@ -137,6 +173,9 @@ public record EngineEndpoint(
         replayEndpoint.ifPresent(r -> sb.append(",replay=").append(r));
         if (!topic.isEmpty()) {
             sb.append(",topic=").append(topic);
+        }
+        if (!format.equals(EngineEventDecoder.DEFAULT_FORMAT)) {
+            sb.append(",format=").append(format);
         }
         return sb.toString();
     }

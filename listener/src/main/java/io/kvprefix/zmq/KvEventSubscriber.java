@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Feeds a {@link PrefixIndex} from real engines: subscribes to each engine's vLLM / SGLang
- * KV-event publisher over ZMQ, decodes its batches ({@link VllmEventDecoder}) and applies the events
+ * KV-event publisher over ZMQ, decodes its batches (with the {@link EngineEventDecoder} of the
+ * engine's {@link EngineEndpoint#format() format}, {@link VllmEventDecoder} by default) and applies the events
  * in sequence order, recovering lost batches through the engine's replay socket.
  *
  * <pre>{@code

@@ -276,7 +276,7 @@ public final class SubscriberStats {
     /**
      * The snapshot as one JSON object (one line):
      * {@code {"total":{counters...},"engines":[{"endpoint":...,"worker":W,"dp_rank":R|null,"replay":...|null,
-     * "state":...,"last_seq":N,"lag_ms":N,"pending":N, counters...}, ...]}}, where the counters are
+     * "format":...,"state":...,"last_seq":N,"lag_ms":N,"pending":N, counters...}, ...]}}, where the counters are
      * every {@link Counter} by its wire name, {@code "events":{"stored":{"ok":N,...},...}},
      * {@code "decode_errors":{...}}, {@code "ignored":{...}} and {@code "notes":{...}}. Numbers are
      * unsigned decimals.
@@ -304,6 +304,8 @@ public final class SubscriberStats {
             } else {
                 sb.append("null");
             }
+            sb.append(",\"format\":");
+            jsonString(sb, ep.format());
             sb.append(",\"state\":\"")
                     .append(e.state())
                     .append("\",\"last_seq\":")

@@ -2,6 +2,7 @@ package io.kvprefix.zmq;
 
 import io.kvprefix.KvEvent;
 import io.kvprefix.Worker;
+import io.kvprefix.zmq.DecodedBatch.Issue;
 import io.kvprefix.zmq.internal.WireBatch;
 import io.kvprefix.zmq.internal.WireReader;
 import java.util.ArrayList;
@@ -13,9 +14,10 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
- * Turns the msgpack payload of one vLLM (or SGLang) KV-event batch into kvprefix {@link KvEvent}s
- * for one engine. The {@link KvEventSubscriber} uses one per engine; a router that receives vLLM
- * payloads some other way can use it directly.
+ * The {@code vllm} format of {@link EngineEventDecoder}: turns the msgpack payload of one vLLM
+ * KV-event batch into kvprefix {@link KvEvent}s for one engine. The {@link KvEventSubscriber} uses
+ * one per engine whose format is {@code vllm} (the default); a router that receives vLLM payloads
+ * some other way can use it directly.
  *
  * <p>Both encodings vLLM has used are read: the batch as {@code [ts, [events...], dp_rank?]} or as a
  * map, each event as a tagged array ({@code ["BlockStored", block_hashes, parent_block_hash,
@@ -45,7 +47,7 @@ import java.util.OptionalLong;
  * <p>Thread-safety: not thread-safe (it learns group kinds as it goes); use one decoder per engine,
  * from one thread at a time.
  */
-public final class VllmEventDecoder {
+public final class VllmEventDecoder implements EngineEventDecoder {
     private final EngineEndpoint engine;
     /** KV-cache group index -> whether it is full attention, learned from stores that name their kind. */
     private final Map<Integer, Boolean> groupIsFullAttention = new HashMap<>();
@@ -56,41 +58,13 @@ public final class VllmEventDecoder {
     }
 
     /**
-     * The events of one batch, in order, with what was skipped or noted.
-     *
-     * <p>Thread-safety: immutable (the lists are copies; the events' arrays must not be modified).
-     *
-     * @param timestamp the publisher's timestamp (seconds since the epoch)
-     * @param worker the worker the events belong to
-     * @param batchRank the dp rank the batch named, or empty
-     * @param events the events to apply, in order
-     * @param issues what was skipped or noted, one entry per event concerned, in order
-     */
-    public record DecodedBatch(
-            double timestamp, Worker worker, OptionalInt batchRank, List<KvEvent> events, List<Issue> issues) {
-        public DecodedBatch {
-            events = List.copyOf(events);
-            issues = List.copyOf(issues);
-        }
-    }
-
-    /**
-     * One event skipped or noted.
-     *
-     * <p>Thread-safety: immutable.
-     *
-     * @param issue what kind
-     * @param detail a human-readable description
-     */
-    public record Issue(DecodeIssue issue, String detail) {}
-
-    /**
      * Decodes one payload.
      *
-     * @throws VllmDecodeException if the payload as a whole is unreadable ({@link DecodeIssue#BAD_MSGPACK},
+     * @throws BatchDecodeException if the payload as a whole is unreadable ({@link DecodeIssue#BAD_MSGPACK},
      *         {@link DecodeIssue#BAD_BATCH}); problems with single events come back as {@link Issue}s
      */
-    public DecodedBatch decode(byte[] payload) throws VllmDecodeException {
+    @Override
+    public DecodedBatch decode(byte[] payload) throws BatchDecodeException {
         WireBatch wire = WireReader.read(payload);
         Worker worker = engine.worker(wire.dpRank());
         List<Issue> issues = new ArrayList<>(0);

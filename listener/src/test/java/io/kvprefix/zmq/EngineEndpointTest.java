@@ -1,6 +1,7 @@
 package io.kvprefix.zmq;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,7 +11,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
-/** The {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC]} form and the worker it names. */
+/** The {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC][,format=FORMAT]} form and the worker it names. */
 class EngineEndpointTest {
 
     @Test
@@ -58,6 +59,10 @@ class EngineEndpointTest {
                 new Case("tcp://h:1=1,replay", "replay= needs an endpoint"),
                 new Case("tcp://h:1=1,replay=udp://h:2", "replay endpoint 'udp://h:2' is not a ZMQ endpoint"),
                 new Case("tcp://h:1=1,color=red", "unknown option 'color'"),
+                new Case("tcp://h:1=1,format=sglang", "unknown format 'sglang' (known formats: vllm)"),
+                new Case("tcp://h:1=1,format=VLLM", "unknown format 'VLLM'"),
+                new Case("tcp://h:1=1,format=", "format= needs a format (vllm)"),
+                new Case("tcp://h:1=1,format", "format= needs a format"),
                 new Case("tcp://h=1", "'tcp://h' is not a ZMQ endpoint"),
                 new Case("tcp://*:5557=1", "is not a ZMQ endpoint to connect to"),
                 new Case("tcp://h:0=1", "port 0 is outside 1..65535"),
@@ -67,5 +72,20 @@ class EngineEndpointTest {
             assertTrue(e.getMessage().contains(c.message()), c.spec() + " -> " + e.getMessage());
             assertTrue(e.getMessage().startsWith("engine '" + c.spec() + "'"), e.getMessage());
         }
+    }
+
+    @Test
+    void theFormatPicksTheDecoderAndDefaultsToVllm() {
+        EngineEndpoint plain = EngineEndpoint.parse("tcp://h:1=7");
+        assertEquals("vllm", plain.format());
+        assertEquals("tcp://h:1=7", plain.toSpec(), "the default format is not spelled out");
+        EngineEndpoint named = EngineEndpoint.parse("tcp://h:1=7,format=vllm,replay=tcp://h:2");
+        assertEquals(plain.withReplay("tcp://h:2"), named, "format=vllm is the default, in any position");
+        assertEquals(named, EngineEndpoint.parse(named.toSpec()));
+        assertEquals(named, named.withFormat("vllm"));
+        assertInstanceOf(VllmEventDecoder.class, EngineEventDecoder.forEngine(named));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> plain.withFormat("trtllm"));
+        assertEquals("unknown format 'trtllm' (known formats: vllm)", e.getMessage());
+        assertEquals(List.of("vllm"), EngineEventDecoder.FORMATS);
     }
 }

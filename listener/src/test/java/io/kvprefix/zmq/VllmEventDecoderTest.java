@@ -85,12 +85,12 @@ class VllmEventDecoderTest {
         return m;
     }
 
-    static VllmEventDecoder.DecodedBatch decode(Object batch) throws VllmDecodeException {
+    static DecodedBatch decode(Object batch) throws BatchDecodeException {
         return new VllmEventDecoder(ENGINE).decode(pack(batch));
     }
 
-    static List<DecodeIssue> issues(VllmEventDecoder.DecodedBatch b) {
-        return b.issues().stream().map(VllmEventDecoder.Issue::issue).toList();
+    static List<DecodeIssue> issues(DecodedBatch b) {
+        return b.issues().stream().map(DecodedBatch.Issue::issue).toList();
     }
 
     static final BigInteger U64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
@@ -523,8 +523,8 @@ class VllmEventDecoderTest {
                 new Case(DecodeIssue.BAD_BATCH, pack(list(1.0, list(), "0"))),
                 new Case(DecodeIssue.BAD_BATCH, pack(map("ts", 1.0))),
                 new Case(DecodeIssue.BAD_BATCH, pack(map("events", list()))))) {
-            VllmDecodeException e = assertThrows(
-                    VllmDecodeException.class,
+            BatchDecodeException e = assertThrows(
+                    BatchDecodeException.class,
                     () -> new VllmEventDecoder(ENGINE).decode(c.payload()),
                     () -> Arrays.toString(c.payload()));
             assertEquals(c.issue(), e.issue(), e.getMessage());
@@ -554,7 +554,7 @@ class VllmEventDecoderTest {
         return out;
     }
 
-    /** Random mutations of valid payloads: either a batch (maybe with issues) or a VllmDecodeException, never anything else. */
+    /** Random mutations of valid payloads: either a batch (maybe with issues) or a BatchDecodeException, never anything else. */
     @Test
     void mutatedPayloadsNeverThrowAnythingElse() {
         long seed = TestScale.seed();
@@ -610,11 +610,11 @@ class VllmEventDecoderTest {
                 }
             }
             try {
-                VllmEventDecoder.DecodedBatch b = new VllmEventDecoder(ENGINE).decode(p);
+                DecodedBatch b = new VllmEventDecoder(ENGINE).decode(p);
                 for (KvEvent e : b.events()) {
                     assertInstanceOf(KvEvent.class, e);
                 }
-            } catch (VllmDecodeException expected) {
+            } catch (BatchDecodeException expected) {
                 // fine
             } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
                 throw new AssertionError(

@@ -4,12 +4,13 @@ import io.kvprefix.EventStatus;
 import io.kvprefix.KvEvent;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.zmq.BatchDecodeException;
 import io.kvprefix.zmq.DecodeIssue;
+import io.kvprefix.zmq.DecodedBatch;
 import io.kvprefix.zmq.EngineEndpoint;
+import io.kvprefix.zmq.EngineEventDecoder;
 import io.kvprefix.zmq.SubscriberStats.Counter;
 import io.kvprefix.zmq.SubscriberStats.EventKind;
-import io.kvprefix.zmq.VllmDecodeException;
-import io.kvprefix.zmq.VllmEventDecoder;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +25,8 @@ import org.zeromq.ZMQ;
 
 /**
  * One subscribed engine: its SUB socket (live batches), its DEALER socket (replay requests and
- * answers), its decoder and {@link EngineSync}, and its counters. Events are applied to the index
+ * answers), its decoder (the {@link EngineEventDecoder} of the engine's format) and
+ * {@link EngineSync}, and its counters. Events are applied to the index
  * here, in sequence order.
  *
  * <p>Thread-safety: every method except the gauges ({@link #engine()}, {@link #counters()},
@@ -40,7 +42,7 @@ public final class EngineSession implements EngineSync.Port {
     private final PrefixIndex index;
     private final SubscriberSettings settings;
     private final EngineCounters counters = new EngineCounters();
-    private final VllmEventDecoder decoder;
+    private final EngineEventDecoder decoder;
     private final EngineSync sync;
     /** The workers this engine has fed, which a resync clears. */
     private final Set<Worker> workersFed = new LinkedHashSet<>();
@@ -62,7 +64,7 @@ public final class EngineSession implements EngineSync.Port {
         this.engine = engine;
         this.index = index;
         this.settings = settings;
-        this.decoder = new VllmEventDecoder(engine);
+        this.decoder = EngineEventDecoder.forEngine(engine);
         this.sync = new EngineSync(
                 this,
                 counters,
@@ -268,15 +270,15 @@ public final class EngineSession implements EngineSync.Port {
 
     @Override
     public void apply(long seq, byte[] payload) {
-        VllmEventDecoder.DecodedBatch batch;
+        DecodedBatch batch;
         try {
             batch = decoder.decode(payload);
-        } catch (VllmDecodeException e) {
+        } catch (BatchDecodeException e) {
             issue(e.issue(), "batch " + seq + ": " + e.getMessage());
             lastSeq = seq;
             return;
         }
-        for (VllmEventDecoder.Issue i : batch.issues()) {
+        for (DecodedBatch.Issue i : batch.issues()) {
             issue(i.issue(), "batch " + seq + ": " + i.detail());
         }
         if (!batch.events().isEmpty()) {
@@ -293,7 +295,9 @@ public final class EngineSession implements EngineSync.Port {
                 counters.event(kind, status);
             }
         }
-        lagMillis = Math.max(0, System.currentTimeMillis() - (long) (batch.timestamp() * 1000.0));
+        if (Double.isFinite(batch.timestamp())) {
+            lagMillis = Math.max(0, System.currentTimeMillis() - (long) (batch.timestamp() * 1000.0));
+        }
         lastSeq = seq; // published last: a reader that sees it sees the batch applied
     }
 

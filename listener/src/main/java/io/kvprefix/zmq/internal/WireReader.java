@@ -1,7 +1,7 @@
 package io.kvprefix.zmq.internal;
 
+import io.kvprefix.zmq.BatchDecodeException;
 import io.kvprefix.zmq.DecodeIssue;
-import io.kvprefix.zmq.VllmDecodeException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +24,7 @@ import org.msgpack.value.ValueType;
  *
  * <p>A problem inside one event makes that event {@link WireBatch.Bad} and reading goes on with the
  * next one (every field read consumes exactly its value, even when it has the wrong type). A problem
- * with the payload as a whole throws {@link VllmDecodeException}.
+ * with the payload as a whole throws {@link BatchDecodeException}.
  *
  * <p>Thread-safety: stateless; {@link #read} may be called from any thread.
  */
@@ -52,25 +52,25 @@ public final class WireReader {
     }
 
     /** Reads one payload. */
-    public static WireBatch read(byte[] payload) throws VllmDecodeException {
+    public static WireBatch read(byte[] payload) throws BatchDecodeException {
         if (payload.length == 0) {
-            throw new VllmDecodeException(DecodeIssue.BAD_MSGPACK, "empty payload");
+            throw new BatchDecodeException(DecodeIssue.BAD_MSGPACK, "empty payload");
         }
         try (MessageUnpacker u = MessagePack.newDefaultUnpacker(payload)) {
             WireBatch batch = readBatch(u, payload.length);
             if (u.hasNext()) {
-                throw new VllmDecodeException(
+                throw new BatchDecodeException(
                         DecodeIssue.BAD_MSGPACK, (payload.length - u.getTotalReadBytes()) + " bytes after the batch");
             }
             return batch;
         } catch (Corrupt e) {
-            throw new VllmDecodeException(DecodeIssue.BAD_MSGPACK, e.getMessage());
+            throw new BatchDecodeException(DecodeIssue.BAD_MSGPACK, e.getMessage());
         } catch (MessagePackException | IOException e) {
-            throw new VllmDecodeException(DecodeIssue.BAD_MSGPACK, "not valid msgpack: " + e.getMessage());
+            throw new BatchDecodeException(DecodeIssue.BAD_MSGPACK, "not valid msgpack: " + e.getMessage());
         }
     }
 
-    private static WireBatch readBatch(MessageUnpacker u, int size) throws IOException, VllmDecodeException {
+    private static WireBatch readBatch(MessageUnpacker u, int size) throws IOException, BatchDecodeException {
         ValueType t = u.getNextFormat().getValueType();
         double ts = 0;
         boolean haveTs = false;
@@ -80,7 +80,7 @@ public final class WireReader {
             int n = arrayHeader(u, size);
             if (n < 2) {
                 skip(u, n);
-                throw new VllmDecodeException(
+                throw new BatchDecodeException(
                         DecodeIssue.BAD_BATCH, "batch array has " + n + " elements, expected [ts, events, dp_rank?]");
             }
             ts = batchTimestamp(u);
@@ -109,52 +109,52 @@ public final class WireReader {
             }
         } else {
             u.skipValue();
-            throw new VllmDecodeException(
+            throw new BatchDecodeException(
                     DecodeIssue.BAD_BATCH,
                     "payload is a " + t.name().toLowerCase() + ", expected a batch array or map");
         }
         if (!haveTs || events == null) {
-            throw new VllmDecodeException(DecodeIssue.BAD_BATCH, "batch map lacks " + (haveTs ? "events" : "ts"));
+            throw new BatchDecodeException(DecodeIssue.BAD_BATCH, "batch map lacks " + (haveTs ? "events" : "ts"));
         }
         return new WireBatch(ts, rank, events);
     }
 
-    private static double batchTimestamp(MessageUnpacker u) throws IOException, VllmDecodeException {
+    private static double batchTimestamp(MessageUnpacker u) throws IOException, BatchDecodeException {
         MessageFormat f = u.getNextFormat();
         return switch (f.getValueType()) {
             case FLOAT -> u.unpackDouble();
             case INTEGER -> f == MessageFormat.UINT64 ? u.unpackBigInteger().doubleValue() : u.unpackLong();
             default -> {
                 u.skipValue();
-                throw new VllmDecodeException(
+                throw new BatchDecodeException(
                         DecodeIssue.BAD_BATCH,
                         "batch timestamp is a " + f.getValueType().name().toLowerCase());
             }
         };
     }
 
-    private static OptionalInt batchRank(MessageUnpacker u) throws IOException, VllmDecodeException {
+    private static OptionalInt batchRank(MessageUnpacker u) throws IOException, BatchDecodeException {
         if (u.tryUnpackNil()) {
             return OptionalInt.empty();
         }
         MessageFormat f = u.getNextFormat();
         if (f.getValueType() != ValueType.INTEGER || f == MessageFormat.UINT64) {
             u.skipValue();
-            throw new VllmDecodeException(DecodeIssue.BAD_BATCH, "data_parallel_rank is not a small integer");
+            throw new BatchDecodeException(DecodeIssue.BAD_BATCH, "data_parallel_rank is not a small integer");
         }
         long r = u.unpackLong();
         if (r < 0 || r > 0xFFFF_FFFFL) {
-            throw new VllmDecodeException(
+            throw new BatchDecodeException(
                     DecodeIssue.BAD_BATCH, "data_parallel_rank " + r + " is outside 0..4294967295");
         }
         return OptionalInt.of((int) r);
     }
 
     private static List<WireBatch.Event> readEvents(MessageUnpacker u, int size)
-            throws IOException, VllmDecodeException {
+            throws IOException, BatchDecodeException {
         if (u.getNextFormat().getValueType() != ValueType.ARRAY) {
             u.skipValue();
-            throw new VllmDecodeException(DecodeIssue.BAD_BATCH, "batch events are not an array");
+            throw new BatchDecodeException(DecodeIssue.BAD_BATCH, "batch events are not an array");
         }
         int n = arrayHeader(u, size);
         List<WireBatch.Event> out = new ArrayList<>(n);
@@ -235,7 +235,8 @@ public final class WireReader {
         }
     }
 
-    private static WireBatch.Event readArrayEvent(MessageUnpacker u, int size) throws IOException, VllmDecodeException {
+    private static WireBatch.Event readArrayEvent(MessageUnpacker u, int size)
+            throws IOException, BatchDecodeException {
         int n = arrayHeader(u, size);
         Fields f = new Fields();
         if (n == 0) {
@@ -303,7 +304,7 @@ public final class WireReader {
         }
     }
 
-    private static WireBatch.Event readMapEvent(MessageUnpacker u, int size) throws IOException, VllmDecodeException {
+    private static WireBatch.Event readMapEvent(MessageUnpacker u, int size) throws IOException, BatchDecodeException {
         int n = mapHeader(u, size);
         Fields f = new Fields();
         for (int i = 0; i < n; i++) {
@@ -508,13 +509,13 @@ public final class WireReader {
     // ------------------------------------------------------------------ containers
 
     /** An array header whose element count fits in the bytes left (each element takes at least one). */
-    private static int arrayHeader(MessageUnpacker u, int size) throws IOException, VllmDecodeException {
+    private static int arrayHeader(MessageUnpacker u, int size) throws IOException, BatchDecodeException {
         int n = u.unpackArrayHeader();
         checkCount(u, size, n, 1);
         return n;
     }
 
-    private static int mapHeader(MessageUnpacker u, int size) throws IOException, VllmDecodeException {
+    private static int mapHeader(MessageUnpacker u, int size) throws IOException, BatchDecodeException {
         int n = u.unpackMapHeader();
         checkCount(u, size, n, 2);
         return n;
@@ -531,10 +532,11 @@ public final class WireReader {
         return n;
     }
 
-    private static void checkCount(MessageUnpacker u, int size, int n, int bytesPerElement) throws VllmDecodeException {
+    private static void checkCount(MessageUnpacker u, int size, int n, int bytesPerElement)
+            throws BatchDecodeException {
         long left = size - u.getTotalReadBytes();
         if (n < 0 || (long) n * bytesPerElement > left) {
-            throw new VllmDecodeException(
+            throw new BatchDecodeException(
                     DecodeIssue.BAD_MSGPACK,
                     "a header claims " + Integer.toUnsignedString(n) + " elements with " + left + " bytes left");
         }

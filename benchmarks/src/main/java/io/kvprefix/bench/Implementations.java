@@ -1,0 +1,72 @@
+package io.kvprefix.bench;
+
+import io.kvprefix.Implementation;
+import io.kvprefix.IndexConfig;
+import io.kvprefix.PrefixIndex;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * The index implementations the benchmarks compare and the command line offers, by name
+ * ({@code --impl NAME}, the JMH suites' {@code impl} parameter). Adding one is a single
+ * {@link #register} line in the static block below.
+ *
+ * <p>Thread-safety: the registry is filled once, when the class initializes, and only read after:
+ * safe from any thread.
+ */
+public final class Implementations {
+    /** The implementation used when {@code --impl} is not given: the off-heap index, native if it loads. */
+    public static final String DEFAULT = "offheap";
+
+    private static final Map<String, Function<IndexConfig, PrefixIndex>> BY_NAME = new LinkedHashMap<>();
+
+    static {
+        // The on-heap baseline, pure Java (hashing included).
+        register("heap", config -> PrefixIndex.heap(with(config, Implementation.PORTABLE)));
+        // The off-heap index, native matching if the library loads (kvprefix's default).
+        register("offheap", PrefixIndex::offHeap);
+        // The off-heap index, pure-Java hashing and matching.
+        register("offheap-java", config -> PrefixIndex.offHeap(with(config, Implementation.PORTABLE)));
+        // The off-heap index, hashing and matching in the native kernel (fails if the library cannot load).
+        register("offheap-native", config -> PrefixIndex.offHeap(with(config, Implementation.NATIVE)));
+    }
+
+    private static IndexConfig with(IndexConfig config, Implementation impl) {
+        return config.toBuilder().implementation(impl).build();
+    }
+
+    private Implementations() {}
+
+    private static void register(String name, Function<IndexConfig, PrefixIndex> factory) {
+        if (BY_NAME.putIfAbsent(name, Objects.requireNonNull(factory)) != null) {
+            throw new IllegalStateException("implementation '" + name + "' registered twice");
+        }
+    }
+
+    /** The known names, in registration order. */
+    public static List<String> names() {
+        return List.copyOf(BY_NAME.keySet());
+    }
+
+    /**
+     * A new index of implementation {@code name}.
+     *
+     * @throws IllegalArgumentException for an unknown name (the message lists the known ones)
+     */
+    public static PrefixIndex create(String name, IndexConfig config) {
+        Function<IndexConfig, PrefixIndex> f = BY_NAME.get(name);
+        if (f == null) {
+            throw new IllegalArgumentException(
+                    "unknown implementation '" + name + "': known implementations are " + String.join(", ", names()));
+        }
+        return f.apply(config);
+    }
+
+    /** True if {@code name} is registered. */
+    public static boolean isKnown(String name) {
+        return BY_NAME.containsKey(name);
+    }
+}

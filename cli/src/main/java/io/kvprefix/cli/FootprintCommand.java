@@ -1,0 +1,114 @@
+package io.kvprefix.cli;
+
+import io.kvprefix.IndexConfig;
+import io.kvprefix.KvEvent;
+import io.kvprefix.PrefixIndex;
+import io.kvprefix.Worker;
+import io.kvprefix.bench.Implementations;
+import java.lang.management.ManagementFactory;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code kvprefix footprint}: the memory measurement of docs/BENCHMARKS.md section 2. Builds each index with
+ * {@code --blocks} distinct blocks spread over {@code --workers} workers (each block held by
+ * {@code --sharing} workers) and prints the bytes per stored (worker, block) pair: off-heap bytes
+ * from the index's own accounting plus the heap it grew by, and for the heap index the heap it
+ * grew by, measured after full garbage collections.
+ *
+ * <p>Thread-safety: a command object, used once by one thread.
+ */
+@Command(
+        name = "footprint",
+        mixinStandardHelpOptions = true,
+        description = "Memory per stored (worker, block) pair, heap vs off-heap (docs/BENCHMARKS.md section 2).")
+final class FootprintCommand implements Callable<Integer> {
+    @Option(names = "--blocks", description = "distinct blocks (default ${DEFAULT-VALUE})")
+    int blocks = 1_000_000;
+
+    @Option(names = "--workers", description = "workers (default ${DEFAULT-VALUE})")
+    int workers = 16;
+
+    @Option(names = "--sharing", description = "workers holding each block (default ${DEFAULT-VALUE})")
+    int sharing = 1;
+
+    @Option(names = "--impl", split = ",", description = "implementations (default heap,offheap-java)")
+    String[] impls = {"heap", "offheap-java"};
+
+    @Option(names = "--chain", description = "blocks per stored sequence (default ${DEFAULT-VALUE})")
+    int chain = 64;
+
+    @Override
+    public Integer call() {
+        if (sharing < 1 || sharing > workers) {
+            throw new IllegalArgumentException("--sharing must be in 1..--workers");
+        }
+        System.out.printf(
+                Locale.ROOT,
+                "# %,d blocks, %d workers, each block held by %d worker(s), sequences of %d blocks%n",
+                blocks,
+                workers,
+                sharing,
+                chain);
+        System.out.println("impl\tpairs\toff_heap_bytes\theap_bytes\tbytes_per_pair");
+        for (String impl : impls) {
+            long heapBefore = usedHeapAfterGc();
+            PrefixIndex index = Implementations.create(
+                    impl,
+                    IndexConfig.builder().maxWorkers(Math.max(64, workers)).build());
+            build(index);
+            long heapAfter = usedHeapAfterGc();
+            long pairs = index.stats().blocks();
+            long offHeap = impl.startsWith("offheap") ? index.stats().bytesUsed() : 0;
+            long heap = Math.max(0, heapAfter - heapBefore);
+            System.out.printf(
+                    Locale.ROOT,
+                    "%s\t%d\t%d\t%d\t%.1f%n",
+                    impl,
+                    pairs,
+                    offHeap,
+                    heap,
+                    (offHeap + heap) / (double) pairs);
+            index.close();
+        }
+        return 0;
+    }
+
+    private void build(PrefixIndex index) {
+        SplittableRandom r = new SplittableRandom(3);
+        long e = 1;
+        int sequences = (blocks + chain - 1) / chain;
+        for (int s = 0; s < sequences; s++) {
+            int n = Math.min(chain, blocks - s * chain);
+            long[] locals = new long[n];
+            for (int i = 0; i < n; i++) {
+                locals[i] = r.nextLong();
+            }
+            for (int k = 0; k < sharing; k++) {
+                long[] hashes = new long[n];
+                for (int i = 0; i < n; i++) {
+                    hashes[i] = e++;
+                }
+                index.apply(KvEvent.Stored.root(Worker.of((s + k) % workers), hashes, locals));
+            }
+        }
+    }
+
+    private static long usedHeapAfterGc() {
+        var mem = ManagementFactory.getMemoryMXBean();
+        long used = Long.MAX_VALUE;
+        for (int i = 0; i < 4; i++) {
+            System.gc();
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            used = Math.min(used, mem.getHeapMemoryUsage().getUsed());
+        }
+        return used;
+    }
+}

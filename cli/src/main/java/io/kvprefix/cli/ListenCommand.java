@@ -1,0 +1,292 @@
+package io.kvprefix.cli;
+
+import io.kvprefix.EventStatus;
+import io.kvprefix.IndexConfig;
+import io.kvprefix.MatchResult;
+import io.kvprefix.PrefixIndex;
+import io.kvprefix.bench.Implementations;
+import io.kvprefix.opstream.Op;
+import io.kvprefix.opstream.OpStreamParser;
+import io.kvprefix.opstream.OpStreamWriter;
+import io.kvprefix.zmq.EngineEndpoint;
+import io.kvprefix.zmq.KvEventSubscriber;
+import io.kvprefix.zmq.SubscriberStats;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code kvprefix listen}: subscribes to real engines' KV events (vLLM / SGLang over ZMQ) and
+ * applies them to an index; prints a stats line to standard error every few seconds; after
+ * {@code --duration} (or on Ctrl-C / SIGTERM) runs the match lines of {@code --queries} against the
+ * index, prints their result lines on standard output, then one JSON stats object as the last line.
+ *
+ * <p>Exit status: 0 after a run (whatever the engines sent); 2 for a usage error (a bad
+ * {@code --engine} spec or option value); 1 if the queries file cannot be read.
+ *
+ * <p>Thread-safety: a command object, used once by one thread.
+ */
+@Command(
+        name = "listen",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Subscribe to engines' KV events (vLLM / SGLang, ZMQ + msgpack) and feed an index.",
+            "Gaps in an engine's sequence are recovered through its replay socket; when",
+            "they cannot be, its workers are cleared and fed again from the live stream.",
+            "After --duration (or Ctrl-C) prints the result of each match line of",
+            "--queries, then one JSON stats object as the last line of standard output."
+        })
+final class ListenCommand implements Callable<Integer> {
+
+    @Option(
+            names = "--engine",
+            required = true,
+            paramLabel = "ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=T][,format=F]",
+            description = {
+                "an engine's KV-event publisher, for example",
+                "tcp://10.0.0.5:5557=7,replay=tcp://10.0.0.5:6557 (repeatable).",
+                "ENDPOINT is tcp://HOST:PORT, ipc://PATH or inproc://NAME; WORKER the worker id.",
+                "/RANK fixes the dp rank; without it each batch's data_parallel_rank is used.",
+                "replay=ENDPOINT is the engine's replay socket, asked for batches lost in a gap.",
+                "topic=T subscribes to topics starting with T (default: every topic).",
+                "format=F is the format of the batch payloads: vllm (the default, and so far",
+                "the only one)."
+            })
+    List<String> engines;
+
+    @Option(
+            names = "--duration",
+            paramLabel = "SECONDS",
+            description = "stop after this many seconds (default: run until Ctrl-C)")
+    Double duration;
+
+    @Option(
+            names = "--queries",
+            paramLabel = "FILE",
+            description =
+                    "op-stream file (docs/SPEC.md section 5) whose match lines are run against the index at the end")
+    String queries;
+
+    @Option(
+            names = "--stats-interval",
+            paramLabel = "SECONDS",
+            defaultValue = "5",
+            description = "seconds between stats lines on standard error (default: ${DEFAULT-VALUE})")
+    double statsInterval;
+
+    @Option(
+            names = "--replay-timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "3",
+            description = "give up a replay that has not answered for this long and resync (default: ${DEFAULT-VALUE})")
+    double replayTimeout;
+
+    @Option(
+            names = "--impl",
+            paramLabel = "NAME",
+            defaultValue = Implementations.DEFAULT,
+            completionCandidates = ImplementationNames.class,
+            description = "index implementation: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
+    String impl;
+
+    @Option(
+            names = "--max-workers",
+            paramLabel = "N",
+            defaultValue = "1024",
+            description = "worker slots of the index (default: ${DEFAULT-VALUE})")
+    int maxWorkers;
+
+    @Option(
+            names = {"-q", "--quiet"},
+            description = "no periodic stats lines on standard error")
+    boolean quiet;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        List<EngineEndpoint> specs = parseEngines();
+        Duration runFor = duration == null ? null : seconds(duration, "--duration");
+        Duration every = seconds(statsInterval, "--stats-interval");
+        Duration replayWait = seconds(replayTimeout, "--replay-timeout");
+        if (!Implementations.isKnown(impl)) {
+            throw new IllegalArgumentException("--impl: unknown implementation '" + impl
+                    + "': known implementations are " + String.join(", ", Implementations.names()));
+        }
+        IndexConfig config;
+        try {
+            config = IndexConfig.builder().maxWorkers(maxWorkers).build();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--max-workers: " + e.getMessage(), e);
+        }
+        PrintStream err = System.err;
+        Path queryFile = null;
+        if (queries != null) {
+            queryFile = readableFile(queries);
+            if (queryFile == null) {
+                return 1;
+            }
+        }
+
+        CountDownLatch stop = new CountDownLatch(1);
+        CountDownLatch finished = new CountDownLatch(1);
+        Thread hook = new Thread(
+                () -> {
+                    stop.countDown();
+                    try {
+                        finished.await(
+                                15, TimeUnit.SECONDS); // let the results and stats be printed before the JVM goes
+                    } catch (InterruptedException ignored) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "kvprefix-listen-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try (PrefixIndex index = Implementations.create(impl, config)) {
+            SubscriberStats finalStats;
+            try (KvEventSubscriber sub =
+                    KvEventSubscriber.builder(index).replayTimeout(replayWait).build()) {
+                for (EngineEndpoint e : specs) {
+                    sub.addEngine(e);
+                }
+                if (!quiet) {
+                    err.println("kvprefix listen: subscribed to " + specs.size() + " engine(s) ("
+                            + (runFor == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
+                }
+                long deadline = runFor == null ? Long.MAX_VALUE : System.nanoTime() + runFor.toNanos();
+                while (true) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0 || stop.await(Math.min(left, every.toNanos()), TimeUnit.NANOSECONDS)) {
+                        break;
+                    }
+                    if (!quiet) {
+                        err.println("kvprefix listen: " + sub.stats().summary());
+                    }
+                }
+                finalStats = sub.stats();
+            }
+            if (queryFile != null && !runQueries(queryFile, index, err)) {
+                return 1;
+            }
+            PrintStream out = System.out;
+            out.println(finalStats.toJson());
+            out.flush();
+            if (!quiet) {
+                err.println("kvprefix listen: " + finalStats.summary());
+            }
+            return 0;
+        } finally {
+            finished.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException ignored) {
+                // the JVM is shutting down (Ctrl-C): the hook is running and returns now
+            }
+        }
+    }
+
+    private List<EngineEndpoint> parseEngines() {
+        List<EngineEndpoint> out = new ArrayList<>();
+        Set<String> endpoints = new LinkedHashSet<>();
+        for (String spec : engines) {
+            EngineEndpoint e = EngineEndpoint.parse(spec); // IllegalArgumentException names the spec and the fault
+            if (!endpoints.add(e.endpoint())) {
+                throw new IllegalArgumentException("--engine: " + e.endpoint() + " is given twice");
+            }
+            out.add(e);
+        }
+        return out;
+    }
+
+    private static Duration seconds(double s, String option) {
+        if (!(s > 0) || s > 1e9) {
+            throw new IllegalArgumentException(option + " must be a positive number of seconds, got " + s);
+        }
+        return Duration.ofNanos((long) (s * 1e9));
+    }
+
+    private static Path readableFile(String name) {
+        try {
+            Path p = Path.of(name);
+            if (Files.isRegularFile(p) && Files.isReadable(p)) {
+                return p;
+            }
+            System.err.println("kvprefix listen: cannot read --queries '" + name + "': "
+                    + (Files.exists(p)
+                            ? (Files.isDirectory(p) ? "it is a directory" : "permission denied")
+                            : "no such file"));
+        } catch (InvalidPathException e) {
+            System.err.println("kvprefix listen: cannot read --queries '" + name + "': " + e.getMessage());
+        }
+        return null;
+    }
+
+    /**
+     * Runs the match lines of {@code file} (docs/SPEC.md section 5, {@code \n}-separated) and prints one
+     * result line for each; event lines are skipped (the index reflects the engines), invalid lines
+     * are answered {@code invalid_input}. False if the file cannot be read.
+     */
+    private static boolean runQueries(Path file, PrefixIndex index, PrintStream err) {
+        OpStreamParser parser = new OpStreamParser();
+        MatchResult result = new MatchResult();
+        long skipped = 0;
+        long lineNo = 0;
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+            OpStreamWriter out = new OpStreamWriter(System.out);
+            ByteArrayOutputStream line = new ByteArrayOutputStream();
+            boolean more = true;
+            while (more) {
+                int b = in.read();
+                if (b >= 0 && b != '\n') {
+                    line.write(b);
+                    continue;
+                }
+                more = b >= 0;
+                if (!more && line.size() == 0) {
+                    break; // no last line without '\n'
+                }
+                lineNo++;
+                byte[] bytes = line.toByteArray();
+                line.reset();
+                switch (parser.parse(bytes)) {
+                    case Op.HashMatch m -> {
+                        index.match(m.localHashes(), 0, m.localHashes().length, result);
+                        out.scores(result);
+                    }
+                    case Op.TokenMatch t -> {
+                        index.match(t.tokenIds(), 0, t.tokenIds().length, t.hasher(index.config()), result);
+                        out.scores(result);
+                    }
+                    case Op.Event e -> skipped++;
+                    case Op.Invalid i -> {
+                        err.println("kvprefix listen: --queries line " + lineNo + ": invalid_input: " + i.reason());
+                        out.status(EventStatus.INVALID_INPUT);
+                    }
+                }
+            }
+            out.flush();
+        } catch (IOException e) {
+            err.println("kvprefix listen: cannot read --queries '" + file + "': " + e.getMessage());
+            return false;
+        }
+        if (skipped > 0) {
+            err.println(
+                    "kvprefix listen: skipped " + skipped + " event line(s) of --queries (only match lines are run)");
+        }
+        return true;
+    }
+}

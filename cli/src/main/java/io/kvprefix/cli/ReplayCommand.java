@@ -1,0 +1,227 @@
+package io.kvprefix.cli;
+
+import io.kvprefix.IndexConfig;
+import io.kvprefix.PrefixIndex;
+import io.kvprefix.bench.Implementations;
+import io.kvprefix.opstream.Replayer;
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code kvprefix replay}: applies an op stream (docs/SPEC.md section 5) to an index and prints one
+ * result line per input line on standard output; notes and a summary go to standard error.
+ *
+ * <p>Exit status: 0 whatever the statuses were; 2 for a usage error (unknown {@code --impl}, a bad
+ * option value); 1 if the input cannot be read or standard output cannot be written.
+ *
+ * <p>Thread-safety: a command object, used once by one thread.
+ */
+@Command(
+        name = "replay",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Replay an op stream (one JSON object per line, docs/SPEC.md section 5) through the index.",
+            "Prints one line per input line: {\"status\":...} for an event, {\"scores\":[[W,R,depth],...]} for a match.",
+            "Invalid lines are answered {\"status\":\"invalid_input\"} and processing continues."
+        })
+final class ReplayCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "IN.jsonl|-", description = "the op stream; '-' reads standard input")
+    String input;
+
+    @Option(
+            names = "--impl",
+            paramLabel = "NAME",
+            defaultValue = Implementations.DEFAULT,
+            completionCandidates = ImplementationNames.class,
+            description = "index implementation: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
+    String impl;
+
+    @Option(
+            names = "--max-workers",
+            paramLabel = "N",
+            defaultValue = "1024",
+            description =
+                    "worker slots (default: ${DEFAULT-VALUE}); a store for one worker too many is capacity_exceeded")
+    int maxWorkers;
+
+    @Option(
+            names = "--memory-budget",
+            paramLabel = "BYTES",
+            description = "most memory the index may hold, e.g. 512m or 2g (default: unlimited)")
+    String memoryBudget;
+
+    @Option(
+            names = "--jump-size",
+            paramLabel = "J",
+            description = "positions per jump-search step (default: the index's)")
+    Integer jumpSize;
+
+    @Option(
+            names = "--block-size",
+            paramLabel = "B",
+            description = "the index's default block size (token-form lines carry their own; default: the index's)")
+    Integer blockSize;
+
+    @Option(
+            names = "--max-line-bytes",
+            paramLabel = "N",
+            defaultValue = "" + Replayer.DEFAULT_MAX_LINE_BYTES,
+            description = "longer lines are answered invalid_input without being buffered (default: ${DEFAULT-VALUE})")
+    int maxLineBytes;
+
+    @Option(
+            names = {"-q", "--quiet"},
+            description = "print nothing on standard error unless the run fails")
+    boolean quiet;
+
+    @Override
+    public Integer call() {
+        IndexConfig config = config();
+        if (!Implementations.isKnown(impl)) {
+            throw new IllegalArgumentException("--impl: unknown implementation '" + impl
+                    + "': known implementations are " + String.join(", ", Implementations.names()));
+        }
+        Replayer replayer;
+        PrintStream err = System.err;
+        InputStream in;
+        boolean stdin = "-".equals(input);
+        if (stdin) {
+            in = System.in;
+        } else {
+            try {
+                in = open(Path.of(input));
+            } catch (IOException | InvalidPathException e) {
+                err.println("kvprefix replay: cannot read '" + input + "': " + reason(e));
+                return 1;
+            }
+        }
+        String name = stdin ? "standard input" : "'" + input + "'";
+        long t0 = System.nanoTime();
+        try (PrefixIndex index = Implementations.create(impl, config)) {
+            replayer = new Replayer(index).maxLineBytes(maxLineBytes);
+            if (!quiet) {
+                replayer.log(note -> err.println("kvprefix replay: " + note));
+            }
+            Replayer.Summary summary = replayer.run(in, new StdoutStream(System.out));
+            if (!quiet) {
+                long hidden = summary.count(io.kvprefix.EventStatus.INVALID_INPUT) - Replayer.INVALID_NOTES;
+                err.printf(
+                        "kvprefix replay: %s (%s, %.2f s)%s%n",
+                        summary,
+                        impl,
+                        (System.nanoTime() - t0) / 1e9,
+                        hidden > 0 ? "; " + hidden + " more invalid lines not described" : "");
+            }
+            return 0;
+        } catch (StdoutFailure e) {
+            err.println("kvprefix replay: cannot write standard output (" + e.getMessage() + "); stopped");
+            return 1;
+        } catch (IOException e) {
+            err.println("kvprefix replay: error reading " + name + ": " + reason(e));
+            return 1;
+        } finally {
+            if (!stdin) {
+                try {
+                    in.close();
+                } catch (IOException ignored) {
+                    // nothing left to do with it
+                }
+            }
+        }
+    }
+
+    private IndexConfig config() {
+        IndexConfig.Builder b = IndexConfig.builder();
+        option("--max-workers", () -> b.maxWorkers(maxWorkers));
+        if (memoryBudget != null) {
+            long bytes = Args.parseBytes(memoryBudget, "--memory-budget");
+            option("--memory-budget", () -> b.memoryBudgetBytes(bytes));
+        }
+        if (jumpSize != null) {
+            option("--jump-size", () -> b.jumpSize(jumpSize));
+        }
+        if (blockSize != null) {
+            option("--block-size", () -> b.blockSize(blockSize));
+        }
+        if (maxLineBytes < 1 || maxLineBytes > Integer.MAX_VALUE - 16) {
+            throw new IllegalArgumentException(
+                    "--max-line-bytes must be in 1.." + (Integer.MAX_VALUE - 16) + ", got " + maxLineBytes);
+        }
+        return b.build();
+    }
+
+    /** Runs a builder setter, prefixing its complaint with the option's name. */
+    private static void option(String name, Runnable set) {
+        try {
+            set.run();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(name + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static InputStream open(Path p) throws IOException {
+        if (Files.isDirectory(p)) {
+            throw new IOException("it is a directory");
+        }
+        return Files.newInputStream(p);
+    }
+
+    private static String reason(Exception e) {
+        if (e instanceof NoSuchFileException) {
+            return "no such file";
+        }
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        return e.getMessage() == null ? e.toString() : e.getMessage();
+    }
+
+    /** Thrown when standard output fails (closed pipe, full disk): distinguishes it from a read error. */
+    private static final class StdoutFailure extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        StdoutFailure(String message) {
+            super(message);
+        }
+    }
+
+    /** Passes bytes to a PrintStream and turns its swallowed errors into {@link StdoutFailure}. */
+    private static final class StdoutStream extends FilterOutputStream {
+        private final PrintStream ps;
+
+        StdoutStream(PrintStream ps) {
+            super(ps);
+            this.ps = ps;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            ps.write(b, off, len);
+            check();
+        }
+
+        @Override
+        public void flush() throws IOException {
+            check(); // checkError() flushes
+        }
+
+        private void check() throws StdoutFailure {
+            if (ps.checkError()) {
+                throw new StdoutFailure("the stream is closed or failing");
+            }
+        }
+    }
+}

@@ -1,0 +1,231 @@
+package io.kvprefix.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A small log-log line chart written as standalone SVG (no scripts, no external resources), for
+ * the sweep's offered-versus-achieved figure: one line per series, optional y = x reference line.
+ *
+ * <p>Thread-safety: not thread-safe; build and render on one thread.
+ */
+final class SvgPlot {
+    /** One line of the chart. */
+    public record Series(String name, double[] x, double[] y) {}
+
+    private static final String[] COLORS = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
+    private final String title;
+    private final String xLabel;
+    private final String yLabel;
+    private final List<Series> series = new ArrayList<>();
+    private boolean identity;
+
+    public SvgPlot(String title, String xLabel, String yLabel) {
+        this.title = title;
+        this.xLabel = xLabel;
+        this.yLabel = yLabel;
+    }
+
+    public SvgPlot add(Series s) {
+        series.add(s);
+        return this;
+    }
+
+    /** Draws the y = x line (achieved equals offered). */
+    public SvgPlot identityLine() {
+        identity = true;
+        return this;
+    }
+
+    /** The chart as an SVG document. */
+    public String render() {
+        int w = 760, h = 500, left = 90, right = 190, top = 50, bottom = 70;
+        double minX = Double.MAX_VALUE, maxX = 0, minY = Double.MAX_VALUE, maxY = 0;
+        for (Series s : series) {
+            for (int i = 0; i < s.x().length; i++) {
+                if (s.x()[i] > 0 && s.y()[i] > 0) {
+                    minX = Math.min(minX, s.x()[i]);
+                    maxX = Math.max(maxX, s.x()[i]);
+                    minY = Math.min(minY, s.y()[i]);
+                    maxY = Math.max(maxY, s.y()[i]);
+                }
+            }
+        }
+        if (maxX == 0) {
+            minX = minY = 1;
+            maxX = maxY = 10;
+        }
+        if (identity) {
+            minY = Math.min(minY, minX);
+            maxY = Math.max(maxY, maxX);
+        }
+        double lx0 = Math.floor(Math.log10(minX)), lx1 = Math.ceil(Math.log10(maxX));
+        double ly0 = Math.floor(Math.log10(minY)), ly1 = Math.ceil(Math.log10(maxY));
+        if (lx1 <= lx0) {
+            lx1 = lx0 + 1;
+        }
+        if (ly1 <= ly0) {
+            ly1 = ly0 + 1;
+        }
+        int pw = w - left - right, ph = h - top - bottom;
+        final double fx0 = lx0, fx1 = lx1, fy0 = ly0, fy1 = ly1;
+        java.util.function.DoubleUnaryOperator px = v -> left + (Math.log10(v) - fx0) / (fx1 - fx0) * pw;
+        java.util.function.DoubleUnaryOperator py = v -> top + ph - (Math.log10(v) - fy0) / (fy1 - fy0) * ph;
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(
+                Locale.ROOT,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">%n",
+                w,
+                h,
+                w,
+                h));
+        sb.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+        // A long title ("what: which stream") goes on two lines, so it stays inside the picture.
+        int colon = title.indexOf(": ");
+        if (title.length() > 60 && colon > 0) {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"22\" font-size=\"16\" font-weight=\"bold\">%s</text>%n",
+                    left,
+                    esc(title.substring(0, colon))));
+            sb.append(String.format(
+                    Locale.ROOT, "<text x=\"%d\" y=\"40\">%s</text>%n", left, esc(title.substring(colon + 2))));
+        } else {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"28\" font-size=\"16\" font-weight=\"bold\">%s</text>%n",
+                    left,
+                    esc(title)));
+        }
+        for (double e = lx0; e <= lx1; e++) {
+            double x = px.applyAsDouble(Math.pow(10, e));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n",
+                    x,
+                    top,
+                    x,
+                    top + ph));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
+                    x,
+                    top + ph + 18,
+                    human(Math.pow(10, e))));
+        }
+        for (double e = ly0; e <= ly1; e++) {
+            double y = py.applyAsDouble(Math.pow(10, e));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>%n",
+                    left,
+                    y,
+                    left + pw,
+                    y));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n",
+                    left - 8,
+                    y + 4,
+                    human(Math.pow(10, e))));
+        }
+        sb.append(String.format(
+                Locale.ROOT,
+                "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>%n",
+                left,
+                top,
+                pw,
+                ph));
+        sb.append(String.format(
+                Locale.ROOT,
+                "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
+                left + pw / 2,
+                h - 20,
+                esc(xLabel)));
+        sb.append(String.format(
+                Locale.ROOT,
+                "<text x=\"20\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 20 %d)\">%s</text>%n",
+                top + ph / 2,
+                top + ph / 2,
+                esc(yLabel)));
+        if (identity) {
+            double a = Math.pow(10, Math.max(lx0, ly0)), b = Math.pow(10, Math.min(lx1, ly1));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\" stroke-dasharray=\"6,4\"/>%n",
+                    px.applyAsDouble(a),
+                    py.applyAsDouble(a),
+                    px.applyAsDouble(b),
+                    py.applyAsDouble(b)));
+        }
+        int li = 0;
+        for (Series s : series) {
+            String color = COLORS[li % COLORS.length];
+            StringBuilder pts = new StringBuilder();
+            for (int i = 0; i < s.x().length; i++) {
+                if (s.x()[i] > 0 && s.y()[i] > 0) {
+                    pts.append(String.format(
+                            Locale.ROOT, "%.1f,%.1f ", px.applyAsDouble(s.x()[i]), py.applyAsDouble(s.y()[i])));
+                }
+            }
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>%n",
+                    pts.toString().trim(),
+                    color));
+            for (int i = 0; i < s.x().length; i++) {
+                if (s.x()[i] > 0 && s.y()[i] > 0) {
+                    sb.append(String.format(
+                            Locale.ROOT,
+                            "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>%n",
+                            px.applyAsDouble(s.x()[i]),
+                            py.applyAsDouble(s.y()[i]),
+                            color));
+                }
+            }
+            int ly = top + 10 + li * 20;
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/>%n",
+                    left + pw + 15,
+                    ly,
+                    left + pw + 40,
+                    ly,
+                    color));
+            sb.append(String.format(
+                    Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", left + pw + 46, ly + 4, esc(s.name())));
+            li++;
+        }
+        if (identity) {
+            int ly = top + 10 + li * 20;
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\" stroke-dasharray=\"6,4\"/>%n",
+                    left + pw + 15,
+                    ly,
+                    left + pw + 40,
+                    ly));
+            sb.append(String.format(
+                    Locale.ROOT, "<text x=\"%d\" y=\"%d\">achieved = offered</text>%n", left + pw + 46, ly + 4));
+        }
+        return sb.append("</svg>\n").toString();
+    }
+
+    static String human(double v) {
+        if (v >= 1e9) {
+            return String.format(Locale.ROOT, "%.0fG", v / 1e9);
+        }
+        if (v >= 1e6) {
+            return String.format(Locale.ROOT, "%.0fM", v / 1e6);
+        }
+        if (v >= 1e3) {
+            return String.format(Locale.ROOT, "%.0fk", v / 1e3);
+        }
+        return String.format(Locale.ROOT, "%.0f", v);
+    }
+
+    private static String esc(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+}

@@ -1,0 +1,20 @@
+/**
+ * The {@code kvprefix} command line: {@link io.kvprefix.cli.Main} and one package-private class per
+ * command ({@code demo}, {@code simulate}, {@code hash}, {@code gen-ops}, {@code replay},
+ * {@code listen}, {@code bench}, {@code sweep}, {@code jmh}, {@code footprint}), run through the
+ * {@code ./kvprefix} launcher from the runnable jar this module builds ({@code cli/target/kvprefix-cli.jar}).
+ *
+ * <p>Results go to standard output, logs and progress to standard error; the exit status is 0 on
+ * success, 2 for a usage error and 1 when a command fails, with a one-line reason.
+ *
+ * <p><b>The top of the module graph.</b> The commands are thin: they parse options, call the module
+ * that does the work and print. {@code replay}, {@code gen-ops} and {@code listen --queries} speak the
+ * op-stream format ({@code kvprefix-opstream}); {@code gen-ops}, {@code simulate} and {@code demo} use
+ * the workloads ({@code kvprefix-workloads}); {@code bench}, {@code sweep} and {@code jmh} run the
+ * benchmarks ({@code kvprefix-benchmarks}, whose JMH suites are packaged into this module's jar, so
+ * {@code kvprefix jmh} finds them); {@code listen} runs the ZMQ subscriber ({@code kvprefix-zmq}).
+ * Every index is made by name through {@link io.kvprefix.bench.Implementations}. Nothing depends on
+ * this module, so no cycle can pass through it. The routing simulation, which only the command line
+ * runs, is in {@code io.kvprefix.cli.internal.sim}.
+ */
+package io.kvprefix.cli;

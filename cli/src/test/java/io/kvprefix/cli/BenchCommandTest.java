@@ -1,0 +1,152 @@
+package io.kvprefix.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kvprefix.EventStatus;
+import io.kvprefix.IndexConfig;
+import io.kvprefix.PrefixIndex;
+import io.kvprefix.bench.Implementations;
+import io.kvprefix.bench.OpStream;
+import io.kvprefix.bench.ReplayBench;
+import io.kvprefix.workload.SyntheticTrace;
+import io.kvprefix.workload.Workload;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@code bench} and {@code sweep} on tiny streams: every implementation ends in the same state; the output has its keys. */
+class BenchCommandTest {
+
+    @Test
+    void everyImplementationEndsInTheSameStateWithEveryThreadSplit() throws Exception {
+        Workload w = Workload.load(SyntheticTrace.generate(300, 5), new Workload.Options(6, 400, 5));
+        OpStream s = OpStream.of(w, "tiny");
+        IndexConfig config = IndexConfig.builder().expectedBlocks(2400).build();
+        ReplayBench.Pass first = null;
+        for (int writers : new int[] {1, 2, 3}) {
+            for (boolean traceOrder : new boolean[] {false, true}) {
+                ReplayBench bench = new ReplayBench(s, writers, 2, traceOrder, config);
+                for (String impl : Implementations.names()) {
+                    ReplayBench.Pass p = bench.run(impl);
+                    if (first == null) {
+                        first = p;
+                        assertTrue(p.finalPairs() > 0);
+                        assertTrue(p.statuses().get(EventStatus.OK) > 0);
+                    }
+                    assertEquals(first.statuses(), p.statuses(), impl + " with " + writers + " writers");
+                    assertEquals(first.finalPairs(), p.finalPairs(), impl);
+                    assertEquals(first.finalWorkers(), p.finalWorkers(), impl);
+                    assertEquals(s.matchCount(), p.latencies().length, impl);
+                    assertTrue(p.writersNanos() > 0 && p.readersNanos() > 0, impl);
+                    assertEquals(p.wallNanos(), Math.max(p.writersNanos(), p.readersNanos()), impl);
+                }
+            }
+        }
+        // In trace order a match waits for the events before it (the writer may run further ahead). With
+        // caches large enough that nothing is evicted, depths only grow, so every implementation must
+        // match at least as many blocks as a sequential replay in stream order.
+        Workload roomy = Workload.load(SyntheticTrace.generate(300, 6), new Workload.Options(6, 1_000_000, 6));
+        assertEquals(0, roomy.totals().removedBlocks());
+        OpStream rs = OpStream.of(roomy, "roomy");
+        long sequential = 0;
+        try (PrefixIndex seq = PrefixIndex.heap(config)) {
+            for (var step : roomy.steps()) {
+                sequential += seq.match(step.matchHashes()).maxDepth();
+                step.events().forEach(seq::apply);
+            }
+        }
+        assertTrue(sequential > 0);
+        ReplayBench ordered = new ReplayBench(rs, 1, 2, true, config);
+        for (String impl : Implementations.names()) {
+            long matched = ordered.run(impl).matchedBlocks();
+            assertTrue(
+                    matched >= sequential,
+                    impl + ": " + matched + " matched blocks in trace order, sequential " + sequential);
+        }
+    }
+
+    @Test
+    void benchPrintsOneJsonObjectPerImplementationLast() {
+        var r = CliRunner.run(
+                "bench",
+                "--requests",
+                "200",
+                "--workers",
+                "4",
+                "--cache-blocks",
+                "300",
+                "--repeat",
+                "2",
+                "--warmup",
+                "1",
+                "--impl",
+                "heap,offheap-java",
+                "--latency-at",
+                "0.5");
+        assertEquals(0, r.exit(), r.err());
+        List<String> lines = r.out().lines().toList();
+        String heap = lines.get(lines.size() - 2);
+        String off = lines.get(lines.size() - 1);
+        for (String key : List.of(
+                "impl",
+                "block_ops_per_s",
+                "ops_per_s",
+                "events_per_s",
+                "matches_per_s",
+                "wall_s",
+                "p50_ns",
+                "p99_ns",
+                "p999_ns",
+                "passes",
+                "median_block_ops_per_s",
+                "p99_ns_at_50_pct",
+                "writers_done_s",
+                "readers_done_s")) {
+            assertTrue(heap.contains("\"" + key + "\":"), key + " in " + heap);
+            assertTrue(off.contains("\"" + key + "\":"), key + " in " + off);
+        }
+        assertTrue(heap.startsWith("{\"impl\":\"heap\""), heap);
+        assertTrue(off.startsWith("{\"impl\":\"offheap-java\""), off);
+    }
+
+    @Test
+    void badOptionsAreClearErrors() {
+        for (String[] args : List.of(
+                new String[] {"bench", "--impl", "nope"},
+                new String[] {"bench", "--order", "random"},
+                new String[] {"bench", "--repeat", "0"},
+                new String[] {"sweep", "--from", "0"})) {
+            var r = CliRunner.run(args);
+            assertEquals(2, r.exit(), String.join(" ", args) + ": " + r.err());
+            assertTrue(!r.err().contains("\tat "), r.err());
+        }
+    }
+
+    @Test
+    void sweepWritesJsonAndSvg() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("kvprefix-sweep-test");
+        var r = CliRunner.run(
+                "sweep",
+                "--requests",
+                "150",
+                "--workers",
+                "4",
+                "--cache-blocks",
+                "300",
+                "--impl",
+                "offheap-java",
+                "--from",
+                "200000",
+                "--to",
+                "2000000",
+                "--steps-per-decade",
+                "1",
+                "--out",
+                dir.toString());
+        assertEquals(0, r.exit(), r.err());
+        String json = java.nio.file.Files.readString(dir.resolve("sweep.json"));
+        assertTrue(json.contains("\"offheap-java\":[{\"offered\":200000"), json);
+        String svg = java.nio.file.Files.readString(dir.resolve("sweep.svg"));
+        assertTrue(svg.startsWith("<svg") && svg.contains("achieved = offered") && svg.contains("polyline"), svg);
+    }
+}

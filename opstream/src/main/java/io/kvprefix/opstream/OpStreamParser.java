@@ -1,0 +1,240 @@
+package io.kvprefix.opstream;
+
+import io.kvprefix.KvEvent;
+import io.kvprefix.Worker;
+import io.kvprefix.opstream.internal.LineFields;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import java.util.OptionalLong;
+
+/**
+ * A strict parser for one op-stream line (docs/SPEC.md section 5): raw bytes in, an {@link Op} out.
+ * Every malformed line gives {@link Op.Invalid} with a one-line reason; the parser never
+ * throws for any input bytes.
+ *
+ * <p>The JSON grammar is RFC 8259's, hand-checked byte by byte: UTF-8 is validated (also inside
+ * strings of ignored fields), numbers are read from their digits (never through {@code double},
+ * never through {@code BigInteger}), and only whitespace may follow the object. One instance reuses
+ * its scratch buffers from line to line; the results it returns are independent copies.
+ *
+ * <p>Decisions where the contract leaves room (all answered {@code invalid_input} unless said so):
+ * <ul>
+ *   <li>{@code -0} is a JSON integer (RFC 8259's {@code int} production allows it) with the value 0,
+ *       so it is accepted wherever 0 is, also for {@code worker}, {@code dp_rank} and tokens.
+ *   <li>A field the format defines ({@code op}, {@code worker}, {@code dp_rank}, {@code parent_hash},
+ *       {@code blocks}, {@code token_ids}, {@code block_size}, {@code block_hashes},
+ *       {@code local_hashes}, {@code lora_name}, {@code cache_namespace}, and {@code block_hash} /
+ *       {@code tokens_hash} inside a block) given twice in one object is rejected: RFC 8259 leaves
+ *       duplicate names unpredictable, and a router must not guess. Repeated unknown fields are
+ *       ignored like any unknown field. Names are compared after unescaping ({@code "\u006fp"} is
+ *       {@code op}).
+ *   <li>A field that the line's op (and form) does not use is ignored like an unknown field, whatever
+ *       it holds: {@code dp_rank} or {@code worker} on a {@code match}, {@code dp_rank} on
+ *       {@code remove_worker}, {@code lora_name} on a hash-form line, {@code block_size} on a
+ *       hash-form {@code stored}. Exceptions: the duplicate rule above, and the two-forms rule: a
+ *       {@code stored} with both {@code blocks} and {@code token_ids}, or a {@code match} with both
+ *       {@code local_hashes} and {@code token_ids}, is rejected as soon as both keys are present
+ *       (even with a {@code null} value).
+ *   <li>Unknown fields inside a {@code blocks} element are ignored too.
+ *   <li>An empty {@code lora_name} / {@code cache_namespace} is the same as an absent one and comes
+ *       out as null (section 2.1).
+ *   <li>{@code block_size} in 2^31 .. 2^32-1 is valid but does not fit a Java {@code int}: it comes
+ *       out as {@link Integer#MAX_VALUE}. A line can never carry 2^31-1 tokens, so both give zero full
+ *       blocks and the same answer (a token-form {@code stored} must then have
+ *       {@code "block_hashes":[]}, and a match scores nothing).
+ *   <li>{@code \r} is JSON whitespace, so a line ending in {@code \r\n} parses like one ending in
+ *       {@code \n}; a {@code \r} never separates lines.
+ *   <li>A {@code \\u} escape that leaves a lone UTF-16 surrogate is rejected (the string would not be
+ *       Unicode, and a {@code lora_name} is hashed as UTF-8).
+ *   <li>Arrays and objects inside ignored values may nest at most {@value #MAX_NESTING} deep (RFC 8259
+ *       section 9 allows such a limit); deeper is rejected rather than risking the stack.
+ * </ul>
+ *
+ * <p>Three parts, by concern: the strict JSON tokenizer ({@code internal.JsonLexer}), the fields of
+ * a line and the checks on their values ({@code internal.FieldReader} into {@code internal.LineFields}), and here, the op builders that
+ * decide from the op and its form which fields are required, optional or ignored, and build the
+ * result.
+ *
+ * <p>Thread-safety: not thread-safe (it holds per-line scratch state); use one parser per thread.
+ */
+public final class OpStreamParser {
+    /** How deep arrays and objects may nest inside an ignored value. */
+    public static final int MAX_NESTING = LineFields.MAX_NESTING;
+
+    private final LineFields fields = new LineFields();
+
+    /** A parser with empty scratch buffers. */
+    public OpStreamParser() {}
+
+    // ------------------------------------------------------------------ entry points
+
+    /** Parses a line given as a string (encoded as UTF-8 first; convenient in tests). */
+    public Op parse(String line) {
+        return parse(line.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Parses a whole array as one line. */
+    public Op parse(byte[] line) {
+        return parse(line, 0, line.length);
+    }
+
+    /**
+     * Parses {@code line[offset .. offset+length)}, one line without its {@code \n}. The bytes are
+     * only read during the call.
+     */
+    public Op parse(byte[] line, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, line.length);
+        try {
+            String malformed = fields.read(line, offset, length);
+            return malformed != null ? invalid(malformed) : build();
+        } finally {
+            fields.release();
+        }
+    }
+
+    // ------------------------------------------------------------------ building the result
+
+    private Op build() {
+        String e;
+        if ((e = fields.required(LineFields.F_OP)) != null) {
+            return invalid(e);
+        }
+        return switch (fields.op()) {
+            case LineFields.OP_STORED -> stored();
+            case LineFields.OP_REMOVED -> {
+                Worker w = workerOrNull();
+                if (w == null) {
+                    yield workerProblem();
+                }
+                if ((e = fields.required(LineFields.F_BLOCK_HASHES)) != null) {
+                    yield invalid(e);
+                }
+                yield new Op.Event(new KvEvent.Removed(w, fields.blockHashes()));
+            }
+            case LineFields.OP_CLEARED -> {
+                Worker w = workerOrNull();
+                yield w == null ? workerProblem() : new Op.Event(new KvEvent.Cleared(w));
+            }
+            case LineFields.OP_REMOVE_WORKER -> {
+                if ((e = fields.required(LineFields.F_WORKER)) != null) {
+                    yield invalid(e);
+                }
+                yield new Op.Event(new KvEvent.RemoveWorker(fields.worker()));
+            }
+            case LineFields.OP_MATCH -> match();
+            default ->
+                invalid("unknown op \"" + printable(fields.opText())
+                        + "\" (ops are case-sensitive: stored, removed, cleared, remove_worker, match)");
+        };
+    }
+
+    private Op stored() {
+        Worker w = workerOrNull();
+        if (w == null) {
+            return workerProblem();
+        }
+        String e;
+        if ((e = fields.optional(LineFields.F_PARENT_HASH, true)) != null) {
+            return invalid(e);
+        }
+        OptionalLong parent = fields.has(LineFields.F_PARENT_HASH) && !fields.isNull(LineFields.F_PARENT_HASH)
+                ? OptionalLong.of(fields.parentHash())
+                : OptionalLong.empty();
+        boolean hashForm = fields.has(LineFields.F_BLOCKS);
+        boolean tokenForm = fields.has(LineFields.F_TOKEN_IDS);
+        if (hashForm && tokenForm) {
+            return invalid("a stored line carries both forms: \"blocks\" and \"token_ids\"");
+        }
+        if (hashForm) {
+            if ((e = fields.required(LineFields.F_BLOCKS)) != null) {
+                return invalid(e);
+            }
+            return new Op.Event(new KvEvent.Stored(w, parent, fields.blockEngineHashes(), fields.blockLocalHashes()));
+        }
+        if (!tokenForm) {
+            return invalid("a stored line needs \"blocks\" (hash form) or \"token_ids\" (token form)");
+        }
+        if ((e = fields.required(LineFields.F_TOKEN_IDS)) != null
+                || (e = fields.required(LineFields.F_BLOCK_SIZE)) != null
+                || (e = fields.required(LineFields.F_BLOCK_HASHES)) != null
+                || (e = fields.optional(LineFields.F_LORA_NAME, true)) != null
+                || (e = fields.optional(LineFields.F_CACHE_NAMESPACE, true)) != null) {
+            return invalid(e);
+        }
+        long fullBlocks = fields.tokenCount() / fields.blockSize();
+        if (fullBlocks != fields.blockHashCount()) {
+            return invalid(fields.tokenCount() + " token_ids at block_size " + fields.blockSize() + " make "
+                    + fullBlocks + " full block(s), but block_hashes has " + fields.blockHashCount());
+        }
+        try {
+            return new Op.Event(new KvEvent.StoredTokens(
+                    w,
+                    parent,
+                    fields.tokens(),
+                    intBlockSize(),
+                    fields.blockHashes(),
+                    fields.loraName(),
+                    fields.cacheNamespace()));
+        } catch (IllegalArgumentException ex) { // the checks above make this unreachable; never crash on it
+            return invalid(ex.getMessage());
+        }
+    }
+
+    private Op match() {
+        boolean hashForm = fields.has(LineFields.F_LOCAL_HASHES);
+        boolean tokenForm = fields.has(LineFields.F_TOKEN_IDS);
+        String e;
+        if (hashForm && tokenForm) {
+            return invalid("a match line carries both forms: \"local_hashes\" and \"token_ids\"");
+        }
+        if (hashForm) {
+            if ((e = fields.required(LineFields.F_LOCAL_HASHES)) != null) {
+                return invalid(e);
+            }
+            return new Op.HashMatch(fields.localHashes());
+        }
+        if (!tokenForm) {
+            return invalid("a match line needs \"local_hashes\" (hash form) or \"token_ids\" (token form)");
+        }
+        if ((e = fields.required(LineFields.F_TOKEN_IDS)) != null
+                || (e = fields.required(LineFields.F_BLOCK_SIZE)) != null
+                || (e = fields.optional(LineFields.F_LORA_NAME, true)) != null
+                || (e = fields.optional(LineFields.F_CACHE_NAMESPACE, true)) != null) {
+            return invalid(e);
+        }
+        return new Op.TokenMatch(fields.tokens(), intBlockSize(), fields.loraName(), fields.cacheNamespace());
+    }
+
+    private int intBlockSize() {
+        return (int) Math.min(fields.blockSize(), Integer.MAX_VALUE);
+    }
+
+    /** The line's worker, or null if {@code worker} / {@code dp_rank} are not usable (see {@link #workerProblem}). */
+    private Worker workerOrNull() {
+        if (fields.required(LineFields.F_WORKER) != null || fields.optional(LineFields.F_DP_RANK, false) != null) {
+            return null;
+        }
+        return new Worker(fields.worker(), fields.has(LineFields.F_DP_RANK) ? (int) fields.dpRank() : 0);
+    }
+
+    private Op workerProblem() {
+        String e = fields.required(LineFields.F_WORKER);
+        return invalid(e != null ? e : fields.optional(LineFields.F_DP_RANK, false));
+    }
+
+    private static Op invalid(String reason) {
+        return new Op.Invalid(reason);
+    }
+
+    private static String printable(String s) {
+        StringBuilder sb = new StringBuilder();
+        s.codePoints().limit(64).forEach(cp -> {
+            if (cp < 0x20 || cp == 0x7F) {
+                sb.append(String.format("\\u%04x", cp));
+            } else {
+                sb.appendCodePoint(cp);
+            }
+        });
+        return s.codePointCount(0, s.length()) > 64 ? sb + "..." : sb.toString();
+    }
+}

@@ -1,0 +1,239 @@
+package io.kvprefix.opstream;
+
+import io.kvprefix.BlockHasher;
+import io.kvprefix.EventStatus;
+import io.kvprefix.MatchResult;
+import io.kvprefix.PrefixIndex;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Replays an op stream through a {@link PrefixIndex} (docs/SPEC.md section 5): reads lines separated
+ * by {@code \n}, applies each event or runs each match in order, and writes exactly one result line
+ * per input line ({@code {"status":...}} or {@code {"scores":[...]}}). This is the engine of
+ * {@code kvprefix replay}; tests can drive it directly with any index.
+ *
+ * <p>Lines: only {@code \n} ends a line ({@code \r} stays in it, where JSON treats it as
+ * whitespace); a last line without {@code \n} is still a line; an empty input gives no output. It
+ * streams in constant memory: one read buffer that grows to the longest line seen. A line longer
+ * than {@link #maxLineBytes(int)} is answered {@code invalid_input} and skipped without being
+ * buffered. Output is written in large chunks and flushed whenever the next read could block, so
+ * an interactive producer sees answers promptly.
+ *
+ * <p>Invalid lines are answered {@code {"status":"invalid_input"}} and processing continues; the
+ * reasons of the first few are passed to the {@link #log(Consumer) log}.
+ *
+ * <p>Thread-safety: not thread-safe; one replayer per thread (the index may be shared as its own
+ * contract allows).
+ */
+public final class Replayer {
+    /** Default longest line: 64 MiB. */
+    public static final int DEFAULT_MAX_LINE_BYTES = 64 << 20;
+    /** How many invalid lines are described to the log. */
+    public static final int INVALID_NOTES = 10;
+
+    private static final int INITIAL_BUFFER = 256 << 10;
+    private static final int MAX_CACHED_HASHERS = 1024;
+
+    private final PrefixIndex index;
+    private final OpStreamParser parser = new OpStreamParser();
+    private final MatchResult result = new MatchResult();
+    private final Map<HasherKey, BlockHasher> hashers = new HashMap<>();
+    private int maxLineBytes = DEFAULT_MAX_LINE_BYTES;
+    private Consumer<String> log = s -> {};
+
+    private long lines;
+    private long matches;
+    private final long[] statusCounts = new long[EventStatus.values().length];
+
+    private record HasherKey(int blockSize, String lora, String namespace) {}
+
+    /** A replayer feeding {@code index}; the caller keeps ownership of the index (and closes it). */
+    public Replayer(PrefixIndex index) {
+        this.index = Objects.requireNonNull(index, "index");
+    }
+
+    /** Lines longer than this many bytes (without the {@code \n}) are answered invalid_input unread. */
+    public Replayer maxLineBytes(int bytes) {
+        if (bytes < 1 || bytes > Integer.MAX_VALUE - 16) {
+            throw new IllegalArgumentException(
+                    "max line length must be in 1.." + (Integer.MAX_VALUE - 16) + " bytes, got " + bytes);
+        }
+        maxLineBytes = bytes;
+        return this;
+    }
+
+    /** Where the one-line notes about invalid lines go (the first {@value #INVALID_NOTES}); none by default. */
+    public Replayer log(Consumer<String> log) {
+        this.log = Objects.requireNonNull(log, "log");
+        return this;
+    }
+
+    /**
+     * Counts of one {@link #run}.
+     *
+     * @param lines input lines read
+     * @param matches match lines answered with scores
+     * @param statusCounts lines answered with each {@link EventStatus}, indexed by ordinal
+     */
+    public record Summary(long lines, long matches, long[] statusCounts) {
+        /** Lines answered with {@code status}. */
+        public long count(EventStatus status) {
+            return statusCounts[status.ordinal()];
+        }
+
+        /** {@code 12 lines: 3 matches, ok 8, invalid_input 1} (statuses that occurred). */
+        @Override
+        public String toString() {
+            StringBuilder sb = new StringBuilder()
+                    .append(lines)
+                    .append(" lines: ")
+                    .append(matches)
+                    .append(" matches");
+            for (EventStatus s : EventStatus.values()) {
+                if (statusCounts[s.ordinal()] > 0) {
+                    sb.append(", ").append(s.wireName()).append(' ').append(statusCounts[s.ordinal()]);
+                }
+            }
+            return sb.toString();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Summary s
+                    && lines == s.lines
+                    && matches == s.matches
+                    && Arrays.equals(statusCounts, s.statusCounts);
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(lines) * 31 + Long.hashCode(matches) * 17 + Arrays.hashCode(statusCounts);
+        }
+    }
+
+    /**
+     * Replays every line of {@code in} and writes the answers to {@code out} (flushed, not closed).
+     * Counts accumulate over calls.
+     *
+     * @throws IOException if reading {@code in} or writing {@code out} fails
+     */
+    public Summary run(InputStream in, OutputStream out) throws IOException {
+        OpStreamWriter writer = new OpStreamWriter(out);
+        byte[] buf = new byte[(int) Math.min(INITIAL_BUFFER, maxLineBytes + 1L)];
+        int start = 0; // first byte of the current line
+        int limit = 0; // end of the buffered bytes
+        int scan = 0; // where to look for the next '\n'
+        boolean overlong = false; // inside a line already known to be too long (its bytes are dropped)
+        while (true) {
+            int nl = indexOfNewline(buf, scan, limit);
+            if (nl >= 0) {
+                if (overlong || nl - start > maxLineBytes) {
+                    overlongLine(writer);
+                    overlong = false;
+                } else {
+                    line(writer, buf, start, nl - start);
+                }
+                start = scan = nl + 1;
+                continue;
+            }
+            if (overlong || limit - start > maxLineBytes) {
+                overlong = true;
+                start = scan = limit = 0;
+            } else {
+                if (start > 0) {
+                    System.arraycopy(buf, start, buf, 0, limit - start);
+                    limit -= start;
+                    start = 0;
+                }
+                scan = limit;
+                if (limit == buf.length) { // the line fills the buffer but is not too long yet: grow
+                    buf = Arrays.copyOf(buf, (int) Math.min(buf.length * 2L, maxLineBytes + 1L));
+                }
+            }
+            if (in.available() <= 0) {
+                writer.flush(); // the next read may block: let the consumer see what is answered so far
+            }
+            int r = in.read(buf, limit, buf.length - limit);
+            if (r < 0) {
+                if (overlong) {
+                    overlongLine(writer);
+                } else if (limit > start) {
+                    line(writer, buf, start, limit - start); // a last line without '\n'
+                }
+                break;
+            }
+            limit += r;
+        }
+        writer.flush();
+        return new Summary(lines, matches, statusCounts.clone());
+    }
+
+    private static int indexOfNewline(byte[] buf, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (buf[i] == '\n') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private void line(OpStreamWriter writer, byte[] buf, int off, int len) throws IOException {
+        lines++;
+        switch (parser.parse(buf, off, len)) {
+            case Op.Event e -> status(writer, index.apply(e.event()));
+            case Op.HashMatch m -> {
+                index.match(m.localHashes(), 0, m.localHashes().length, result);
+                scores(writer);
+            }
+            case Op.TokenMatch t -> {
+                index.match(t.tokenIds(), 0, t.tokenIds().length, hasher(t), result);
+                scores(writer);
+            }
+            case Op.Invalid i -> invalid(writer, i.reason());
+        }
+    }
+
+    private void overlongLine(OpStreamWriter writer) throws IOException {
+        lines++;
+        invalid(writer, "the line is longer than " + maxLineBytes + " bytes (not read)");
+    }
+
+    private void invalid(OpStreamWriter writer, String reason) throws IOException {
+        long n = statusCounts[EventStatus.INVALID_INPUT.ordinal()];
+        if (n < INVALID_NOTES) {
+            log.accept("line " + lines + ": invalid_input: " + reason);
+        }
+        status(writer, EventStatus.INVALID_INPUT);
+    }
+
+    private void status(OpStreamWriter writer, EventStatus s) throws IOException {
+        statusCounts[s.ordinal()]++;
+        writer.status(s);
+    }
+
+    private void scores(OpStreamWriter writer) throws IOException {
+        matches++;
+        writer.scores(result);
+    }
+
+    /** The hasher for a token-form match: its block size and salt, the index's seeds; cached. */
+    private BlockHasher hasher(Op.TokenMatch t) {
+        HasherKey k = new HasherKey(t.blockSize(), t.loraName(), t.cacheNamespace());
+        BlockHasher h = hashers.get(k);
+        if (h == null) {
+            if (hashers.size() >= MAX_CACHED_HASHERS) {
+                hashers.clear(); // a stream with endless distinct salts: keep memory bounded
+            }
+            h = t.hasher(index.config());
+            hashers.put(k, h);
+        }
+        return h;
+    }
+}

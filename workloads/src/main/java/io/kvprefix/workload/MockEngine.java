@@ -1,0 +1,408 @@
+package io.kvprefix.workload;
+
+import io.kvprefix.KvEvent;
+import io.kvprefix.Worker;
+import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
+import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * A mock inference engine with an LRU prefix cache of full KV blocks, behaving like vLLM with prefix
+ * caching on, and emitting the KV events such an engine sends (docs/SPEC.md section 3). One engine per
+ * worker.
+ *
+ * <p><b>Model.</b> The cache holds at most {@link #capacity()} blocks. A block is either <em>in use</em>
+ * (pinned by one or more running requests) or <em>free</em> (cached, evictable). Free blocks sit in an
+ * LRU queue in the order they were freed.
+ * <ul>
+ *   <li>{@link #admit(TraceRequest)} finds the longest prefix of the request's full blocks that is
+ *       cached and pins it (a free block leaves the queue), then allocates the remaining full blocks:
+ *       while the cache is full it evicts the block at the head of the queue (least recently freed),
+ *       then stores the new blocks, pinned. Events: one {@link KvEvent.Removed} listing the evicted
+ *       blocks in eviction order, then one {@link KvEvent.Stored} for the new blocks with the parent =
+ *       the last cached block before them (no parent when they start at position 0).
+ *   <li>{@link #release(TraceRequest)} (the request finished) unpins its blocks <em>tail first</em>, so a
+ *       request's last block is queued, and later evicted, before its first, as vLLM's free queue does.
+ *       A block still used by another request stays pinned.
+ * </ul>
+ * Consequences (checked by {@link #checkInvariants()}): a block in use is never evicted; a block is
+ * evicted only after every cached child of it (leaf first), so every cached block's parent is cached,
+ * an eviction never orphans a block, and a stored event's parent is always held.
+ *
+ * <p><b>Only full blocks.</b> A request of {@code input_length} tokens has
+ * {@link TraceRequest#fullBlocks(int) input_length / tokensPerBlock} full blocks; ids past them (the
+ * partial last block) are never stored.
+ *
+ * <p><b>A request larger than the free room.</b> When the new blocks outnumber {@code capacity} minus
+ * the blocks pinned by running requests (this one's cached prefix included), vLLM would preempt a
+ * running request or keep this one waiting. This engine has no scheduler: it evicts every free block it
+ * needs, caches the leading new blocks that fit, and reports the rest as
+ * {@link AdmitResult#uncachedBlocks()}; they are never stored (the next request with that prompt gets a
+ * shorter hit). With {@code gen-ops} (each request released right after its admission) this happens only
+ * to a request of more than {@code capacity} full blocks.
+ *
+ * <p><b>Engine hashes.</b> A block's engine hash {@code E} is its own scheme, deliberately unlike
+ * kvprefix's chain hash: {@link #engineHash} chains the block <em>ids</em> (not tokens, not local hashes)
+ * through the SplitMix64 mixer, {@code E[0] = engineHash(false, 0, id[0])},
+ * {@code E[i] = engineHash(true, E[i-1], id[i])}. So {@code E} names a whole prefix, as vLLM's block
+ * hashes do, and the same prompt gets the same names on every engine. Stored events carry
+ * {@code (E, L)} with {@code L} from the {@link LocalHashTable}.
+ *
+ * <p>Requests are identified by {@link TraceRequest#index()}: one request may be admitted once until it
+ * is released.
+ *
+ * <p>Thread-safety: not thread-safe; one engine is driven by one thread at a time.
+ */
+public final class MockEngine {
+    /** The blog's setting, and Dynamo's bench default: 16,384 blocks per mock engine. */
+    public static final int DEFAULT_CAPACITY = 16_384;
+
+    private static final long ROOT = 0x6A09E667F3BCC909L;
+    private static final long ID_SALT = 0x5851F42D4C957F2DL;
+
+    private final Worker worker;
+    private final int capacity;
+    private final LocalHashTable hashes;
+    private final int tokensPerBlock;
+    private final Long2ObjectOpenHashMap<Block> blocks = new Long2ObjectOpenHashMap<>();
+    private final Int2ObjectOpenHashMap<Block[]> running = new Int2ObjectOpenHashMap<>();
+    /** Sentinel of the circular LRU queue of free blocks: {@code head.next} is evicted first. */
+    private final Block queue = new Block(0, 0, null);
+
+    private int freeCount;
+    private int inUse;
+    private long storedTotal;
+    private long evictedTotal;
+    private long hitTotal;
+
+    private static final class Block {
+        final long e;
+        final long local;
+        final Block parent;
+        int refs;
+        int children;
+        Block prev;
+        Block next;
+
+        Block(long e, long local, Block parent) {
+            this.e = e;
+            this.local = local;
+            this.parent = parent;
+        }
+    }
+
+    /**
+     * An empty engine.
+     *
+     * @param worker the worker whose events it emits
+     * @param capacity the most blocks it caches, at least 1
+     * @param hashes local hashes of the block ids (its block size is the engine's tokens per block)
+     */
+    public MockEngine(Worker worker, int capacity, LocalHashTable hashes) {
+        this.worker = Objects.requireNonNull(worker, "worker");
+        if (capacity < 1) {
+            throw new IllegalArgumentException("cache capacity must be >= 1 block, got " + capacity);
+        }
+        this.capacity = capacity;
+        this.hashes = Objects.requireNonNull(hashes, "hashes");
+        this.tokensPerBlock = hashes.tokensPerBlock();
+        queue.prev = queue;
+        queue.next = queue;
+    }
+
+    /**
+     * The engine hash of a block named {@code id} after the block whose engine hash is {@code parent}
+     * (ignored when {@code hasParent} is false): SplitMix64 of the rotated parent XOR the mixed id.
+     */
+    public static long engineHash(boolean hasParent, long parent, long id) {
+        long p = hasParent ? Long.rotateLeft(parent, 23) : ROOT;
+        return Rng.mix(p ^ Rng.mix(id ^ ID_SALT));
+    }
+
+    /** The engine hashes of {@code ids[0 .. count)} as one chain from position 0. */
+    public static long[] engineHashes(long[] ids, int count) {
+        long[] e = new long[count];
+        for (int i = 0; i < count; i++) {
+            e[i] = engineHash(i > 0, i > 0 ? e[i - 1] : 0, ids[i]);
+        }
+        return e;
+    }
+
+    /** The worker this engine is. */
+    public Worker worker() {
+        return worker;
+    }
+
+    /** The most blocks the cache holds. */
+    public int capacity() {
+        return capacity;
+    }
+
+    /** Blocks cached now (in use and free). */
+    public int blockCount() {
+        return blocks.size();
+    }
+
+    /** Blocks pinned by running requests. */
+    public int inUseBlocks() {
+        return inUse;
+    }
+
+    /** Requests admitted and not yet released. */
+    public int runningRequests() {
+        return running.size();
+    }
+
+    /** Blocks stored since the engine started. */
+    public long storedTotal() {
+        return storedTotal;
+    }
+
+    /** Blocks evicted since the engine started. */
+    public long evictedTotal() {
+        return evictedTotal;
+    }
+
+    /** Full blocks found cached at admission, summed over every admission. */
+    public long hitTotal() {
+        return hitTotal;
+    }
+
+    /**
+     * How many leading blocks of {@code ids[0 .. count)} are cached now, without touching the LRU order
+     * (an oracle for tests and simulations: the depth an exact index should report for this worker).
+     */
+    public int cachedPrefix(long[] ids, int count) {
+        long e = 0;
+        for (int i = 0; i < count; i++) {
+            e = engineHash(i > 0, e, ids[i]);
+            if (!blocks.containsKey(e)) {
+                return i;
+            }
+        }
+        return count;
+    }
+
+    /** Whether the engine holds a block with engine hash {@code e}. */
+    public boolean holds(long e) {
+        return blocks.containsKey(e);
+    }
+
+    /**
+     * Admits {@code request}: pins its cached prefix, evicts what it must, caches its other full blocks
+     * (those that fit) and returns the events (see the class comment).
+     *
+     * @throws IllegalStateException if this request (by index) is already running here
+     */
+    public AdmitResult admit(TraceRequest request) {
+        if (running.containsKey(request.index())) {
+            throw new IllegalStateException("request #" + request.index() + " is already running on worker " + worker);
+        }
+        long[] ids = request.hashIds();
+        int n = request.fullBlocks(tokensPerBlock);
+        long[] e = engineHashes(ids, n);
+        Block[] pinned = new Block[n];
+        int cached = 0;
+        while (cached < n) {
+            Block b = blocks.get(e[cached]);
+            if (b == null) {
+                break;
+            }
+            pin(b);
+            pinned[cached++] = b;
+        }
+        hitTotal += cached;
+        int need = n - cached;
+        int toStore = Math.min(need, capacity - inUse);
+        int evict = Math.max(0, blocks.size() + toStore - capacity);
+        List<KvEvent> events = new ArrayList<>(2);
+        if (evict > 0) {
+            long[] removed = new long[evict];
+            for (int k = 0; k < evict; k++) {
+                removed[k] = evictHead();
+            }
+            events.add(new KvEvent.Removed(worker, removed));
+        }
+        if (toStore > 0) {
+            Block parent = cached > 0 ? pinned[cached - 1] : null;
+            long[] storedE = Arrays.copyOfRange(e, cached, cached + toStore);
+            long[] storedL = hashes.localHashes(ids, cached, cached + toStore);
+            for (int i = 0; i < toStore; i++) {
+                if (blocks.containsKey(storedE[i])) {
+                    throw new IllegalStateException("engine hash collision at block " + (cached + i) + " of request #"
+                            + request.index() + " on worker " + worker);
+                }
+                Block b = new Block(storedE[i], storedL[i], parent);
+                if (parent != null) {
+                    parent.children++;
+                }
+                b.refs = 1;
+                inUse++;
+                blocks.put(b.e, b);
+                pinned[cached + i] = b;
+                parent = b;
+            }
+            storedTotal += toStore;
+            events.add(new KvEvent.Stored(
+                    worker,
+                    cached > 0 ? OptionalLong.of(pinned[cached - 1].e) : OptionalLong.empty(),
+                    storedE,
+                    storedL));
+        }
+        running.put(request.index(), cached + toStore == n ? pinned : Arrays.copyOf(pinned, cached + toStore));
+        return new AdmitResult(cached, toStore, need - toStore, evict, events);
+    }
+
+    /**
+     * The request finished: unpins its blocks, last block first; blocks no running request uses become
+     * evictable, in that order.
+     *
+     * @throws IllegalStateException if the request is not running here
+     */
+    public void release(TraceRequest request) {
+        Block[] pinned = running.remove(request.index());
+        if (pinned == null) {
+            throw new IllegalStateException("request #" + request.index() + " is not running on worker " + worker);
+        }
+        for (int i = pinned.length - 1; i >= 0; i--) {
+            Block b = pinned[i];
+            if (--b.refs == 0) {
+                inUse--;
+                // append at the tail: evicted after everything freed before it
+                b.prev = queue.prev;
+                b.next = queue;
+                queue.prev.next = b;
+                queue.prev = b;
+                freeCount++;
+            }
+        }
+    }
+
+    private void pin(Block b) {
+        if (b.refs++ == 0) {
+            unlink(b);
+            inUse++;
+        }
+    }
+
+    private void unlink(Block b) {
+        b.prev.next = b.next;
+        b.next.prev = b.prev;
+        b.prev = null;
+        b.next = null;
+        freeCount--;
+    }
+
+    private long evictHead() {
+        Block b = queue.next;
+        if (b == queue) {
+            throw new IllegalStateException(
+                    "no evictable block on worker " + worker + " (bug: the room was miscounted)");
+        }
+        if (b.children != 0) {
+            throw new IllegalStateException("bug: block " + Long.toUnsignedString(b.e) + " on worker " + worker
+                    + " reached the head of the LRU queue with " + b.children + " cached children");
+        }
+        unlink(b);
+        blocks.remove(b.e);
+        if (b.parent != null) {
+            b.parent.children--;
+        }
+        evictedTotal++;
+        return b.e;
+    }
+
+    /**
+     * Checks the engine's internal consistency and throws {@link IllegalStateException} naming the first
+     * violation: at most {@code capacity} blocks; the free queue holds exactly the unpinned blocks, each
+     * once, linked both ways; pin counts match the running requests; every cached block's parent is
+     * cached; child counts are right; and in the free queue every block comes before its parent
+     * (leaf-first eviction). Costs time linear in the cache size; for tests.
+     */
+    public void checkInvariants() {
+        if (blocks.size() > capacity) {
+            fail(blocks.size() + " blocks cached, capacity " + capacity);
+        }
+        Set<Block> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        int queued = 0;
+        for (Block b = queue.next; b != queue; b = b.next) {
+            if (b.next.prev != b) {
+                fail("free queue links broken at " + Long.toUnsignedString(b.e));
+            }
+            if (b.refs != 0) {
+                fail("block " + Long.toUnsignedString(b.e) + " is queued as free with " + b.refs + " pins");
+            }
+            if (blocks.get(b.e) != b) {
+                fail("queued block " + Long.toUnsignedString(b.e) + " is not cached");
+            }
+            if (!seen.add(b)) {
+                fail("block " + Long.toUnsignedString(b.e) + " is queued twice");
+            }
+            if (b.parent != null && seen.contains(b.parent)) {
+                fail("block " + Long.toUnsignedString(b.parent.e) + " would be evicted before its child "
+                        + Long.toUnsignedString(b.e));
+            }
+            queued++;
+        }
+        if (queued != freeCount) {
+            fail("free queue holds " + queued + " blocks, counter says " + freeCount);
+        }
+        IdentityHashMap<Block, int[]> pins = new IdentityHashMap<>();
+        for (Block[] req : running.values()) {
+            for (Block b : req) {
+                pins.computeIfAbsent(b, k -> new int[1])[0]++;
+            }
+        }
+        IdentityHashMap<Block, int[]> kids = new IdentityHashMap<>();
+        int pinnedBlocks = 0;
+        for (Block b : blocks.values()) {
+            int expected = pins.containsKey(b) ? pins.get(b)[0] : 0;
+            if (b.refs != expected) {
+                fail("block " + Long.toUnsignedString(b.e) + " has " + b.refs + " pins, running requests hold "
+                        + expected);
+            }
+            if (b.refs > 0) {
+                pinnedBlocks++;
+            } else if (!seen.contains(b)) {
+                fail("free block " + Long.toUnsignedString(b.e) + " is not in the free queue");
+            }
+            if (b.parent != null) {
+                if (blocks.get(b.parent.e) != b.parent) {
+                    fail("block " + Long.toUnsignedString(b.e) + " is cached but its parent is not");
+                }
+                kids.computeIfAbsent(b.parent, k -> new int[1])[0]++;
+            }
+        }
+        for (Block b : blocks.values()) {
+            int expected = kids.containsKey(b) ? kids.get(b)[0] : 0;
+            if (b.children != expected) {
+                fail("block " + Long.toUnsignedString(b.e) + " counts " + b.children + " children, has " + expected);
+            }
+        }
+        for (Block b : pins.keySet()) {
+            if (blocks.get(b.e) != b) {
+                fail("a running request pins block " + Long.toUnsignedString(b.e) + ", which is not cached");
+            }
+        }
+        if (pinnedBlocks != inUse) {
+            fail(pinnedBlocks + " blocks pinned, counter says " + inUse);
+        }
+    }
+
+    private void fail(String what) {
+        throw new IllegalStateException("mock engine " + worker + ": " + what);
+    }
+
+    @Override
+    public String toString() {
+        return "MockEngine[" + worker + ", " + blocks.size() + "/" + capacity + " blocks, " + inUse + " in use, "
+                + running.size() + " running]";
+    }
+}
