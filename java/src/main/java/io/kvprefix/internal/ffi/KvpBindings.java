@@ -186,12 +186,13 @@ public final class KvpBindings {
 
     /**
      * {@code kvp_match_hashes} over the child table at {@code children} and the run table at
-     * {@code runs}: returns the number of (slot, depth) results written.
+     * {@code runs} (zero-length segments at their addresses): returns the number of (slot, depth)
+     * results written.
      */
     public static int matchHashes(
-            long children,
+            MemorySegment children,
             int mask,
-            long runs,
+            MemorySegment runs,
             int runCapacity,
             MemorySegment local,
             int nBlocks,
@@ -201,15 +202,7 @@ public final class KvpBindings {
         int r;
         try {
             r = (int) KVP_MATCH_HASHES.invokeExact(
-                    MemorySegment.ofAddress(children),
-                    mask,
-                    MemorySegment.ofAddress(runs),
-                    runCapacity,
-                    local,
-                    nBlocks,
-                    index,
-                    outSlots,
-                    outDepths);
+                    children, mask, runs, runCapacity, local, nBlocks, index, outSlots, outDepths);
         } catch (Throwable t) {
             throw failure("kvp_match_hashes", t);
         }
@@ -222,9 +215,9 @@ public final class KvpBindings {
      * allocation once the downcall inlines here.
      */
     public static int matchHashes(
-            long children,
+            MemorySegment children,
             int mask,
-            long runs,
+            MemorySegment runs,
             int runCapacity,
             long[] local,
             int nBlocks,
@@ -236,9 +229,9 @@ public final class KvpBindings {
             // invokeExact here, not through the segment overload: the method handle is always inlined,
             // so the wrapper allocations and their only use compile together and the JIT can drop them.
             r = (int) KVP_MATCH_HASHES.invokeExact(
-                    MemorySegment.ofAddress(children),
+                    children,
                     mask,
-                    MemorySegment.ofAddress(runs),
+                    runs,
                     runCapacity,
                     MemorySegment.ofArray(local),
                     nBlocks,
@@ -253,9 +246,9 @@ public final class KvpBindings {
 
     /** {@code kvp_match_tokens}: returns the number of (slot, depth) results written. */
     public static int matchTokens(
-            long children,
+            MemorySegment children,
             int mask,
-            long runs,
+            MemorySegment runs,
             int runCapacity,
             MemorySegment tokens,
             long nTokens,
@@ -269,9 +262,9 @@ public final class KvpBindings {
         int r;
         try {
             r = (int) KVP_MATCH_TOKENS.invokeExact(
-                    MemorySegment.ofAddress(children),
+                    children,
                     mask,
-                    MemorySegment.ofAddress(runs),
+                    runs,
                     runCapacity,
                     tokens,
                     nTokens,
@@ -290,9 +283,9 @@ public final class KvpBindings {
 
     /** {@code kvp_match_tokens} on {@code tokens[0 .. nTokens)} of a Java array (see the array overload of {@code matchHashes}). */
     public static int matchTokens(
-            long children,
+            MemorySegment children,
             int mask,
-            long runs,
+            MemorySegment runs,
             int runCapacity,
             int[] tokens,
             long nTokens,
@@ -306,9 +299,9 @@ public final class KvpBindings {
         int r;
         try {
             r = (int) KVP_MATCH_TOKENS.invokeExact(
-                    MemorySegment.ofAddress(children),
+                    children,
                     mask,
-                    MemorySegment.ofAddress(runs),
+                    runs,
                     runCapacity,
                     MemorySegment.ofArray(tokens),
                     nTokens,

@@ -8,6 +8,7 @@ import static io.kvprefix.internal.offheap.ChainLayout.CHILD_REMOVED;
 import static io.kvprefix.internal.offheap.ChainLayout.CHILD_RUN;
 import static io.kvprefix.internal.offheap.ChainLayout.CHILD_STRIDE;
 
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -32,6 +33,9 @@ final class ChildTable {
 
     private final MemoryPool.Block block;
     final long base;
+    /** The table as a zero-length segment at its address, what the native kernel is passed (made once, not per call). */
+    final MemorySegment segment;
+
     final int mask;
     final int capacity;
     private final long maxUsed;
@@ -43,6 +47,7 @@ final class ChildTable {
     private ChildTable(MemoryPool.Block block, int capacity) {
         this.block = block;
         this.base = block.address;
+        this.segment = MemorySegment.ofAddress(base);
         this.capacity = capacity;
         this.mask = capacity - 1;
         this.maxUsed = (long) capacity * MAX_LOAD_PERCENT / 100;

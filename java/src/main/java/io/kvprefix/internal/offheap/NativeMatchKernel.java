@@ -20,15 +20,22 @@ final class NativeMatchKernel implements MatchKernel {
 
     @Override
     public int matchHashes(ChildTable children, RunArena.RunTable runs, long[] q, int off, int len, ReadScratch s) {
-        long rt = runs.block().address;
         // At offset 0 the array overload lets the JIT drop the heap segment's allocation.
         return off == 0
                 ? KvpBindings.matchHashes(
-                        children.base, children.mask, rt, runs.capacity(), q, len, s.indexSeg, s.slotsSeg, s.depthsSeg)
-                : KvpBindings.matchHashes(
-                        children.base,
+                        children.segment,
                         children.mask,
-                        rt,
+                        runs.segment(),
+                        runs.capacity(),
+                        q,
+                        len,
+                        s.indexSeg,
+                        s.slotsSeg,
+                        s.depthsSeg)
+                : KvpBindings.matchHashes(
+                        children.segment,
+                        children.mask,
+                        runs.segment(),
                         runs.capacity(),
                         MemorySegment.ofArray(q).asSlice(off * 8L),
                         len,
@@ -40,12 +47,11 @@ final class NativeMatchKernel implements MatchKernel {
     @Override
     public int matchTokens(
             ChildTable children, RunArena.RunTable runs, int[] tokens, int off, int len, BlockHasher h, ReadScratch s) {
-        long rt = runs.block().address;
         return off == 0
                 ? KvpBindings.matchTokens(
-                        children.base,
+                        children.segment,
                         children.mask,
-                        rt,
+                        runs.segment(),
                         runs.capacity(),
                         tokens,
                         len,
@@ -57,9 +63,9 @@ final class NativeMatchKernel implements MatchKernel {
                         s.slotsSeg,
                         s.depthsSeg)
                 : KvpBindings.matchTokens(
-                        children.base,
+                        children.segment,
                         children.mask,
-                        rt,
+                        runs.segment(),
                         runs.capacity(),
                         MemorySegment.ofArray(tokens).asSlice(off * 4L),
                         len,

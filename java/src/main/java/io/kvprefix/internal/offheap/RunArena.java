@@ -2,6 +2,7 @@ package io.kvprefix.internal.offheap;
 
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,8 +19,12 @@ import java.util.List;
  * per block); {@link #address} and {@link #runTable} may be read from any thread without a lock.
  */
 final class RunArena {
-    /** The run table a reader uses: the address of {@code capacity} run addresses (0 = no run). */
-    record RunTable(MemoryPool.Block block, int capacity) {
+    /** The run table a reader uses: {@code capacity} run addresses (0 = no run), and its address as a segment for native calls. */
+    record RunTable(MemoryPool.Block block, int capacity, MemorySegment segment) {
+        RunTable(MemoryPool.Block block, int capacity) {
+            this(block, capacity, MemorySegment.ofAddress(block.address));
+        }
+
         long address(int run) {
             return Mem.getLong(block.address + 8L * run);
         }
