@@ -36,8 +36,8 @@ extern "C" {
 
 /* API version: major in the high 16 bits, minor in the low 16 bits. Java refuses a library whose
  * major differs from its own or whose minor is older. */
-#define KVP_VERSION_MAJOR 1
-#define KVP_VERSION_MINOR 1
+#define KVP_VERSION_MAJOR 2
+#define KVP_VERSION_MINOR 0
 #define KVP_VERSION ((KVP_VERSION_MAJOR << 16) | KVP_VERSION_MINOR)
 
 #define KVP_EINVAL (-1)
@@ -84,53 +84,63 @@ KVP_API int64_t kvp_chain(const uint64_t *local, int64_t n, uint64_t chain_seed,
                           int32_t has_parent, uint64_t parent, uint64_t *chain_out);
 
 /* ------------------------------------------------------------------------------------------------
- * Matching over the off-heap positional table that the Java index writes (Java: TableLayout).
+ * Matching over the off-heap chain index that the Java index writes (Java: ChainLayout).
  *
- * Table: open addressing over mask + 1 slots; slot s's hot record starts at hot + s * stride with
- * stride = KVP_HOT_BITS + 8 * words:
- *   +0  u64 local hash L      +8  u64 chain hash C      +16 i32 state (0 empty, -1 being written,
- *   p + 1 live at position p)  +20 i32 parent slot + 1  +24 u64 reach bits[words] (bit s = worker
- *   slot s holds this block and all its ancestors)
- * Home slot of (position p, local L): h = L ^ (0x9E3779B97F4A7C15 * (p + 1)); h ^= h >> 33;
- * h *= 0xFF51AFD7ED558CCD; h ^= h >> 33; home = (uint32_t)h & mask; then linear probing.
+ * A run is a stretch of consecutive blocks of one chain: a 64-byte header, then its blocks' local
+ * hashes (u64 each). Block id = run << 6 | offset. Runs are found through the child table (open
+ * addressing over mask + 1 records of 16 bytes: u64 local at +0, i32 parent block id + 1 at +8 (0:
+ * the run starts a chain), i32 run id + 1 at +12 (0 empty, -1 being written, -2 removed)), whose
+ * home record for (parent, local) is: h = local ^ (0x9E3779B97F4A7C15 * (parent + 2)); h ^= h >> 33;
+ * h *= 0xFF51AFD7ED558CCD; h ^= h >> 33; home = (uint32_t)h & mask; then linear probing. A run's
+ * record address is runs[run] (0 = none); run ids at or above run_capacity are not visible yet.
  *
- * Memory ordering (C11 model, GCC __atomic builtins): Java writers publish a record by storing its
- * state with release semantics after writing L and C, and change bits with atomic read-modify-write
- * (release); the kernel loads state and bits with acquire semantics and reads L and C only after
- * seeing a live state. The caller keeps the table memory alive for the whole call (Java registers
- * the calling thread as a reader and frees a table only after every such call has returned).
+ * Run header: +0 i32 length (blocks), +4 i32 entries (holder positions in use), +8 u64 address of
+ * the first entry chunk, +16 and +24 the first two holder entries, locals from +64. Entry chunk: +0
+ * u64 next chunk, +16 the entries (8, 16, 32, then 64 per chunk). Holder entry (u64): bits 0..31
+ * worker slot + 1 (0 = vacant), bits 32..39 cutoff (the worker reaches blocks [0, cutoff) of the run).
  *
- * Search (docs/SPEC.md section 4, exact): the request's chain is computed lazily (a chain hash only when
- * a record with that position and local hash exists); jump search advances by `jump` positions when
- * every still-active worker is in the target's set (bits are prefix-closed, so this is exact) and
- * walks the window position by position otherwise.
+ * Memory ordering (C11 model, GCC __atomic builtins): Java writers publish a run's hashes before its
+ * length, an entry before the entry count, a chunk's entries before its link, and a child record's
+ * key before its run field, all with release semantics; the kernel loads those with acquire semantics.
+ * Hashes below a published length never change. The caller keeps all of it alive for the whole call
+ * (Java registers the calling thread as a reader and frees memory only after every such call has
+ * returned).
+ *
+ * Search (docs/SPEC.md section 4, exact): from the run starting the chain, compare the request's
+ * local hashes with the run's, credit every holder with min(cutoff, matched) blocks (a deeper run's
+ * credit replaces a shallower one's), and continue in the run hanging from the last matched block
+ * while some holder reaches it.
  *
  * Results: for every worker slot with depth > 0, its slot in out_slots[i] and depth in
- * out_depths[i]; both need room for 64 * words entries. Returns the number of entries, or
- * KVP_EINVAL.
+ * out_depths[i]; index_scratch has one zero int per worker slot (left zero on return). out_slots and
+ * out_depths need room for one entry per worker slot. Returns the number of entries, or KVP_EINVAL.
  * ---------------------------------------------------------------------------------------------- */
-#define KVP_HOT_LOCAL 0
-#define KVP_HOT_CHAIN 8
-#define KVP_HOT_STATE 16
-#define KVP_HOT_PARENT 20
-#define KVP_HOT_BITS 24
-#define KVP_MAX_WORDS 1024
+#define KVP_RUN_LENGTH 0
+#define KVP_RUN_ENTRIES 4
+#define KVP_RUN_CHUNKS 8
+#define KVP_RUN_ENTRY0 16
+#define KVP_RUN_LOCALS 64
+#define KVP_CHUNK_NEXT 0
+#define KVP_CHUNK_ENTRIES 16
+#define KVP_CHILD_LOCAL 0
+#define KVP_CHILD_PARENT 8
+#define KVP_CHILD_RUN 12
+#define KVP_CHILD_STRIDE 16
 
-/* Matches n_blocks local hashes local[0 .. n_blocks); chain_scratch needs room for n_blocks values. */
-KVP_API int32_t kvp_match_hashes(const void *hot, uint32_t mask, int32_t words, int32_t jump,
-                                 uint64_t chain_seed, const uint64_t *local, int32_t n_blocks,
-                                 uint64_t *chain_scratch, int32_t *out_slots, int32_t *out_depths);
+/* Matches n_blocks local hashes local[0 .. n_blocks). */
+KVP_API int32_t kvp_match_hashes(const void *children, uint32_t mask, const uint64_t *runs, int32_t run_capacity,
+                                 const uint64_t *local, int32_t n_blocks, int32_t *index_scratch,
+                                 int32_t *out_slots, int32_t *out_depths);
 
 /*
  * Hash-and-match in one call: the full blocks of tokens[0 .. n_tokens) are hashed (seed, as
- * kvp_hash_blocks) only as far as the search needs them, into local_scratch; then matched as
- * kvp_match_hashes. local_scratch and chain_scratch need room for n_tokens / block_size values.
- * *n_hashed receives how many local hashes were computed (a prefix of the blocks).
+ * kvp_hash_blocks) only as far as the search needs them, into local_scratch (room for n_tokens /
+ * block_size values); then matched as kvp_match_hashes. *n_hashed receives how many local hashes
+ * were computed (a prefix of the blocks).
  */
-KVP_API int32_t kvp_match_tokens(const void *hot, uint32_t mask, int32_t words, int32_t jump,
-                                 const uint32_t *tokens, int64_t n_tokens, int32_t block_size,
-                                 uint64_t seed, uint64_t chain_seed, uint64_t *local_scratch,
-                                 uint64_t *chain_scratch, int32_t *n_hashed,
+KVP_API int32_t kvp_match_tokens(const void *children, uint32_t mask, const uint64_t *runs, int32_t run_capacity,
+                                 const uint32_t *tokens, int64_t n_tokens, int32_t block_size, uint64_t seed,
+                                 uint64_t *local_scratch, int32_t *n_hashed, int32_t *index_scratch,
                                  int32_t *out_slots, int32_t *out_depths);
 
 /* ================================================================================================
@@ -145,12 +155,13 @@ KVP_API int32_t kvp_match_tokens(const void *hot, uint32_t mask, int32_t words, 
 /* kvp_thread_calls() in a library built without the call counter. */
 #define KVP_NOT_COUNTED UINT64_MAX
 
-/* Writes the record offsets this library was built with (KVP_HOT_LOCAL, KVP_HOT_CHAIN,
- * KVP_HOT_STATE, KVP_HOT_PARENT, KVP_HOT_BITS) into out[0..5) and returns 5. */
+/* Writes the record offsets this library was built with (KVP_RUN_LENGTH, KVP_RUN_ENTRIES,
+ * KVP_RUN_CHUNKS, KVP_RUN_ENTRY0, KVP_RUN_LOCALS, KVP_CHUNK_NEXT, KVP_CHUNK_ENTRIES, KVP_CHILD_LOCAL,
+ * KVP_CHILD_PARENT, KVP_CHILD_RUN, KVP_CHILD_STRIDE) into out[0..11) and returns 11. */
 KVP_API int32_t kvp_layout(int32_t *out);
 
-/* The home slot of (position, local) in a table of mask + 1 slots. */
-KVP_API uint32_t kvp_home(int32_t position, uint64_t local, uint32_t mask);
+/* The home record of (parent block, local) in a child table of mask + 1 records. */
+KVP_API uint32_t kvp_child_home(int32_t parent_block, uint64_t local, uint32_t mask);
 
 /* How many kvp_match_* and kvp_hash_* / kvp_chain calls the calling thread has made (test build),
  * or KVP_NOT_COUNTED (packaged library). */

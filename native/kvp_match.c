@@ -1,6 +1,6 @@
 /*
- * kvp_match.c - the match kernel over the off-heap positional table Java writes (layout and
- * memory ordering in include/kvprefix.h), and hash-and-match in one call.
+ * kvp_match.c - the match kernel over the off-heap chain index Java writes (layout and memory
+ * ordering in include/kvprefix.h), and hash-and-match in one call.
  */
 #define KVP_BUILDING_LIBRARY 1
 #include "kvprefix.h"
@@ -9,57 +9,65 @@
 #include <stddef.h>
 #include <string.h>
 
-#define STATE_EMPTY 0
-#define PREFETCH_AHEAD 8 /* jump targets prefetched ahead of the search */
+#define INLINE_ENTRIES 2
+#define OFFSET_BITS 6
 
-static inline uint32_t home_slot(int32_t pos, uint64_t local, uint32_t mask) {
-    uint64_t h = local ^ (0x9E3779B97F4A7C15ULL * (uint64_t)((int64_t)pos + 1));
+static inline uint32_t child_home(int32_t parent, uint64_t local, uint32_t mask) {
+    uint64_t h = local ^ (0x9E3779B97F4A7C15ULL * (uint64_t)((int64_t)parent + 2));
     h ^= h >> 33;
     h *= 0xFF51AFD7ED558CCDULL;
     h ^= h >> 33;
     return (uint32_t)h & mask;
 }
 
-uint32_t kvp_home(int32_t position, uint64_t local, uint32_t mask) { return home_slot(position, local, mask); }
+uint32_t kvp_child_home(int32_t parent_block, uint64_t local, uint32_t mask) {
+    return child_home(parent_block, local, mask);
+}
 
 int32_t kvp_layout(int32_t *out) {
     if (out == NULL) return KVP_EINVAL;
-    out[0] = KVP_HOT_LOCAL;
-    out[1] = KVP_HOT_CHAIN;
-    out[2] = KVP_HOT_STATE;
-    out[3] = KVP_HOT_PARENT;
-    out[4] = KVP_HOT_BITS;
-    return 5;
+    const int32_t v[11] = {KVP_RUN_LENGTH,  KVP_RUN_ENTRIES,  KVP_RUN_CHUNKS,    KVP_RUN_ENTRY0,
+                           KVP_RUN_LOCALS,  KVP_CHUNK_NEXT,   KVP_CHUNK_ENTRIES, KVP_CHILD_LOCAL,
+                           KVP_CHILD_PARENT, KVP_CHILD_RUN,   KVP_CHILD_STRIDE};
+    memcpy(out, v, sizeof v);
+    return 11;
 }
 
-static inline int32_t load_state(const uint8_t *rec) {
-    return __atomic_load_n((const int32_t *)(rec + KVP_HOT_STATE), __ATOMIC_ACQUIRE);
-}
-
-static inline uint64_t load_bits(const uint8_t *rec, int32_t w) {
-    return __atomic_load_n((const uint64_t *)(rec + KVP_HOT_BITS) + w, __ATOMIC_ACQUIRE);
-}
-
-static inline uint64_t rec_u64(const uint8_t *rec, size_t off) {
+static inline int32_t load_i32(const uint8_t *p) { return __atomic_load_n((const int32_t *)p, __ATOMIC_ACQUIRE); }
+static inline uint64_t load_u64(const uint8_t *p) { return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE); }
+static inline uint64_t plain_u64(const uint8_t *p) {
     uint64_t v;
-    memcpy(&v, rec + off, sizeof v);
+    memcpy(&v, p, sizeof v);
     return v;
+}
+
+static inline int32_t chunk_capacity(int32_t k) { return k == 0 ? 8 : k == 1 ? 16 : k == 2 ? 32 : 64; }
+
+/* The run continuing `parent` (-1: a chain's start) whose block 0 has local hash `local`, or -1. */
+static int32_t find_child(const uint8_t *children, uint32_t mask, int32_t parent, uint64_t local) {
+    const int32_t p = parent + 1;
+    uint32_t i = child_home(parent, local, mask);
+    for (uint32_t n = 0; n <= mask; n++) {
+        const uint8_t *r = children + (size_t)i * KVP_CHILD_STRIDE;
+        const int32_t run = load_i32(r + KVP_CHILD_RUN);
+        if (run == 0) return -1;
+        if (run > 0 && plain_u64(r + KVP_CHILD_LOCAL) == local) {
+            int32_t rp;
+            memcpy(&rp, r + KVP_CHILD_PARENT, sizeof rp);
+            if (rp == p) return run - 1;
+        }
+        i = (i + 1) & mask;
+    }
+    return -1;
 }
 
 /* Where the request's hashes come from: given local hashes, or tokens hashed on demand. */
 typedef struct {
-    const uint8_t *hot;
-    uint32_t mask;
-    int32_t words;
-    size_t stride;
-    uint64_t chain_seed;
-    uint64_t *local;          /* local hashes; for tokens, filled up to n_local */
-    int32_t n_local;          /* local[0 .. n_local) are valid */
-    const uint32_t *tokens;   /* NULL when local hashes were given */
+    uint64_t *local;        /* local hashes; for tokens, filled up to n_local */
+    int32_t n_local;        /* local[0 .. n_local) are valid */
+    const uint32_t *tokens; /* NULL when local hashes were given */
     int32_t block_size;
     uint64_t seed;
-    uint64_t *chain;          /* chain[0 .. n_chain) are valid */
-    int32_t n_chain;
 } req_t;
 
 static inline uint64_t local_at(req_t *r, int32_t p) {
@@ -71,137 +79,93 @@ static inline uint64_t local_at(req_t *r, int32_t p) {
     return r->local[p];
 }
 
-static inline uint64_t chain_at(req_t *r, int32_t p) {
-    while (r->n_chain <= p) {
-        const int32_t i = r->n_chain;
-        const uint64_t l = r->tokens ? local_at(r, i) : r->local[i];
-        r->chain[i] = i == 0 ? l : kvp_chain_step(r->chain[i - 1], l, r->chain_seed);
-        r->n_chain = i + 1;
-    }
-    return r->chain[p];
-}
-
-/* The record of (p, local[p], chain[p]), or NULL; chain hashes are computed only if the key exists. */
-static inline const uint8_t *probe(req_t *r, int32_t p) {
-    const uint64_t local = r->tokens ? local_at(r, p) : r->local[p];
-    const int32_t want = p + 1;
-    uint32_t i = home_slot(p, local, r->mask);
-    for (uint32_t n = 0; n <= r->mask; n++) {
-        const uint8_t *rec = r->hot + (size_t)i * r->stride;
-        const int32_t st = load_state(rec);
-        if (st == STATE_EMPTY) return NULL;
-        if (st == want && rec_u64(rec, KVP_HOT_LOCAL) == local) {
-            if (rec_u64(rec, KVP_HOT_CHAIN) == chain_at(r, p)) return rec;
-        }
-        i = (i + 1) & r->mask;
-    }
-    return NULL;
-}
-
-static inline int32_t emit(uint64_t bits, int32_t word, int32_t depth, int32_t count,
-                           int32_t *out_slots, int32_t *out_depths) {
-    while (bits) {
-        const int b = __builtin_ctzll(bits);
-        bits &= bits - 1;
-        out_slots[count] = word * 64 + b;
+static inline int32_t credit(uint64_t e, int32_t pos, int32_t m, int32_t count, int32_t *index,
+                             int32_t *out_slots, int32_t *out_depths) {
+    const int32_t slot = (int32_t)(uint32_t)e - 1;
+    const int32_t cutoff = (int32_t)((e >> 32) & 0xFF);
+    if (slot < 0 || cutoff == 0) return count;
+    const int32_t depth = pos + (cutoff < m ? cutoff : m);
+    const int32_t at = index[slot];
+    if (at == 0) {
+        out_slots[count] = slot;
         out_depths[count] = depth;
-        count++;
+        index[slot] = ++count;
+    } else {
+        out_depths[at - 1] = depth;
     }
     return count;
 }
 
-/* The jump search. The bitset loops over `words` are plain loops the compiler vectorises; the
- * function is cloned for AVX-512, AVX2 and baseline x86-64 and picked at load time. */
-#if defined(__x86_64__) && !defined(KVP_NO_CLONES)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-static int32_t search(req_t *r, int32_t n, int32_t jump, int32_t *out_slots, int32_t *out_depths) {
-    const int32_t words = r->words;
-    uint64_t active[KVP_MAX_WORDS];
+static int32_t search(const uint8_t *children, uint32_t mask, const uint64_t *runs, int32_t run_capacity,
+                      req_t *r, int32_t n, int32_t *index, int32_t *out_slots, int32_t *out_depths) {
     int32_t count = 0;
     if (n <= 0) return 0;
-    /* Prefetch the home slots of the next PREFETCH_AHEAD jump targets, a sliding window: their cache
-     * misses overlap. Only when the local hashes are given; with tokens they would have to be hashed
-     * first, which a divergent request never needs. */
-    int32_t touched = 0;
-    const int prefetch = r->tokens == NULL;
-    if (prefetch) {
-        for (int32_t p = jump; p < n && p <= PREFETCH_AHEAD * jump; p += jump) {
-            const int32_t t = p < n - 1 ? p : n - 1;
-            __builtin_prefetch(r->hot + (size_t)home_slot(t, r->local[t], r->mask) * r->stride);
-            touched = p;
+    int32_t run = find_child(children, mask, -1, local_at(r, 0));
+    int32_t pos = 0;
+    while (run >= 0 && run < run_capacity) {
+        const uint8_t *a = (const uint8_t *)(uintptr_t)__atomic_load_n(&runs[run], __ATOMIC_ACQUIRE);
+        if (a == NULL) break;
+        const int32_t length = load_i32(a + KVP_RUN_LENGTH);
+        int32_t m = 1;
+        while (m < length && pos + m < n && plain_u64(a + KVP_RUN_LOCALS + 8 * (size_t)m) == local_at(r, pos + m)) m++;
+        int onward = 0;
+        const int32_t entries = load_i32(a + KVP_RUN_ENTRIES);
+        int32_t p = 0;
+        for (; p < entries && p < INLINE_ENTRIES; p++) {
+            const uint64_t e = load_u64(a + KVP_RUN_ENTRY0 + 8 * (size_t)p);
+            count = credit(e, pos, m, count, index, out_slots, out_depths);
+            onward |= (uint32_t)e != 0 && (int32_t)((e >> 32) & 0xFF) >= m;
         }
-    }
-    const uint8_t *e0 = probe(r, 0);
-    if (e0 == NULL) return 0;
-    uint64_t any = 0;
-    for (int32_t w = 0; w < words; w++) {
-        active[w] = load_bits(e0, w);
-        any |= active[w];
-    }
-    int32_t cur = 0;
-    while (any && cur < n - 1) {
-        const int32_t nxt = cur + jump < n - 1 ? cur + jump : n - 1;
-        if (prefetch && touched < n - 1) {
-            touched += jump;
-            const int32_t t = touched < n - 1 ? touched : n - 1;
-            __builtin_prefetch(r->hot + (size_t)home_slot(t, r->local[t], r->mask) * r->stride);
-        }
-        const uint8_t *t = probe(r, nxt);
-        if (t != NULL) {
-            uint64_t missing = 0;
-            for (int32_t w = 0; w < words; w++) missing |= active[w] & ~load_bits(t, w);
-            if (!missing) {
-                cur = nxt;
-                continue;
+        const uint8_t *chunk = (const uint8_t *)(uintptr_t)load_u64(a + KVP_RUN_CHUNKS);
+        for (int32_t k = 0; p < entries; k++) {
+            const int32_t cap = chunk_capacity(k);
+            for (int32_t q = 0; q < cap && p < entries; q++, p++) {
+                const uint64_t e = load_u64(chunk + KVP_CHUNK_ENTRIES + 8 * (size_t)q);
+                count = credit(e, pos, m, count, index, out_slots, out_depths);
+                onward |= (uint32_t)e != 0 && (int32_t)((e >> 32) & 0xFF) >= m;
             }
+            chunk = (const uint8_t *)(uintptr_t)load_u64(chunk + KVP_CHUNK_NEXT);
         }
-        for (int32_t p = cur + 1; p <= nxt && any; p++) {
-            const uint8_t *e = probe(r, p);
-            any = 0;
-            for (int32_t w = 0; w < words; w++) {
-                const uint64_t held = e ? load_bits(e, w) : 0;
-                count = emit(active[w] & ~held, w, p, count, out_slots, out_depths);
-                active[w] &= held;
-                any |= active[w];
-            }
-        }
-        cur = nxt;
+        if (!onward || pos + m == n) break;
+        run = find_child(children, mask, run << OFFSET_BITS | (m - 1), local_at(r, pos + m));
+        pos += m;
     }
-    for (int32_t w = 0; w < words; w++) count = emit(active[w], w, n, count, out_slots, out_depths);
+    for (int32_t i = 0; i < count; i++) index[out_slots[i]] = 0;
     return count;
 }
 
-int32_t kvp_match_hashes(const void *hot, uint32_t mask, int32_t words, int32_t jump,
-                         uint64_t chain_seed, const uint64_t *local, int32_t n_blocks,
-                         uint64_t *chain_scratch, int32_t *out_slots, int32_t *out_depths) {
-    KVP_COUNT_CALL();
-    if (hot == NULL || words < 1 || words > KVP_MAX_WORDS || jump < 1 || n_blocks < 0
-        || (n_blocks > 0 && (local == NULL || chain_scratch == NULL)) || out_slots == NULL || out_depths == NULL
-        || ((mask + 1) & mask) != 0) {
-        return KVP_EINVAL;
-    }
-    req_t r = {(const uint8_t *)hot, mask, words, (size_t)KVP_HOT_BITS + 8u * (size_t)words, chain_seed,
-               (uint64_t *)local, n_blocks, NULL, 0, 0, chain_scratch, 0};
-    return search(&r, n_blocks, jump, out_slots, out_depths);
+static int bad_table(const void *children, uint32_t mask, const uint64_t *runs, int32_t run_capacity) {
+    return children == NULL || runs == NULL || run_capacity < 1 || ((mask + 1) & mask) != 0;
 }
 
-int32_t kvp_match_tokens(const void *hot, uint32_t mask, int32_t words, int32_t jump,
-                         const uint32_t *tokens, int64_t n_tokens, int32_t block_size,
-                         uint64_t seed, uint64_t chain_seed, uint64_t *local_scratch,
-                         uint64_t *chain_scratch, int32_t *n_hashed,
+int32_t kvp_match_hashes(const void *children, uint32_t mask, const uint64_t *runs, int32_t run_capacity,
+                         const uint64_t *local, int32_t n_blocks, int32_t *index_scratch,
                          int32_t *out_slots, int32_t *out_depths) {
     KVP_COUNT_CALL();
-    if (hot == NULL || words < 1 || words > KVP_MAX_WORDS || jump < 1 || block_size < 1 || n_tokens < 0
-        || out_slots == NULL || out_depths == NULL || n_hashed == NULL || ((mask + 1) & mask) != 0) {
+    if (bad_table(children, mask, runs, run_capacity) || n_blocks < 0 || (n_blocks > 0 && local == NULL)
+        || index_scratch == NULL || out_slots == NULL || out_depths == NULL) {
+        return KVP_EINVAL;
+    }
+    req_t r = {(uint64_t *)local, n_blocks, NULL, 0, 0};
+    return search((const uint8_t *)children, mask, runs, run_capacity, &r, n_blocks, index_scratch, out_slots,
+                  out_depths);
+}
+
+int32_t kvp_match_tokens(const void *children, uint32_t mask, const uint64_t *runs, int32_t run_capacity,
+                         const uint32_t *tokens, int64_t n_tokens, int32_t block_size, uint64_t seed,
+                         uint64_t *local_scratch, int32_t *n_hashed, int32_t *index_scratch,
+                         int32_t *out_slots, int32_t *out_depths) {
+    KVP_COUNT_CALL();
+    if (bad_table(children, mask, runs, run_capacity) || block_size < 1 || n_tokens < 0 || n_hashed == NULL
+        || index_scratch == NULL || out_slots == NULL || out_depths == NULL) {
         return KVP_EINVAL;
     }
     const int64_t blocks = n_tokens / block_size;
     if (blocks > INT32_MAX) return KVP_EINVAL;
-    if (blocks > 0 && (tokens == NULL || local_scratch == NULL || chain_scratch == NULL)) return KVP_EINVAL;
-    req_t r = {(const uint8_t *)hot, mask, words, (size_t)KVP_HOT_BITS + 8u * (size_t)words, chain_seed,
-               local_scratch, 0, tokens, block_size, seed, chain_scratch, 0};
-    const int32_t count = search(&r, (int32_t)blocks, jump, out_slots, out_depths);
+    if (blocks > 0 && (tokens == NULL || local_scratch == NULL)) return KVP_EINVAL;
+    req_t r = {local_scratch, 0, tokens, block_size, seed};
+    const int32_t count = search((const uint8_t *)children, mask, runs, run_capacity, &r, (int32_t)blocks,
+                                 index_scratch, out_slots, out_depths);
     *n_hashed = r.n_local;
     return count;
 }

@@ -50,10 +50,10 @@ public final class KvpBindings {
     private static final FunctionDescriptor D_CHAIN =
             FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS);
     private static final FunctionDescriptor D_MATCH_HASHES = FunctionDescriptor.of(
-            JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+            JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
     private static final FunctionDescriptor D_MATCH_TOKENS = FunctionDescriptor.of(
-            JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
-            ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS);
+            JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS,
+            ADDRESS, ADDRESS, ADDRESS);
     private static final FunctionDescriptor D_LAYOUT = FunctionDescriptor.of(JAVA_INT, ADDRESS);
     private static final FunctionDescriptor D_HOME = FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
     private static final FunctionDescriptor D_THREAD_CALLS = FunctionDescriptor.of(JAVA_LONG);
@@ -68,7 +68,7 @@ public final class KvpBindings {
         d.put("kvp_match_hashes", D_MATCH_HASHES);
         d.put("kvp_match_tokens", D_MATCH_TOKENS);
         d.put("kvp_layout", D_LAYOUT);
-        d.put("kvp_home", D_HOME);
+        d.put("kvp_child_home", D_HOME);
         d.put("kvp_thread_calls", D_THREAD_CALLS);
         DESCRIPTORS = java.util.Collections.unmodifiableMap(d);
     }
@@ -93,7 +93,7 @@ public final class KvpBindings {
     private static final MethodHandle KVP_MATCH_HASHES = bind("kvp_match_hashes", D_MATCH_HASHES, CRITICAL);
     private static final MethodHandle KVP_MATCH_TOKENS = bind("kvp_match_tokens", D_MATCH_TOKENS, CRITICAL);
     private static final MethodHandle KVP_LAYOUT = bind("kvp_layout", D_LAYOUT, CRITICAL);
-    private static final MethodHandle KVP_HOME = bind("kvp_home", D_HOME, CRITICAL);
+    private static final MethodHandle KVP_HOME = bind("kvp_child_home", D_HOME, CRITICAL);
     private static final MethodHandle KVP_THREAD_CALLS = bind("kvp_thread_calls", D_THREAD_CALLS, CRITICAL);
 
     private static MethodHandle bind(String name, FunctionDescriptor fd, Linker.Option... options) {
@@ -184,65 +184,29 @@ public final class KvpBindings {
         return checked("kvp_chain", r);
     }
 
-    /** {@code kvp_match_hashes}: returns the number of (slot, depth) results written. */
+    /**
+     * {@code kvp_match_hashes} over the child table at {@code children} and the run table at
+     * {@code runs} (zero-length segments at their addresses): returns the number of (slot, depth)
+     * results written.
+     */
     public static int matchHashes(
-            MemorySegment hot,
+            MemorySegment children,
             int mask,
-            int words,
-            int jump,
-            long chainSeed,
+            MemorySegment runs,
+            int runCapacity,
             MemorySegment local,
             int nBlocks,
-            MemorySegment chainScratch,
+            MemorySegment index,
             MemorySegment outSlots,
             MemorySegment outDepths) {
         int r;
         try {
             r = (int) KVP_MATCH_HASHES.invokeExact(
-                    hot, mask, words, jump, chainSeed, local, nBlocks, chainScratch, outSlots, outDepths);
+                    children, mask, runs, runCapacity, local, nBlocks, index, outSlots, outDepths);
         } catch (Throwable t) {
             throw failure("kvp_match_hashes", t);
         }
-        return (int) checked("kvp_match_hashes", r);
-    }
-
-    /** {@code kvp_match_tokens}: returns the number of (slot, depth) results written. */
-    public static int matchTokens(
-            MemorySegment hot,
-            int mask,
-            int words,
-            int jump,
-            MemorySegment tokens,
-            long nTokens,
-            int blockSize,
-            long seed,
-            long chainSeed,
-            MemorySegment localScratch,
-            MemorySegment chainScratch,
-            MemorySegment nHashed,
-            MemorySegment outSlots,
-            MemorySegment outDepths) {
-        int r;
-        try {
-            r = (int) KVP_MATCH_TOKENS.invokeExact(
-                    hot,
-                    mask,
-                    words,
-                    jump,
-                    tokens,
-                    nTokens,
-                    blockSize,
-                    seed,
-                    chainSeed,
-                    localScratch,
-                    chainScratch,
-                    nHashed,
-                    outSlots,
-                    outDepths);
-        } catch (Throwable t) {
-            throw failure("kvp_match_tokens", t);
-        }
-        return (int) checked("kvp_match_tokens", r);
+        return r < 0 ? (int) checked("kvp_match_hashes", r) : r;
     }
 
     /**
@@ -251,29 +215,27 @@ public final class KvpBindings {
      * allocation once the downcall inlines here.
      */
     public static int matchHashes(
-            MemorySegment hot,
+            MemorySegment children,
             int mask,
-            int words,
-            int jump,
-            long chainSeed,
+            MemorySegment runs,
+            int runCapacity,
             long[] local,
             int nBlocks,
-            MemorySegment chainScratch,
+            MemorySegment index,
             MemorySegment outSlots,
             MemorySegment outDepths) {
         int r;
         try {
             // invokeExact here, not through the segment overload: the method handle is always inlined,
-            // so the wrapper allocation and its only use compile together and the JIT can drop it.
+            // so the wrapper allocations and their only use compile together and the JIT can drop them.
             r = (int) KVP_MATCH_HASHES.invokeExact(
-                    hot,
+                    children,
                     mask,
-                    words,
-                    jump,
-                    chainSeed,
+                    runs,
+                    runCapacity,
                     MemorySegment.ofArray(local),
                     nBlocks,
-                    chainScratch,
+                    index,
                     outSlots,
                     outDepths);
         } catch (Throwable t) {
@@ -282,37 +244,72 @@ public final class KvpBindings {
         return r < 0 ? (int) checked("kvp_match_hashes", r) : r;
     }
 
-    /** {@code kvp_match_tokens} on {@code tokens[0 .. nTokens)} of a Java array (see {@link #matchHashes(MemorySegment, int, int, int, long, long[], int, MemorySegment, MemorySegment, MemorySegment)}). */
+    /** {@code kvp_match_tokens}: returns the number of (slot, depth) results written. */
     public static int matchTokens(
-            MemorySegment hot,
+            MemorySegment children,
             int mask,
-            int words,
-            int jump,
-            int[] tokens,
+            MemorySegment runs,
+            int runCapacity,
+            MemorySegment tokens,
             long nTokens,
             int blockSize,
             long seed,
-            long chainSeed,
             MemorySegment localScratch,
-            MemorySegment chainScratch,
             MemorySegment nHashed,
+            MemorySegment index,
             MemorySegment outSlots,
             MemorySegment outDepths) {
         int r;
         try {
             r = (int) KVP_MATCH_TOKENS.invokeExact(
-                    hot,
+                    children,
                     mask,
-                    words,
-                    jump,
+                    runs,
+                    runCapacity,
+                    tokens,
+                    nTokens,
+                    blockSize,
+                    seed,
+                    localScratch,
+                    nHashed,
+                    index,
+                    outSlots,
+                    outDepths);
+        } catch (Throwable t) {
+            throw failure("kvp_match_tokens", t);
+        }
+        return r < 0 ? (int) checked("kvp_match_tokens", r) : r;
+    }
+
+    /** {@code kvp_match_tokens} on {@code tokens[0 .. nTokens)} of a Java array (see the array overload of {@code matchHashes}). */
+    public static int matchTokens(
+            MemorySegment children,
+            int mask,
+            MemorySegment runs,
+            int runCapacity,
+            int[] tokens,
+            long nTokens,
+            int blockSize,
+            long seed,
+            MemorySegment localScratch,
+            MemorySegment nHashed,
+            MemorySegment index,
+            MemorySegment outSlots,
+            MemorySegment outDepths) {
+        int r;
+        try {
+            r = (int) KVP_MATCH_TOKENS.invokeExact(
+                    children,
+                    mask,
+                    runs,
+                    runCapacity,
                     MemorySegment.ofArray(tokens),
                     nTokens,
                     blockSize,
                     seed,
-                    chainSeed,
                     localScratch,
-                    chainScratch,
                     nHashed,
+                    index,
                     outSlots,
                     outDepths);
         } catch (Throwable t) {
@@ -323,7 +320,7 @@ public final class KvpBindings {
 
     /** {@code kvp_layout}: the record offsets the library was built with. */
     public static int[] layout() {
-        int[] out = new int[8];
+        int[] out = new int[16];
         int n;
         try {
             n = (int) KVP_LAYOUT.invokeExact(MemorySegment.ofArray(out));
@@ -333,12 +330,12 @@ public final class KvpBindings {
         return java.util.Arrays.copyOf(out, (int) checked("kvp_layout", n));
     }
 
-    /** {@code kvp_home}. */
-    public static int home(int position, long local, int mask) {
+    /** {@code kvp_child_home}. */
+    public static int childHome(int parentBlock, long local, int mask) {
         try {
-            return (int) KVP_HOME.invokeExact(position, local, mask);
+            return (int) KVP_HOME.invokeExact(parentBlock, local, mask);
         } catch (Throwable t) {
-            throw failure("kvp_home", t);
+            throw failure("kvp_child_home", t);
         }
     }
 

@@ -92,6 +92,20 @@ public final class Libc {
         }
     }
 
+    private static final class Everything {
+        static final MemorySegment SEGMENT = MemorySegment.ofAddress(0).reinterpret(Long.MAX_VALUE);
+    }
+
+    /**
+     * One global-scope segment over the whole address space, so off-heap structures can be read and
+     * written at their raw addresses (offset = address) without a segment object per access. Bounds
+     * and lifetime are the caller's: the off-heap index reads only memory it allocated and frees
+     * nothing a reader may still be on (its reader gate).
+     */
+    public static MemorySegment everything() {
+        return Everything.SEGMENT;
+    }
+
     /**
      * The {@code bytes} at {@code address} as a global-scope segment. The caller guarantees the
      * memory stays allocated for as long as anyone uses the segment.

@@ -37,9 +37,9 @@ public final class NativeLibrary {
     /** Environment variable naming an explicit {@code libkvprefix.so} to load. */
     public static final String PATH_ENV = "KVPREFIX_LIBRARY_PATH";
     /** The C API version this Java code is written against (see include/kvprefix.h). */
-    public static final int EXPECTED_MAJOR = 1;
+    public static final int EXPECTED_MAJOR = 2;
 
-    public static final int EXPECTED_MINOR = 1;
+    public static final int EXPECTED_MINOR = 0;
 
     private static final String LIBRARY_FILE = "libkvprefix.so";
 

@@ -1,59 +1,48 @@
 package io.kvprefix.internal.offheap;
 
-import io.kvprefix.IndexConfig;
-import java.util.Collection;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
- * The table's generations and their lifetime: the current {@link PositionalTable}, the writers'
- * lock (shared for applying events, exclusive for a rebuild or close), rebuilds that grow, widen or
- * shrink the table by copying its live entries, and the {@link ReadGate} that lets a generation be
- * freed only after every reader that could be on it has left.
+ * The index's shared structures over time: the current child table and its rebuilds, the gates
+ * that keep writers out during a rebuild ({@link WriterGate}) and keep memory alive for readers
+ * ({@link ReadGate}), and the {@link Reclaimer} that frees what they may still be on. Writers enter
+ * both gates for the length of one event: they navigate runs other workers may free.
  *
- * <p>Live entries are the blocks some worker holds and their ancestors. A held block has its bit set
- * unless it is in its worker's unreachable set, and bits are prefix-closed, so one sequential pass
- * over the bits finds all but the unreachable blocks and their ancestors, which a walk up from each
- * adds; entries nobody holds are dropped. Slot numbers in every worker's holdings are then
- * renumbered, the new generation is published, and the old one freed after the readers have left.
- *
- * <p>Thread-safety: {@link #current} and the reader gate from any thread; writers hold the shared
- * lock while they apply; {@link #grow}, {@link #maybeShrink} and {@link #close} take it exclusively.
+ * <p>Thread-safety: {@link #children} and the gates from any thread; {@link #growChildren} and
+ * {@link #close} hold every writer out.
  */
 final class Generations {
     private final MemoryPool pool;
-    private final boolean nativeView;
-    private final ReadGate gate = new ReadGate();
-    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final ReadGate readers = new ReadGate();
+    private final WriterGate writers = new WriterGate();
+    private final Reclaimer reclaimer = new Reclaimer(readers);
     private final AtomicLong rebuilds = new AtomicLong();
-    private volatile PositionalTable table;
+    private volatile ChildTable children;
     private volatile boolean closed;
-    /** Held pairs when a shrink last found nothing to gain (live entries, kept ancestors included, still filled the table). */
-    private volatile long futileShrinkPairs = Long.MAX_VALUE;
 
-    Generations(IndexConfig config, MemoryPool pool, boolean nativeView) {
+    Generations(MemoryPool pool, long expectedRuns) {
         this.pool = pool;
-        this.nativeView = nativeView;
-        PositionalTable t =
-                PositionalTable.allocate(pool, PositionalTable.initialCapacity(config.expectedBlocks()), 1, nativeView);
-        if (t == null && config.expectedBlocks() > 0) { // the hint did not fit the budget
-            t = PositionalTable.allocate(pool, PositionalTable.MIN_CAPACITY, 1, nativeView);
+        ChildTable t = ChildTable.allocate(pool, expectedRuns);
+        if (t == null && expectedRuns > 0) { // the hint did not fit the budget
+            t = ChildTable.allocate(pool, 0);
         }
         if (t == null) {
-            throw new IllegalArgumentException("memory budget " + config.memoryBudgetBytes()
-                    + " bytes is too small for an empty table of "
-                    + PositionalTable.bytesFor(PositionalTable.MIN_CAPACITY, 1) + " bytes");
+            throw new IllegalArgumentException(
+                    "memory budget " + pool.budget() + " bytes is too small for an empty child table");
         }
-        this.table = t;
+        this.children = t;
     }
 
     static IllegalStateException closedException() {
         return new IllegalStateException("index closed");
     }
 
-    /** The current generation. */
-    PositionalTable current() {
-        return table;
+    ChildTable children() {
+        return children;
+    }
+
+    Reclaimer reclaimer() {
+        return reclaimer;
     }
 
     boolean closed() {
@@ -64,138 +53,79 @@ final class Generations {
         return rebuilds.get();
     }
 
-    /** Takes the writers' lock in shared mode (one event's application). */
-    void lockShared() {
-        lock.readLock().lock();
+    /** Registers a writer for one event (both gates); pass the token to {@link #exitWrite}. */
+    long enterWrite() {
+        int w = writers.enter();
+        int r = readers.enter();
+        return (long) w << 32 | (r & 0xFFFFFFFFL);
     }
 
-    void unlockShared() {
-        lock.readLock().unlock();
+    void exitWrite(long token) {
+        readers.exit((int) token);
+        writers.exit((int) (token >>> 32));
     }
 
-    /** Registers a reader; pass the token to {@link #exitRead}. */
     int enterRead() {
-        return gate.enter();
+        return readers.enter();
     }
 
     void exitRead(int token) {
-        gate.exit(token);
+        readers.exit(token);
     }
 
-    /** Waits until every reader that entered before this call has left. */
+    /** Waits until every reader (and writer) that entered before this call has left. */
     void synchronizeReaders() {
-        gate.synchronize();
+        readers.synchronize();
     }
 
     /**
-     * Rebuilds with room for {@code needSlots} more entries and at least {@code needWords} bitset
-     * words, dropping entries nobody holds; false if the budget does not allow it.
+     * Rebuilds the child table with room for {@code more} more records, dropping tombstones; false if
+     * the budget does not allow it. Called outside the gates.
      */
-    boolean grow(int needSlots, int needWords, Collection<WorkerHoldings> workers) {
-        PositionalTable old;
-        var exclusive = lock.writeLock();
-        exclusive.lock();
-        try {
+    boolean growChildren(int more) {
+        ChildTable[] old = new ChildTable[1];
+        boolean ok = writers.exclusively(() -> {
             if (closed) {
                 throw closedException();
             }
-            old = table;
-            if (old.occupied.get() + needSlots <= old.maxOccupied && needWords <= old.words) {
-                return true; // another writer rebuilt meanwhile
+            ChildTable t = children;
+            if (t.tryReserve(more)) { // another writer rebuilt meanwhile
+                t.unreserve(more);
+                return true;
             }
-            PositionalTable fresh =
-                    copyLive(old, needSlots, Math.max(old.words, needWords), Integer.MAX_VALUE, workers);
+            ChildTable fresh = ChildTable.allocate(pool, t.live() + more);
             if (fresh == null) {
                 return false;
             }
-            table = fresh;
+            t.copyInto(fresh);
+            children = fresh;
             rebuilds.incrementAndGet();
-        } finally {
-            exclusive.unlock();
+            old[0] = t;
+            return true;
+        });
+        if (old[0] != null) {
+            reclaimer.freeLater(old[0].block());
+            reclaimer.flush();
         }
-        gate.synchronize();
-        old.free();
-        return true;
+        return ok;
     }
 
-    /** Shrinks the table after large removals, when {@code pairs} held pairs fill under 4% of it. */
-    void maybeShrink(long pairs, Collection<WorkerHoldings> workers) {
-        PositionalTable t = table;
-        if (t.capacity <= PositionalTable.MIN_CAPACITY
-                || pairs * 100 >= (long) t.capacity * 4
-                || pairs >= futileShrinkPairs / 2) {
-            return;
-        }
-        var exclusive = lock.writeLock();
-        exclusive.lock();
-        try {
-            if (closed || table != t) {
-                return;
-            }
-            PositionalTable fresh = copyLive(t, 0, t.words, t.capacity, workers);
-            if (fresh == null) {
-                // Entries nobody names but that are ancestors of held ones (engines evicting prefixes
-                // and keeping tails) still need the room: do not try again until pairs halve.
-                futileShrinkPairs = pairs;
-                return;
-            }
-            futileShrinkPairs = Long.MAX_VALUE;
-            table = fresh;
-            rebuilds.incrementAndGet();
-        } finally {
-            exclusive.unlock();
-        }
-        gate.synchronize();
-        t.free();
-    }
-
-    /**
-     * Copies the live entries of {@code old} into a new generation (every writer is held out); null if
-     * the budget does not allow it or its capacity would not be below {@code capacityBelow}.
-     */
-    private PositionalTable copyLive(
-            PositionalTable old, int extra, int words, int capacityBelow, Collection<WorkerHoldings> workers) {
-        int[] map = old.newSlotMap();
-        long live = old.markReached(map);
-        for (WorkerHoldings h : workers) {
-            live += h.markUnreachable(old, map);
-        }
-        int cap = PositionalTable.capacityFor(live + extra);
-        if (cap < 0 || cap >= capacityBelow) {
-            return null;
-        }
-        PositionalTable fresh = PositionalTable.allocate(pool, cap, words, nativeView);
-        if (fresh == null) {
-            return null;
-        }
-        fresh.copyFrom(old, map);
-        for (WorkerHoldings h : workers) {
-            h.remap(map);
-        }
-        fresh.occupied.set(live);
-        return fresh;
-    }
-
-    /**
-     * Closes: later writers and readers see {@code closed}; waits for the readers in flight, then
-     * frees the table and every worker's names. False if it was already closed.
-     */
-    boolean close(Collection<WorkerHoldings> workers) {
-        var exclusive = lock.writeLock();
-        exclusive.lock();
-        try {
+    /** Closes: later writers and readers see {@code closed}; waits for those in flight, then runs {@code freeAll}. False if already closed. */
+    boolean close(Runnable freeAll) {
+        boolean first = writers.exclusively(() -> {
             if (closed) {
                 return false;
             }
             closed = true;
-        } finally {
-            exclusive.unlock();
+            return true;
+        });
+        if (!first) {
+            return false;
         }
-        gate.synchronize();
-        table.free();
-        for (WorkerHoldings h : workers) {
-            h.names.free();
-        }
+        readers.synchronize();
+        reclaimer.flush();
+        children.free();
+        freeAll.run();
         return true;
     }
 }

@@ -1,27 +1,24 @@
 package io.kvprefix.internal.offheap;
 
+import static io.kvprefix.internal.offheap.ChainLayout.CHUNK_ENTRIES;
+import static io.kvprefix.internal.offheap.ChainLayout.CHUNK_NEXT;
+import static io.kvprefix.internal.offheap.ChainLayout.INLINE_ENTRIES;
+import static io.kvprefix.internal.offheap.ChainLayout.RUN_CHUNKS;
+import static io.kvprefix.internal.offheap.ChainLayout.RUN_ENTRY0;
+
 import io.kvprefix.BlockHasher;
-import io.kvprefix.internal.hash.PortableHashKernel;
-import net.openhft.hashing.LongHashFunction;
 
 /**
- * The match kernel in Java: jump search with set inclusion at jump targets and lazy chain hashing
- * (a chain hash is computed only where a probed key exists). The home slots of the next few jump
- * targets are touched ahead of the search, a sliding window, so their cache misses overlap.
+ * The match kernel in Java. From the run that starts the request's chain it compares the request's
+ * local hashes with each run's blocks, one after another in memory, and credits every holder of the
+ * run with the blocks its cutoff covers; where the request leaves a run it looks up the run hanging
+ * from that block (one child-table probe per run, not per block). A worker's depth is what the
+ * deepest run it holds credits it with: reach is prefix-closed, so holding there means holding
+ * everything before. The walk stops where no holder reaches the end of the matched part.
  *
  * <p>Thread-safety: immutable; shared by every reading thread.
  */
 final class JavaMatchKernel implements MatchKernel {
-    /** Jump targets whose home slots are touched ahead of the search. */
-    private static final int PREFETCH_AHEAD = 8;
-
-    private final int jump;
-    private final LongHashFunction chainFn;
-
-    JavaMatchKernel(int jump, long seed, long chainSeed) {
-        this.jump = jump;
-        this.chainFn = new PortableHashKernel(seed, chainSeed).chainFunction();
-    }
 
     @Override
     public boolean isNative() {
@@ -29,109 +26,71 @@ final class JavaMatchKernel implements MatchKernel {
     }
 
     @Override
-    public int matchTokens(PositionalTable t, int[] tokens, int off, int len, BlockHasher h, ReadScratch s) {
+    public int matchTokens(
+            ChildTable children, RunArena.RunTable runs, int[] tokens, int off, int len, BlockHasher h, ReadScratch s) {
         int blocks = h.localHashes(tokens, off, len, s.locals, 0);
-        return matchHashes(t, s.locals, 0, blocks, s);
+        return matchHashes(children, runs, s.locals, 0, blocks, s);
     }
 
     @Override
-    public int matchHashes(PositionalTable t, long[] q, int off, int len, ReadScratch s) {
-        long[] chain = s.chain;
-        long[] active = s.active;
-        int words = t.words;
-        chain[0] = q[off];
-        int computed = 0; // chain[0..computed] are valid
-        int touched = 0; // jump targets up to here have been touched
-        long sink = 0;
-        for (int p = jump; p < len && p <= PREFETCH_AHEAD * jump; p += jump) {
-            sink += t.touch(Math.min(p, len - 1), q[off + Math.min(p, len - 1)]);
-            touched = p;
-        }
-        int e0 = t.probe(0, q[off], q[off]);
-        if (e0 < 0) {
-            return 0;
-        }
-        boolean any = false;
-        for (int w = 0; w < words; w++) {
-            active[w] = t.bits(e0, w);
-            any |= active[w] != 0;
-        }
+    public int matchHashes(ChildTable children, RunArena.RunTable runs, long[] q, int off, int len, ReadScratch s) {
+        int run = children.find(-1, q[off]);
+        int pos = 0; // position of the run's block 0
         int count = 0;
-        int cur = 0;
-        while (any && cur < len - 1) {
-            int nxt = Math.min(cur + jump, len - 1);
-            if (touched < len - 1) {
-                touched += jump;
-                int p = Math.min(touched, len - 1);
-                sink += t.touch(p, q[off + p]);
+        while (run >= 0 && run < runs.capacity()) {
+            long a = runs.address(run);
+            if (a == 0) {
+                break;
             }
-            // Probe the jump target; its chain hash is computed only if its key exists.
-            int slot = probeLazy(t, nxt, q, off, chain, computed, s);
-            computed = Math.max(computed, s.computedAfterProbe);
-            if (slot >= 0 && t.covers(slot, active)) {
-                cur = nxt;
-                continue;
+            int length = Runs.length(a);
+            int m = 1 + Runs.matching(a, 1, length, q, off + pos + 1, len - pos - 1);
+            long need = (long) m << 32;
+            boolean onward = false;
+            int n = Runs.entryCount(a);
+            int p = 0;
+            for (; p < n && p < INLINE_ENTRIES; p++) {
+                long e = Mem.getLongAcquire(a + RUN_ENTRY0 + 8L * p);
+                count = credit(e, pos, m, count, s);
+                onward |= (e & 0xFF00000000L) >= need && (int) e != 0;
             }
-            for (int p = cur + 1; p <= nxt && any; p++) { // someone drops out in (cur, nxt]: walk it
-                int e = probeLazy(t, p, q, off, chain, computed, s);
-                computed = Math.max(computed, s.computedAfterProbe);
-                any = false;
-                for (int w = 0; w < words; w++) {
-                    long held = e < 0 ? 0L : t.bits(e, w);
-                    count = emit(active[w] & ~held, w, p, count, s);
-                    active[w] &= held;
-                    any |= active[w] != 0;
+            long chunk = Mem.getLongAcquire(a + RUN_CHUNKS);
+            for (int k = 0; p < n; k++) {
+                int cap = ChainLayout.chunkCapacity(k);
+                for (int q2 = 0; q2 < cap && p < n; q2++, p++) {
+                    long e = Mem.getLongAcquire(chunk + CHUNK_ENTRIES + 8L * q2);
+                    count = credit(e, pos, m, count, s);
+                    onward |= (e & 0xFF00000000L) >= need && (int) e != 0;
                 }
+                chunk = Mem.getLongAcquire(chunk + CHUNK_NEXT);
             }
-            cur = nxt;
+            if (!onward || pos + m == len) {
+                break;
+            }
+            run = children.find(ChainLayout.block(run, m - 1), q[off + pos + m]);
+            pos += m;
         }
-        for (int w = 0; w < words; w++) {
-            count = emit(active[w], w, len, count, s);
+        for (int i = 0; i < count; i++) {
+            s.indexOf[s.outSlots[i]] = 0;
         }
-        s.sink += sink;
         return count;
     }
 
-    private static int emit(long bits, int word, int depth, int count, ReadScratch s) {
-        while (bits != 0) {
-            int bit = Long.numberOfTrailingZeros(bits);
-            bits &= bits - 1;
-            s.outSlots[count] = (word << 6) + bit;
+    /** Credits the holder of entry {@code e} with the blocks of this run its cutoff covers (a deeper run's credit replaces a shallower one's). */
+    private static int credit(long e, int pos, int m, int count, ReadScratch s) {
+        int slot = ChainLayout.entrySlot(e);
+        int cutoff = ChainLayout.entryCutoff(e);
+        if (slot < 0 || cutoff == 0) {
+            return count;
+        }
+        int depth = pos + Math.min(cutoff, m);
+        int at = s.indexOf[slot];
+        if (at == 0) {
+            s.outSlots[count] = slot;
             s.outDepths[count] = depth;
-            count++;
+            s.indexOf[slot] = ++count;
+        } else {
+            s.outDepths[at - 1] = depth;
         }
         return count;
-    }
-
-    /**
-     * The slot of {@code (pos, q[pos], chain[pos])} or -1, extending the request's chain hashes up to
-     * {@code pos} only when an entry with that position and local hash exists. Leaves the new number
-     * of valid chain hashes in {@code s.computedAfterProbe}.
-     */
-    private int probeLazy(PositionalTable t, int pos, long[] q, int off, long[] chain, int computed, ReadScratch s) {
-        long local = q[off + pos];
-        int want = pos + 1;
-        int mask = t.mask;
-        int i = t.home(pos, local);
-        s.computedAfterProbe = computed;
-        for (int n = 0; n <= mask; n++) {
-            int st = t.state(i);
-            if (st == TableLayout.STATE_EMPTY) {
-                return -1;
-            }
-            if (st == want && t.local(i) == local) {
-                if (s.computedAfterProbe < pos) {
-                    for (int k = s.computedAfterProbe + 1; k <= pos; k++) {
-                        chain[k] = PortableHashKernel.chainStep(chainFn, chain[k - 1], q[off + k], s.pair);
-                    }
-                    s.computedAfterProbe = pos;
-                }
-                if (t.chain(i) == chain[pos]) {
-                    return i;
-                }
-            }
-            i = (i + 1) & mask;
-        }
-        return -1;
     }
 }

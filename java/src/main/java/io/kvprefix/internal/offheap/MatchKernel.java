@@ -5,23 +5,25 @@ import io.kvprefix.Implementation;
 import io.kvprefix.IndexConfig;
 
 /**
- * The jump search over one table generation (docs/SPEC.md section 4), in Java ({@link JavaMatchKernel})
- * or in libkvprefix ({@link NativeMatchKernel}); one is chosen when the index is built and both give
- * identical answers. A kernel leaves, for every worker slot with depth above 0, the slot in
- * {@code s.outSlots[i]} and its depth in {@code s.outDepths[i]}, and returns how many it left.
+ * The walk down the chain index for one request (docs/SPEC.md section 4), in Java
+ * ({@link JavaMatchKernel}) or in libkvprefix ({@link NativeMatchKernel}); one is chosen when the
+ * index is built and both give identical answers. A kernel leaves, for every worker slot with depth
+ * above 0, the slot in {@code s.outSlots[i]} and its depth in {@code s.outDepths[i]}, returns how
+ * many it left, and leaves {@code s.indexOf} all zero.
  *
- * <p>The caller has registered with the table's reader gate, checked the ranges, and grown
- * {@code s} for the request and the table's bitset width.
+ * <p>The caller has registered with the reader gate, checked the ranges, and grown {@code s} for
+ * the request and the index's worker slots.
  *
  * <p>Thread-safety: implementations are immutable and shared by every reading thread.
  */
 interface MatchKernel {
 
     /** Matches local hashes {@code q[off .. off+len)}, {@code len >= 1}. */
-    int matchHashes(PositionalTable t, long[] q, int off, int len, ReadScratch s);
+    int matchHashes(ChildTable children, RunArena.RunTable runs, long[] q, int off, int len, ReadScratch s);
 
     /** Hashes {@code tokens[off .. off+len)} with {@code h} (at least one full block) and matches them. */
-    int matchTokens(PositionalTable t, int[] tokens, int off, int len, BlockHasher h, ReadScratch s);
+    int matchTokens(
+            ChildTable children, RunArena.RunTable runs, int[] tokens, int off, int len, BlockHasher h, ReadScratch s);
 
     /** True for the native kernel. */
     boolean isNative();
@@ -29,7 +31,7 @@ interface MatchKernel {
     /** The kernel {@code config} asks for. */
     static MatchKernel of(IndexConfig config) {
         return config.implementation().resolve() == Implementation.NATIVE
-                ? new NativeMatchKernel(config.jumpSize(), config.chainSeed())
-                : new JavaMatchKernel(config.jumpSize(), config.seed(), config.chainSeed());
+                ? new NativeMatchKernel()
+                : new JavaMatchKernel();
     }
 }

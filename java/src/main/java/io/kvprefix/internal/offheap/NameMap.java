@@ -1,55 +1,54 @@
 package io.kvprefix.internal.offheap;
 
-import static io.kvprefix.internal.offheap.TableLayout.NAME_KEY;
-import static io.kvprefix.internal.offheap.TableLayout.NAME_STRIDE;
-import static io.kvprefix.internal.offheap.TableLayout.NAME_VALUE;
-
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-
 /**
- * One worker's names: engine hash {@code E} to the table slot of the block it names, off-heap
- * (record layout in {@link TableLayout}). Open addressing with linear probing and backward-shift
- * deletion, so there are no tombstones; it grows by doubling before a store needs the room and
- * shrinks when a worker is cleared.
+ * One worker's names: engine hash {@code E} to the id of the block it names, off-heap, 12 bytes a
+ * name: the keys (8 bytes each) and then the values (block id + 1, 4 bytes each; 0 = empty) in one
+ * block of pool memory. Open addressing with linear probing and backward-shift deletion, so there
+ * are no tombstones; it doubles when it is 80% full and halves when a worker is cleared, so a name
+ * costs 12 to 30 bytes.
  *
- * <p>Thread-safety: not thread-safe. Only the writer that owns the worker touches it (the index's
- * rebuild does too, while it holds every writer out).
+ * <p>Thread-safety: not thread-safe. Only the writer that owns the worker touches it.
  */
 final class NameMap {
     static final int MIN_CAPACITY = 16;
-    private static final int MAX_LOAD_PERCENT = 70;
+    private static final int MAX_LOAD_PERCENT = 80;
 
     private final MemoryPool pool;
     private MemoryPool.Block block;
-    private MemorySegment seg;
+    private long keys;
+    private long values;
     private int mask;
     private int size;
 
     private NameMap(MemoryPool pool, MemoryPool.Block block, int capacity) {
         this.pool = pool;
-        this.block = block;
-        this.seg = block.segment;
+        attach(block, capacity);
+    }
+
+    private void attach(MemoryPool.Block b, int capacity) {
+        this.block = b;
+        this.keys = b.address;
+        this.values = b.address + 8L * capacity;
         this.mask = capacity - 1;
     }
 
     /** A map with room for {@code expected} names, or null if the budget does not allow it. */
     static NameMap create(MemoryPool pool, int expected) {
         int cap = capacityFor(expected);
-        MemoryPool.Block b = pool.allocate(cap * NAME_STRIDE);
+        MemoryPool.Block b = pool.allocate(bytesFor(cap));
         return b == null ? null : new NameMap(pool, b, cap);
     }
 
     static int capacityFor(long names) {
         long need = Math.max(MIN_CAPACITY, names * 100 / MAX_LOAD_PERCENT + 1);
         if (need > (1 << 30)) {
-            throw new IllegalStateException("a worker with more than 750 million names is not supported");
+            throw new IllegalStateException("a worker with more than 850 million names is not supported");
         }
         return Integer.highestOneBit((int) need - 1) << 1;
     }
 
-    static long bytesFor(long names) {
-        return capacityFor(names) * NAME_STRIDE;
+    private static long bytesFor(int capacity) {
+        return 12L * capacity;
     }
 
     private static int home(long key, int mask) {
@@ -61,8 +60,25 @@ final class NameMap {
         return size;
     }
 
+    int capacity() {
+        return mask + 1;
+    }
+
     long bytes() {
         return block.bytes();
+    }
+
+    private long key(int i) {
+        return Mem.getLong(keys + 8L * i);
+    }
+
+    private int value(int i) {
+        return Mem.getInt(values + 4L * i);
+    }
+
+    private void set(int i, long key, int value) {
+        Mem.setLong(keys + 8L * i, key);
+        Mem.setInt(values + 4L * i, value);
     }
 
     /** True if {@code more} names fit without growing. */
@@ -76,7 +92,7 @@ final class NameMap {
             return true;
         }
         int cap = capacityFor((long) size + more);
-        MemoryPool.Block nb = pool.allocate(cap * NAME_STRIDE);
+        MemoryPool.Block nb = pool.allocate(bytesFor(cap));
         if (nb == null) {
             return false;
         }
@@ -85,18 +101,16 @@ final class NameMap {
     }
 
     private void rehashInto(MemoryPool.Block nb, int cap) {
-        MemorySegment old = seg;
-        int oldCap = mask + 1;
         MemoryPool.Block oldBlock = block;
-        block = nb;
-        seg = nb.segment;
-        mask = cap - 1;
+        long oldKeys = keys;
+        long oldValues = values;
+        int oldCap = mask + 1;
+        attach(nb, cap);
         size = 0;
         for (int i = 0; i < oldCap; i++) {
-            long base = i * NAME_STRIDE;
-            int v = old.get(ValueLayout.JAVA_INT, base + NAME_VALUE);
+            int v = Mem.getInt(oldValues + 4L * i);
             if (v != 0) {
-                insertNew(old.get(ValueLayout.JAVA_LONG, base + NAME_KEY), v);
+                insertNew(Mem.getLong(oldKeys + 8L * i), v);
             }
         }
         oldBlock.free();
@@ -104,58 +118,47 @@ final class NameMap {
 
     private void insertNew(long key, int storedValue) {
         int i = home(key, mask);
-        while (seg.get(ValueLayout.JAVA_INT, i * NAME_STRIDE + NAME_VALUE) != 0) {
+        while (value(i) != 0) {
             i = (i + 1) & mask;
         }
-        seg.set(ValueLayout.JAVA_LONG, i * NAME_STRIDE + NAME_KEY, key);
-        seg.set(ValueLayout.JAVA_INT, i * NAME_STRIDE + NAME_VALUE, storedValue);
+        set(i, key, storedValue);
         size++;
     }
 
-    /** Loads the home record of {@code key} (to start its cache miss early); the value means nothing. */
-    int touch(long key) {
-        return seg.get(ValueLayout.JAVA_INT, home(key, mask) * NAME_STRIDE + NAME_VALUE);
+    /** Loads the home key of {@code key} (to start its cache miss early); the value means nothing. */
+    long touch(long key) {
+        return key(home(key, mask));
     }
 
     /** The record holding {@code key}, or the empty record where its probe run ends. */
     private int find(long key) {
         int i = home(key, mask);
-        while (true) {
-            long base = i * NAME_STRIDE;
-            if (seg.get(ValueLayout.JAVA_INT, base + NAME_VALUE) == 0
-                    || seg.get(ValueLayout.JAVA_LONG, base + NAME_KEY) == key) {
-                return i;
-            }
+        while (value(i) != 0 && key(i) != key) {
             i = (i + 1) & mask;
         }
+        return i;
     }
 
-    /** The stored value of record {@code i}: slot + 1, or 0 if the record is empty. */
-    private int value(int i) {
-        return seg.get(ValueLayout.JAVA_INT, i * NAME_STRIDE + NAME_VALUE);
-    }
-
-    /** The slot named {@code key}, or -1. */
+    /** The block named {@code key}, or -1. */
     int get(long key) {
         return value(find(key)) - 1;
     }
 
-    /** Maps {@code key} to {@code slot}; returns the previous slot or -1. The caller ensured room. */
-    int put(long key, int slot) {
+    /** Maps {@code key} to {@code block}; returns the previous block or -1. The caller ensured room. */
+    int put(long key, int blockId) {
         int i = find(key);
         int v = value(i);
         if (v == 0) {
             if (!hasRoomFor(1)) {
                 throw new IllegalStateException("name map full: room was not reserved");
             }
-            seg.set(ValueLayout.JAVA_LONG, i * NAME_STRIDE + NAME_KEY, key);
             size++;
         }
-        seg.set(ValueLayout.JAVA_INT, i * NAME_STRIDE + NAME_VALUE, slot + 1);
+        set(i, key, blockId + 1);
         return v - 1;
     }
 
-    /** Removes {@code key}; returns its slot or -1 if absent. */
+    /** Removes {@code key}; returns its block or -1 if absent. */
     int remove(long key) {
         int i = find(key);
         int v = value(i);
@@ -171,81 +174,45 @@ final class NameMap {
         int i = hole;
         while (true) {
             i = (i + 1) & mask;
-            long base = i * NAME_STRIDE;
-            int v = seg.get(ValueLayout.JAVA_INT, base + NAME_VALUE);
+            int v = value(i);
             if (v == 0) {
                 break;
             }
-            long key = seg.get(ValueLayout.JAVA_LONG, base + NAME_KEY);
+            long key = key(i);
             int h = home(key, mask);
             // The record at i may move to the hole if its home is not within (hole, i] cyclically.
             boolean movable = hole <= i ? (h <= hole || h > i) : (h <= hole && h > i);
             if (movable) {
-                long hb = hole * NAME_STRIDE;
-                seg.set(ValueLayout.JAVA_LONG, hb + NAME_KEY, key);
-                seg.set(ValueLayout.JAVA_INT, hb + NAME_VALUE, v);
+                set(hole, key, v);
                 hole = i;
             }
         }
-        seg.set(ValueLayout.JAVA_INT, hole * NAME_STRIDE + NAME_VALUE, 0);
-        seg.set(ValueLayout.JAVA_LONG, hole * NAME_STRIDE + NAME_KEY, 0L);
-    }
-
-    /** Visits every (key, slot). Must not modify the map. */
-    void forEach(Visitor v) {
-        for (int i = 0; i <= mask; i++) {
-            long base = i * NAME_STRIDE;
-            int val = seg.get(ValueLayout.JAVA_INT, base + NAME_VALUE);
-            if (val != 0) {
-                v.visit(seg.get(ValueLayout.JAVA_LONG, base + NAME_KEY), val - 1);
-            }
-        }
+        set(hole, 0L, 0);
     }
 
     /**
-     * Copies every slot value (one per key, so a slot held under several names appears several
-     * times) into {@code into}, which must have room for {@link #size()} values; returns the count.
+     * Copies every block id (one per name, so a block held under several names appears several times)
+     * into {@code into}, which must have room for {@link #size()} values; returns the count.
      */
-    int slots(int[] into) {
+    int blocks(int[] into) {
         int k = 0;
         for (int i = 0; i <= mask; i++) {
-            int val = seg.get(ValueLayout.JAVA_INT, i * NAME_STRIDE + NAME_VALUE);
-            if (val != 0) {
-                into[k++] = val - 1;
+            int v = value(i);
+            if (v != 0) {
+                into[k++] = v - 1;
             }
         }
         return k;
     }
 
-    /** Replaces every slot value {@code s} by {@code remap[s]} (after a table rebuild). */
-    void remapValues(int[] remap) {
-        for (int i = 0; i <= mask; i++) {
-            long base = i * NAME_STRIDE;
-            int val = seg.get(ValueLayout.JAVA_INT, base + NAME_VALUE);
-            if (val != 0) {
-                seg.set(ValueLayout.JAVA_INT, base + NAME_VALUE, remap[val - 1] + 1);
-            }
-        }
-    }
-
-    int capacity() {
-        return mask + 1;
-    }
-
     /** Removes every name, keeping the memory. */
     void clear() {
-        seg.fill((byte) 0);
+        Mem.zero(block.address, block.bytes());
         size = 0;
     }
 
     /** Frees the memory; the map must not be used afterwards. */
     void free() {
         block.free();
-    }
-
-    /** Receives the entries of {@link #forEach}. */
-    @FunctionalInterface
-    interface Visitor {
-        void visit(long key, int slot);
     }
 }

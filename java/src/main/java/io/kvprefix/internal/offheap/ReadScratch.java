@@ -4,44 +4,36 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * One reading thread's buffers (grown as needed, never shrunk), with the segment views the native
- * kernel writes through. A match kernel leaves its answer in {@link #outSlots} / {@link #outDepths}.
+ * kernel writes through. A match kernel leaves its answer in {@link #outSlots} / {@link #outDepths};
+ * {@link #indexOf} (one int per worker slot, zero between matches) tells where a slot's answer is.
  *
  * <p>Thread-safety: not thread-safe; one instance per reading thread.
  */
 final class ReadScratch {
-    long[] chain = new long[64];
-    long[] active = new long[1];
     long[] locals = new long[64];
-    final long[] pair = new long[2];
-    int computedAfterProbe;
-    long sink;
     int[] outSlots = new int[64];
     int[] outDepths = new int[64];
+    int[] indexOf = new int[64];
     final int[] hashed = new int[1];
-    MemorySegment chainSeg = MemorySegment.ofArray(chain);
     MemorySegment localsSeg = MemorySegment.ofArray(locals);
     MemorySegment slotsSeg = MemorySegment.ofArray(outSlots);
     MemorySegment depthsSeg = MemorySegment.ofArray(outDepths);
+    MemorySegment indexSeg = MemorySegment.ofArray(indexOf);
     final MemorySegment hashedSeg = MemorySegment.ofArray(hashed);
 
-    /** Room for a request of {@code blocks} blocks and results over {@code words} bitset words. */
-    void ensure(int blocks, int words) {
-        if (chain.length < blocks) {
-            chain = new long[Math.max(blocks, chain.length * 2)];
-            chainSeg = MemorySegment.ofArray(chain);
-        }
+    /** Room for a request of {@code blocks} blocks and answers over {@code slots} worker slots. */
+    void ensure(int blocks, int slots) {
         if (locals.length < blocks) {
             locals = new long[Math.max(blocks, locals.length * 2)];
             localsSeg = MemorySegment.ofArray(locals);
         }
-        if (outSlots.length < words * 64) {
-            outSlots = new int[words * 64];
-            outDepths = new int[words * 64];
+        if (outSlots.length < slots) {
+            outSlots = new int[slots];
+            outDepths = new int[slots];
+            indexOf = new int[slots];
             slotsSeg = MemorySegment.ofArray(outSlots);
             depthsSeg = MemorySegment.ofArray(outDepths);
-        }
-        if (active.length < words) {
-            active = new long[words];
+            indexSeg = MemorySegment.ofArray(indexOf);
         }
     }
 }

@@ -14,33 +14,36 @@ import java.util.List;
  */
 final class WriteScratch {
     final DecodedEvent decoded = new DecodedEvent();
-    /** Two-element buffer for one chain step. */
-    final long[] pair = new long[2];
-
     final IntArrayList stack = new IntArrayList();
     final IntArrayList order = new IntArrayList();
+    /** Blocks the current store gained (~block for one more name of a block held already), for an undo. */
+    final IntArrayList gained = new IntArrayList();
+    /** Runs the current store pinned. */
+    final IntArrayList pinned = new IntArrayList();
+    /** Runs the current store created whose creation pin is still held. */
+    final IntArrayList created = new IntArrayList();
+    /** Runs to make reachable once the current run is unlocked. */
+    final IntArrayList revisit = new IntArrayList();
     /** Net change of each block's name count during a store. */
     final Int2IntOpenHashMap delta = new Int2IntOpenHashMap(64);
     /** Blocks a store gave their first name, with their name count. */
-    final Int2IntOpenHashMap gained = new Int2IntOpenHashMap(64);
+    final Int2IntOpenHashMap renamed = new Int2IntOpenHashMap(64);
+    /** A group of blocks of one run being dropped: cutoff, unreachable count. */
+    final int[] tx = new int[2];
 
     private int[] slots = new int[64];
-    /** For each block of a store, the block its name meant before (-1 if none). */
     private int[] olds = new int[64];
-    /** Sort keys for {@link PositionalTable#sortDeepestFirst}. */
     private long[] keys = new long[64];
     /** Workers removed by remove_worker whose slots wait for the readers to leave. */
     final List<WorkerHoldings> pendingRelease = new ArrayList<>();
-    /** Table slots the current store inserted. */
-    int inserted;
+    /** Child records the current store added. */
+    int childRecords;
     /** Change of the held (worker, block) pairs during the current event, published once at its end. */
     long heldDelta;
     /** Keeps prefetching loads alive (their values are never used). */
     long sink;
-    /** Why a store asked for a rebuild: slots needed, and bitset words needed. */
-    int needSlots;
-
-    int needWords;
+    /** Child records a store asked the table to make room for (0 if it did not). */
+    int needChildRecords;
 
     int[] slots(int n) {
         if (slots.length < n) {

@@ -1,52 +1,63 @@
 /**
- * The off-heap positional prefix index, kvprefix's default {@code PrefixIndex}, one room per concern.
+ * The off-heap chain index, kvprefix's default {@code PrefixIndex}: the Flash Indexer's positional
+ * idea, stored as runs.
  *
- * <p><b>Data.</b> A positional table in off-heap memory ({@link io.kvprefix.internal.offheap.PositionalTable},
- * records in {@link io.kvprefix.internal.offheap.TableLayout}): open addressing keyed by
- * {@code (position, local hash)}, each entry holding the chain hash kvprefix computed from the
- * parent's (never the engine's hash), a link to the parent entry, child links, and an inline bitset
- * over dense worker slots ({@link io.kvprefix.internal.offheap.WorkerSlots}). Per worker
- * ({@link io.kvprefix.internal.offheap.WorkerHoldings}), an off-heap
- * {@link io.kvprefix.internal.offheap.NameMap} from engine hash to entry and two rare side sets on the
- * heap: entries held under more than one name, and held entries that are currently unreachable.
+ * <p><b>Data</b> ({@link io.kvprefix.internal.offheap.ChainLayout} has every record). A <em>run</em>
+ * is a stretch of up to 64 consecutive blocks of one chain, stored together: its blocks' local
+ * hashes side by side, one 64-byte header, and one <em>holder entry</em> per worker that holds
+ * something there, whose <em>cutoff</em> says how many of the run's blocks, from its first, the
+ * worker holds together with every ancestor. A block is named by its run and offset (a block id);
+ * runs hang from a block of another run at any offset, and the <em>child table</em>
+ * ({@link io.kvprefix.internal.offheap.ChildTable}) finds the run that continues a block with a
+ * given local hash. A position and a chain hash are implied by where a block sits, so two blocks
+ * are the same block exactly when their chains are the same: no chain hash is computed to store or
+ * to match, and no two prefixes can collide. Per worker ({@link io.kvprefix.internal.offheap.WorkerHoldings})
+ * an off-heap {@link io.kvprefix.internal.offheap.NameMap} maps engine hashes to block ids (12 bytes
+ * a name); two rare side sets on the heap hold blocks held under several names and blocks held
+ * without an ancestor.
  *
- * <p><b>Reach bits.</b> A worker's bit on an entry is set only while the worker holds that block
- * and every ancestor (the invariant is stated, and kept, in {@code WorkerHoldings}). Removing a block
- * that has held descendants clears their bits deepest first and keeps them as held-but-unreachable;
- * storing the missing block again sets them back, parents first. Every worker's bits are therefore
- * prefix-closed at every moment, so jump search by set inclusion ({@code active ⊆ set(next)}) is
- * exact, also for workers with holes, and a match overlapping writes reads, per worker, a depth that
- * held at some moment of the call or one between two such depths (docs/SPEC.md section 4).
+ * <p><b>Why runs.</b> An engine stores a request's new blocks as one chain, mostly continuing what
+ * it stored for the same conversation before: on the Mooncake conversation stream 65% of stored
+ * blocks extend the worker's own run. Such a store is one lock, a few contiguous stores and one
+ * entry write, where a positional table pays a random cache miss and two locked instructions per
+ * block; a match compares a run's hashes one after another in memory and probes the child table once
+ * per run, not once per jump. Memory follows: about 8 bytes a block in its run plus 12-30 bytes a name.
  *
- * <p><b>Reads.</b> A match takes no lock and allocates nothing once its per-thread buffers
+ * <p><b>Reach.</b> A worker's cutoff in a run covers a block only while the worker holds that block
+ * and every ancestor (the invariant is stated in {@code WorkerHoldings}). Removing a block whose
+ * descendants are still held moves them to the worker's unreachable set, deepest first; storing the
+ * missing block again takes them back, parents first ({@link io.kvprefix.internal.offheap.Reach}).
+ * Reach is therefore prefix-closed at every moment, so a match credits each holder of a run with
+ * {@code min(cutoff, matched)} blocks without looking back, exact with holes, re-stores and names
+ * reused for other blocks; and a match that overlaps writes reads, per worker, a depth that held at
+ * some moment of the call or one between two such depths (docs/SPEC.md section 4).
+ *
+ * <p><b>Reads</b> take no lock and allocate nothing once their per-thread buffers
  * ({@link io.kvprefix.internal.offheap.ReadScratch}) have grown: the caller's thread registers with a
- * {@link io.kvprefix.internal.offheap.ReadGate}, reads the current table generation with acquire
- * loads and runs a {@link io.kvprefix.internal.offheap.MatchKernel}, in Java or in libkvprefix (one
- * downcall that also hashes a token request's blocks as far as the search needs them), chosen when
- * the index is built. Chain hashes are computed only where a probed key exists.
+ * {@link io.kvprefix.internal.offheap.ReadGate} and runs a {@link io.kvprefix.internal.offheap.MatchKernel},
+ * in Java or in libkvprefix (one downcall that also hashes a token request's blocks as far as the
+ * walk needs them). A run's hashes below its published length never change, lengths and entries are
+ * published with release stores and read with acquire loads, and an entry is one 64-bit word.
  *
- * <p><b>Writes.</b> Events go through the shared front door ({@code io.kvprefix.internal.event}).
- * Writes of different worker ids may run concurrently: they share a read-write lock in shared mode,
- * claim empty slots by CAS, push child links by CAS and change bits with atomic or / and-not. Each
- * worker's holdings are touched only by the thread applying its events. A store reserves table slots
- * and name-map room before it changes anything, so it applies whole or not at all; it then records
- * its name changes and changes bits in two monotone phases (blocks that lost their last name first,
- * deepest first; then blocks that gained their first, parents first), so every intermediate state
- * gives each worker a depth between its depths before and after the event (IntermediateStatesTest
- * checks every one).
+ * <p><b>Writes</b> ({@link io.kvprefix.internal.offheap.ChainWriter}) go through the shared front
+ * door ({@code io.kvprefix.internal.event}). Writers of different workers run side by side: a
+ * writer changes a run only under the run's own lock (never nested but parent, then child), claims
+ * child records by CAS, and touches the rest of a worker's state only on that worker's thread. A
+ * store reserves child records, run memory and name-map room before it changes anything; if memory
+ * still runs out half-way it undoes what it did, so an event applies whole or not at all. A store
+ * that moves a name from one block to another pins the runs on its path, drops what lost its last
+ * name deepest first, then adds what gained its first, parents first, so every intermediate state
+ * gives a depth between the worker's depths before and after (IntermediateStatesTest checks every one).
  *
- * <p><b>Growth and reclamation</b> ({@link io.kvprefix.internal.offheap.Generations}). When a store's
- * reservation would pass the table's load limit, or a new worker slot needs a wider bitset, the
- * writer takes the lock exclusively and rebuilds: live entries (held by some worker, or an ancestor
- * of one) are copied into a new generation sized for them, entries nobody holds are dropped, slot
- * numbers in the workers' holdings are renumbered, the new generation is published, and the old one
- * is freed after every reader that could be on it has left. A rebuild also shrinks the table after
- * large removals. The reader gate is a two-phase, striped reader count in the style of sleepable
- * RCU: a reader increments its stripe's counter (a full fence) and re-reads the epoch; the writer
- * stores a new epoch (a full fence) and waits for the old epoch's counters to drain. Either the writer
- * sees the reader and waits for it, or the reader sees the new epoch and re-enters under it before
- * reading anything. Every byte comes from a {@link io.kvprefix.internal.offheap.MemoryPool} with the
- * configured budget, from libc's {@code calloc}/{@code free} (or arenas when native access is denied);
- * a store that would need more answers {@code capacity_exceeded} and changes nothing.
+ * <p><b>Growth and reclamation.</b> A run that outgrows its record moves to a bigger one (its id,
+ * and so every block id, stays); a run nobody holds anything in, with no run hanging from it, dies:
+ * out of the child table, unlinked from its parent, which may die in turn. The child table is
+ * rebuilt with every writer held out ({@link io.kvprefix.internal.offheap.WriterGate}, striped, so
+ * writers do not share a lock word per event). Whatever a reader or writer may still be on (a dead
+ * run, a record a run moved out of, an old table) goes to the {@link io.kvprefix.internal.offheap.Reclaimer},
+ * which frees it after the reader gate has drained: a two-phase, striped reader count in the style of
+ * sleepable RCU, which writers enter too for the length of an event. Every byte comes from a
+ * {@link io.kvprefix.internal.offheap.MemoryPool} with the configured budget, from libc's
+ * {@code calloc}/{@code free}; runs are carved from slabs ({@link io.kvprefix.internal.offheap.RunArena}).
  */
 package io.kvprefix.internal.offheap;

@@ -42,7 +42,7 @@ class IntermediateStatesTest {
                 MatchResult m = new MatchResult();
                 List<int[]> seen = new ArrayList<>();
                 Worker[] current = new Worker[1];
-                ix.bitWatch.observer = () -> {
+                ix.watch.observer = () -> {
                     int[] d = new int[queries.size()];
                     for (int q = 0; q < d.length; q++) {
                         ix.match(queries.get(q), 0, queries.get(q).length, m);
@@ -70,7 +70,7 @@ class IntermediateStatesTest {
                         }
                     }
                 }
-                ix.bitWatch.observer = null;
+                ix.watch.observer = null;
             }
         }
         assertTrue(checked > 1000, "too few intermediate states were checked: " + checked);

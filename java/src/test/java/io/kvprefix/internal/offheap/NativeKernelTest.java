@@ -30,25 +30,33 @@ class NativeKernelTest {
     void theLibraryReadsTheRecordLayoutJavaWrites() {
         assertArrayEquals(
                 new int[] {
-                    (int) TableLayout.HOT_LOCAL,
-                    (int) TableLayout.HOT_CHAIN,
-                    (int) TableLayout.HOT_STATE,
-                    (int) TableLayout.HOT_PARENT,
-                    (int) TableLayout.HOT_BITS
+                    (int) ChainLayout.RUN_LENGTH,
+                    (int) ChainLayout.RUN_ENTRIES,
+                    (int) ChainLayout.RUN_CHUNKS,
+                    (int) ChainLayout.RUN_ENTRY0,
+                    (int) ChainLayout.RUN_LOCALS,
+                    (int) ChainLayout.CHUNK_NEXT,
+                    (int) ChainLayout.CHUNK_ENTRIES,
+                    (int) ChainLayout.CHILD_LOCAL,
+                    (int) ChainLayout.CHILD_PARENT,
+                    (int) ChainLayout.CHILD_RUN,
+                    (int) ChainLayout.CHILD_STRIDE
                 },
                 KvpBindings.layout());
     }
 
     @Test
-    void homeSlotsAgree() {
+    void childHomeRecordsAgree() {
         long seed = TestScale.seed();
         SplittableRandom r = new SplittableRandom(seed);
         for (int i = 0; i < 100_000; i++) {
-            int pos = r.nextInt(4) == 0 ? r.nextInt(Integer.MAX_VALUE - 1) : r.nextInt(5000);
+            int parent = r.nextInt(4) == 0 ? r.nextInt(Integer.MAX_VALUE) : r.nextInt(5000) - 1;
             long local = r.nextLong();
             int mask = (1 << (1 + r.nextInt(30))) - 1;
             assertEquals(
-                    TableLayout.home(pos, local, mask), KvpBindings.home(pos, local, mask), TestScale.replay(seed));
+                    ChainLayout.childHome(parent, local, mask),
+                    KvpBindings.childHome(parent, local, mask),
+                    TestScale.replay(seed));
         }
     }
 

@@ -37,12 +37,18 @@ class OffHeapConcurrencyTest {
 
     /** Chains that only grow: every store continues the worker's previous block or starts a sequence. */
     static Workload growOnly(SplittableRandom r, int workers, int storesPerWorker) {
+        return growOnly(r, workers, storesPerWorker, 24, 40, 200);
+    }
+
+    /** Workers storing prefixes of {@code docCount} shared documents of {@code minLen} to {@code minLen + spread - 1} blocks. */
+    static Workload growOnly(
+            SplittableRandom r, int workers, int storesPerWorker, int docCount, int minLen, int spread) {
         Map<Worker, List<KvEvent>> per = new HashMap<>();
         List<long[]> prefixes = new ArrayList<>();
         // shared "documents" so workers overlap
-        long[][] docs = new long[24][];
+        long[][] docs = new long[docCount][];
         for (int d = 0; d < docs.length; d++) {
-            docs[d] = new long[40 + r.nextInt(200)];
+            docs[d] = new long[minLen + r.nextInt(spread)];
             for (int i = 0; i < docs[d].length; i++) {
                 docs[d][i] = i < 3 ? 7 + i : r.nextLong(); // common first blocks: shared prefixes
             }
@@ -307,7 +313,7 @@ class OffHeapConcurrencyTest {
     }
 
     @Test
-    void growOnlyDepthsNeverExceedTheFinalDepthAndTheTableGrows() throws Exception {
+    void growOnlyDepthsNeverExceedTheFinalDepthAndTheIndexGrows() throws Exception {
         int rounds = TestScale.iterations(4, 20);
         for (int round = 0; round < rounds; round++) {
             long seed = TestScale.seed();
@@ -321,7 +327,7 @@ class OffHeapConcurrencyTest {
                 where += ", " + (ix.nativeMatch() ? "native" : "java") + " reads";
                 List<String> v = runConcurrently(ix, wl, 3, 2, bound, seed);
                 assertTrue(v.isEmpty(), where + ": " + v.subList(0, Math.min(5, v.size())));
-                assertTrue(ix.rebuilds() > 0, where + ": the table should have grown during the run");
+                assertTrue(ix.growths() > 0, where + ": the index should have grown during the run");
                 assertSameState(ref, ix, wl, where);
             }
         }
@@ -342,6 +348,28 @@ class OffHeapConcurrencyTest {
                 where += ", " + (ix.nativeMatch() ? "native" : "java") + " reads";
                 List<String> v = runConcurrently(ix, wl, 2 + r.nextInt(3), 2, bound, seed);
                 assertTrue(v.isEmpty(), where + ": " + v.subList(0, Math.min(5, v.size())));
+                assertSameState(ref, ix, wl, where);
+            }
+        }
+    }
+
+    @Test
+    void theChildTableRebuildsWhileReadersRun() throws Exception {
+        int rounds = TestScale.iterations(2, 10);
+        for (int round = 0; round < rounds; round++) {
+            long seed = TestScale.seed();
+            String where = TestScale.replay(seed);
+            SplittableRandom r = new SplittableRandom(seed);
+            // thousands of distinct short documents: thousands of runs, so the child table must grow
+            Workload wl = growOnly(r, 8, 400, 3000, 2, 6);
+            IndexConfig cfg = config(4);
+            Map<Worker, int[]> bound = maxDepthEver(wl, cfg);
+            try (PrefixIndex ref = reference(wl, cfg);
+                    OffHeapPrefixIndex ix = new OffHeapPrefixIndex(cfg)) {
+                where += ", " + (ix.nativeMatch() ? "native" : "java") + " reads";
+                List<String> v = runConcurrently(ix, wl, 2, 2, bound, seed);
+                assertTrue(v.isEmpty(), where + ": " + v.subList(0, Math.min(5, v.size())));
+                assertTrue(ix.rebuilds() > 0, where + ": the child table should have been rebuilt during the run");
                 assertSameState(ref, ix, wl, where);
             }
         }

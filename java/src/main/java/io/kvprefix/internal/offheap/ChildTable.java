@@ -1,0 +1,194 @@
+package io.kvprefix.internal.offheap;
+
+import static io.kvprefix.internal.offheap.ChainLayout.CHILD_BUSY;
+import static io.kvprefix.internal.offheap.ChainLayout.CHILD_EMPTY;
+import static io.kvprefix.internal.offheap.ChainLayout.CHILD_LOCAL;
+import static io.kvprefix.internal.offheap.ChainLayout.CHILD_PARENT;
+import static io.kvprefix.internal.offheap.ChainLayout.CHILD_REMOVED;
+import static io.kvprefix.internal.offheap.ChainLayout.CHILD_RUN;
+import static io.kvprefix.internal.offheap.ChainLayout.CHILD_STRIDE;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One generation of the child table (records in {@link ChainLayout}): which run continues a block
+ * with a given local hash, for every run that starts at a branch (or a chain's first block). Open
+ * addressing with linear probing over a power-of-two number of records; a removed run leaves a
+ * tombstone until the next rebuild. Room for new records is reserved before a store inserts, so the
+ * table never fills past its load limit and every probe ends at an empty record.
+ *
+ * <p>Thread-safety: readers may probe from any thread; writers insert concurrently (a record is
+ * claimed by CAS, its key written, then its run published with release semantics) and remove by
+ * CAS; a rebuild into a new generation happens while every writer is held out.
+ */
+final class ChildTable {
+    /** Records in use (live, removed or reserved) may fill this fraction of the table. */
+    static final int MAX_LOAD_PERCENT = 70;
+    /** A rebuild leaves the table at most this full. */
+    static final int TARGET_LOAD_PERCENT = 40;
+
+    static final int MIN_CAPACITY = 1 << 10;
+    private static final int NOT_FOUND = -1;
+
+    private final MemoryPool.Block block;
+    final long base;
+    /** The table as a zero-length segment at its address, what the native kernel is passed (made once, not per call). */
+    final MemorySegment segment;
+
+    final int mask;
+    final int capacity;
+    private final long maxUsed;
+    /** Records live, removed or reserved by stores in progress. */
+    private final AtomicLong used = new AtomicLong();
+    /** Tombstones among them. */
+    private final AtomicLong removed = new AtomicLong();
+
+    private ChildTable(MemoryPool.Block block, int capacity) {
+        this.block = block;
+        this.base = block.address;
+        this.segment = MemorySegment.ofAddress(base);
+        this.capacity = capacity;
+        this.mask = capacity - 1;
+        this.maxUsed = (long) capacity * MAX_LOAD_PERCENT / 100;
+    }
+
+    /** A new empty table of at least {@code MIN_CAPACITY} records with room for {@code records}, or null if the budget does not allow it. */
+    static ChildTable allocate(MemoryPool pool, long records) {
+        int cap = capacityFor(records);
+        if (cap < 0) {
+            return null;
+        }
+        MemoryPool.Block b = pool.allocate(cap * CHILD_STRIDE);
+        return b == null ? null : new ChildTable(b, cap);
+    }
+
+    static int capacityFor(long records) {
+        long need = Math.max(MIN_CAPACITY, (records * 100 + TARGET_LOAD_PERCENT - 1) / TARGET_LOAD_PERCENT);
+        if (need > (1 << 30)) {
+            return -1;
+        }
+        return Integer.highestOneBit((int) need - 1) << 1;
+    }
+
+    long bytes() {
+        return block.bytes();
+    }
+
+    MemoryPool.Block block() {
+        return block;
+    }
+
+    void free() {
+        block.free();
+    }
+
+    /** Live records (not counting tombstones or reservations). */
+    long live() {
+        return used.get() - removed.get();
+    }
+
+    /** Reserves room for {@code n} new records; false if that would pass the load limit. */
+    boolean tryReserve(int n) {
+        if (used.addAndGet(n) <= maxUsed) {
+            return true;
+        }
+        used.addAndGet(-n);
+        return false;
+    }
+
+    /** Gives back reserved records a store did not use. */
+    void unreserve(int n) {
+        if (n != 0) {
+            used.addAndGet(-n);
+        }
+    }
+
+    private long record(int i) {
+        return base + i * CHILD_STRIDE;
+    }
+
+    /** The run continuing {@code parentBlock} (-1: a chain's start) with block local hash {@code local}, or -1. */
+    int find(int parentBlock, long local) {
+        int p = parentBlock + 1;
+        int i = ChainLayout.childHome(parentBlock, local, mask);
+        for (int n = 0; n <= mask; n++) {
+            long r = record(i);
+            int run = Mem.getIntAcquire(r + CHILD_RUN);
+            if (run == CHILD_EMPTY) {
+                return NOT_FOUND;
+            }
+            if (run > 0 && Mem.getLong(r + CHILD_LOCAL) == local && Mem.getInt(r + CHILD_PARENT) == p) {
+                return run - 1;
+            }
+            i = (i + 1) & mask;
+        }
+        return NOT_FOUND;
+    }
+
+    /**
+     * Records {@code run} as the child of {@code (parentBlock, local)} unless one is there (the caller
+     * reserved a record); returns the run now recorded, which is {@code run} if it was inserted.
+     */
+    int insertIfAbsent(int parentBlock, long local, int run) {
+        int p = parentBlock + 1;
+        int i = ChainLayout.childHome(parentBlock, local, mask);
+        while (true) {
+            long r = record(i);
+            int st = Mem.getIntAcquire(r + CHILD_RUN);
+            if (st == CHILD_EMPTY) {
+                if (!Mem.casInt(r + CHILD_RUN, CHILD_EMPTY, CHILD_BUSY)) {
+                    continue; // lost the race for this record: look at it again
+                }
+                Mem.setLong(r + CHILD_LOCAL, local);
+                Mem.setInt(r + CHILD_PARENT, p);
+                Mem.setIntRelease(r + CHILD_RUN, run + 1);
+                return run;
+            }
+            if (st == CHILD_BUSY) {
+                Thread.onSpinWait(); // another writer is filling this record: wait to compare its key
+                continue;
+            }
+            if (st > 0 && Mem.getLong(r + CHILD_LOCAL) == local && Mem.getInt(r + CHILD_PARENT) == p) {
+                return st - 1;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /** Removes the record of {@code run} under {@code (parentBlock, local)}, leaving a tombstone. */
+    void remove(int parentBlock, long local, int run) {
+        int p = parentBlock + 1;
+        int i = ChainLayout.childHome(parentBlock, local, mask);
+        for (int n = 0; n <= mask; n++) {
+            long r = record(i);
+            int st = Mem.getIntAcquire(r + CHILD_RUN);
+            if (st == CHILD_EMPTY) {
+                break;
+            }
+            if (st == run + 1 && Mem.getLong(r + CHILD_LOCAL) == local && Mem.getInt(r + CHILD_PARENT) == p) {
+                if (Mem.casInt(r + CHILD_RUN, st, CHILD_REMOVED)) {
+                    removed.incrementAndGet();
+                }
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+        throw new IllegalStateException("child record of run " + run + " not found");
+    }
+
+    /** Copies every live record into {@code to} (every writer is held out); returns how many. */
+    long copyInto(ChildTable to) {
+        long n = 0;
+        for (int i = 0; i < capacity; i++) {
+            long r = record(i);
+            int run = Mem.getIntAcquire(r + CHILD_RUN);
+            if (run > 0) {
+                to.insertIfAbsent(Mem.getInt(r + CHILD_PARENT) - 1, Mem.getLong(r + CHILD_LOCAL), run - 1);
+                n++;
+            }
+        }
+        to.used.set(n);
+        return n;
+    }
+}

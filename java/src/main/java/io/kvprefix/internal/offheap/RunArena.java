@@ -1,0 +1,255 @@
+package io.kvprefix.internal.offheap;
+
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.longs.LongArrayList;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Where runs and entry chunks live: records carved from slabs of pool memory, recycled through free
+ * lists per size, and the run table that maps a run id to its record's address (records never move,
+ * so a block id stays valid for the life of its run).
+ *
+ * <p>A record given back ({@link #recycleRun}, {@link #recycleChunk}) must be unreachable for every
+ * reader: the {@link Reclaimer} calls these only after the reader gate has drained. The run table
+ * grows by copying; the old one is freed the same way.
+ *
+ * <p>Thread-safety: allocation and recycling are synchronised (they happen once per new run, not
+ * per block); {@link #address} and {@link #runTable} may be read from any thread without a lock.
+ */
+final class RunArena {
+    /** The run table a reader uses: {@code capacity} run addresses (0 = no run), and its address as a segment for native calls. */
+    record RunTable(MemoryPool.Block block, int capacity, MemorySegment segment) {
+        RunTable(MemoryPool.Block block, int capacity) {
+            this(block, capacity, MemorySegment.ofAddress(block.address));
+        }
+
+        long address(int run) {
+            return Mem.getLong(block.address + 8L * run);
+        }
+    }
+
+    private static final long FIRST_SLAB = 64 << 10;
+    private static final long MAX_SLAB = 4 << 20;
+    /** The smallest slab: two of the largest run records. */
+    private static final long MIN_SLAB = 2 * ChainLayout.runBytes(ChainLayout.MAX_RUN);
+
+    private final MemoryPool pool;
+    private final Reclaimer reclaimer;
+    private final List<MemoryPool.Block> slabs = new ArrayList<>();
+    private final LongArrayList[] freeRuns = new LongArrayList[ChainLayout.RUN_CAPACITIES.length];
+    private final LongArrayList[] freeChunks = new LongArrayList[ChainLayout.CHUNK_CAPACITIES.length];
+    private final IntArrayList freeIds = new IntArrayList();
+    private long bump;
+    private long bumpEnd;
+    private long nextSlab;
+    private int nextId;
+    private long liveRuns;
+    private long moves;
+    private long tableGrowths;
+    private volatile RunTable table;
+
+    RunArena(MemoryPool pool, Reclaimer reclaimer, int expectedRuns) {
+        this.pool = pool;
+        this.reclaimer = reclaimer;
+        for (int i = 0; i < freeRuns.length; i++) {
+            freeRuns[i] = new LongArrayList();
+        }
+        for (int i = 0; i < freeChunks.length; i++) {
+            freeChunks[i] = new LongArrayList();
+        }
+        // Slabs start small under a small budget (a 64 KiB budget cannot hold a 64 KiB slab).
+        this.nextSlab = Math.max(MIN_SLAB, Math.min(FIRST_SLAB, pool.budget() / 32));
+        int cap = Integer.highestOneBit(Math.max(1024, expectedRuns) - 1) << 1;
+        MemoryPool.Block b = pool.allocate(8L * cap);
+        if (b == null) {
+            throw new IllegalArgumentException(
+                    "memory budget " + pool.budget() + " bytes is too small for a run table of " + 8L * cap + " bytes");
+        }
+        this.table = new RunTable(b, cap);
+    }
+
+    /** The run table readers use now. */
+    RunTable runTable() {
+        return table;
+    }
+
+    /** The address of run {@code run}'s record (the run must be alive). */
+    long address(int run) {
+        return table.address(run);
+    }
+
+    /** Runs alive now. */
+    synchronized long liveRuns() {
+        return liveRuns;
+    }
+
+    /**
+     * A new zeroed run of {@code capacity} blocks (one of {@link ChainLayout#RUN_CAPACITIES}), its
+     * capacity field set; -1 if the budget does not allow it.
+     */
+    synchronized int allocateRun(int capacity) {
+        int c = classOf(ChainLayout.RUN_CAPACITIES, capacity);
+        long bytes = ChainLayout.runBytes(capacity);
+        long a = take(freeRuns[c], bytes);
+        if (a == 0) {
+            return -1;
+        }
+        int id = freeIds.isEmpty() ? nextId : freeIds.topInt();
+        if (id >= table.capacity() && !growTable(id)) {
+            giveBack(freeRuns[c], a);
+            return -1;
+        }
+        if (freeIds.isEmpty()) {
+            nextId++;
+        } else {
+            freeIds.popInt();
+        }
+        Mem.setInt(a + ChainLayout.RUN_CAPACITY, capacity);
+        Mem.setLongRelease(table.block().address + 8L * id, a);
+        liveRuns++;
+        return id;
+    }
+
+    /**
+     * A zeroed record of {@code capacity} blocks for run {@code run} to move into (capacity field
+     * set; the run table still names the old one), or 0 if the budget does not allow it.
+     */
+    synchronized long allocateRecord(int capacity) {
+        long a = take(freeRuns[classOf(ChainLayout.RUN_CAPACITIES, capacity)], ChainLayout.runBytes(capacity));
+        if (a != 0) {
+            Mem.setInt(a + ChainLayout.RUN_CAPACITY, capacity);
+        }
+        return a;
+    }
+
+    /** Points run {@code run} at its new record (release: readers find the copied record whole). */
+    synchronized void moveTo(int run, long address) {
+        Mem.setLongRelease(table.block().address + 8L * run, address);
+        moves++;
+    }
+
+    /** How often the structure grew under readers: runs moved to bigger records, and run-table growths. */
+    synchronized long growths() {
+        return moves + tableGrowths;
+    }
+
+    /** Takes back a record a run moved out of (every reader that could see it has left). */
+    synchronized void recycleRecord(long address) {
+        int capacity = Mem.getInt(address + ChainLayout.RUN_CAPACITY);
+        freeRuns[classOf(ChainLayout.RUN_CAPACITIES, capacity)].add(address);
+    }
+
+    /** A new zeroed entry chunk of {@code capacity} positions (capacity field set), or 0 if the budget does not allow it. */
+    synchronized long allocateChunk(int capacity) {
+        int c = classOf(ChainLayout.CHUNK_CAPACITIES, capacity);
+        long a = take(freeChunks[c], ChainLayout.chunkBytes(capacity));
+        if (a != 0) {
+            Mem.setInt(a + ChainLayout.CHUNK_CAPACITY, capacity);
+        }
+        return a;
+    }
+
+    /** Takes back a run's record and id (every reader that could see it has left). */
+    synchronized void recycleRun(int run, long address) {
+        int capacity = Mem.getInt(address + ChainLayout.RUN_CAPACITY);
+        Mem.setLong(table.block().address + 8L * run, 0L);
+        freeRuns[classOf(ChainLayout.RUN_CAPACITIES, capacity)].add(address);
+        freeIds.add(run);
+        liveRuns--;
+    }
+
+    /** Takes back an entry chunk (every reader that could see it has left). */
+    synchronized void recycleChunk(long address) {
+        int capacity = Mem.getInt(address + ChainLayout.CHUNK_CAPACITY);
+        freeChunks[classOf(ChainLayout.CHUNK_CAPACITIES, capacity)].add(address);
+    }
+
+    /**
+     * Makes sure about {@code bytes} can be carved without asking the pool, taking a slab now if
+     * needed; false if the budget does not allow it. A hint for stores, checked before they change
+     * anything: a concurrent store may still use the room up first.
+     */
+    synchronized boolean ensureHeadroom(long bytes) {
+        return bumpEnd - bump >= bytes || newSlab(bytes);
+    }
+
+    /** Bytes held: slabs (used or not) and the run table. */
+    synchronized long bytes() {
+        long b = table.block().bytes();
+        for (MemoryPool.Block s : slabs) {
+            b += s.bytes();
+        }
+        return b;
+    }
+
+    /** Frees everything; the arena must not be used afterwards (no reader may be on it). */
+    synchronized void free() {
+        for (MemoryPool.Block s : slabs) {
+            s.free();
+        }
+        slabs.clear();
+        table.block().free();
+    }
+
+    private long take(LongArrayList free, long bytes) {
+        if (!free.isEmpty()) {
+            long a = free.popLong();
+            Mem.zero(a, bytes);
+            return a;
+        }
+        if (bumpEnd - bump < bytes && !newSlab(bytes)) {
+            return 0;
+        }
+        long a = bump;
+        bump += bytes;
+        return a;
+    }
+
+    private static void giveBack(LongArrayList free, long address) {
+        free.add(address);
+    }
+
+    private boolean newSlab(long atLeast) {
+        long size = Math.max(nextSlab, atLeast);
+        MemoryPool.Block s = pool.allocate(size);
+        if (s == null) {
+            return false;
+        }
+        slabs.add(s);
+        bump = s.address;
+        bumpEnd = s.address + size;
+        nextSlab = Math.min(MAX_SLAB, nextSlab * 2);
+        return true;
+    }
+
+    private boolean growTable(int id) {
+        RunTable old = table;
+        long cap = (long) old.capacity() * 2;
+        while (cap <= id) {
+            cap *= 2;
+        }
+        if (cap > ChainLayout.MAX_RUN_ID + 1L) {
+            return false;
+        }
+        MemoryPool.Block b = pool.allocate(8L * cap);
+        if (b == null) {
+            return false;
+        }
+        Mem.copy(old.block().address, b.address, 8L * old.capacity());
+        table = new RunTable(b, (int) cap);
+        tableGrowths++;
+        reclaimer.freeLater(old.block());
+        return true;
+    }
+
+    private static int classOf(int[] capacities, int capacity) {
+        for (int i = 0; i < capacities.length; i++) {
+            if (capacities[i] == capacity) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("no size class of " + capacity);
+    }
+}
