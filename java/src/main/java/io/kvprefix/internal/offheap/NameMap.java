@@ -158,6 +158,42 @@ final class NameMap {
         return v - 1;
     }
 
+    /** A placeholder value {@link #claim} leaves until {@link #setAt} fills it. */
+    private static final int CLAIMED = -1;
+
+    /**
+     * Claims {@code key}'s record for a value to come (the caller ensured room): returns the record's
+     * index in the low 32 bits and the block the name meant before + 1 (0 if none) in the high 32.
+     * Until {@link #setAt} fills it, the name means nothing; indices stay valid as long as no name is
+     * removed.
+     */
+    long claim(long key) {
+        int i = find(key);
+        int v = value(i);
+        if (v == 0) {
+            if (!hasRoomFor(1)) {
+                throw new IllegalStateException("name map full: room was not reserved");
+            }
+            size++;
+        }
+        set(i, key, CLAIMED);
+        return (long) (v == CLAIMED ? 0 : v) << 32 | i;
+    }
+
+    /** Fills record {@code index} (from {@link #claim}) with {@code blockId}. */
+    void setAt(int index, int blockId) {
+        Mem.setInt(values + 4L * index, blockId + 1);
+    }
+
+    /** Gives back a claimed record: its name means {@code oldBlock} again (-1: the name is gone). */
+    void unclaim(long key, int oldBlock) {
+        if (oldBlock >= 0) {
+            put(key, oldBlock);
+        } else {
+            remove(key);
+        }
+    }
+
     /** Removes {@code key}; returns its block or -1 if absent. */
     int remove(long key) {
         int i = find(key);

@@ -177,7 +177,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         if (slot == WorkerSlots.FULL) {
             return null;
         }
-        NameMap names = NameMap.create(pool, n);
+        // Sized for the worker's expected share up front (if the config says), or for this store.
+        NameMap names = NameMap.create(pool, (int) Math.max(n, Math.min(1 << 26, config.expectedBlocksPerWorker())));
+        if (names == null && n < config.expectedBlocksPerWorker()) {
+            names = NameMap.create(pool, n); // the share does not fit the budget: start small
+        }
         if (names == null) {
             slots.releaseUnused(slot);
             return null;
