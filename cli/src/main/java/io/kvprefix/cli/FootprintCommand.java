@@ -79,7 +79,7 @@ final class FootprintCommand implements Callable<Integer> {
             }
             long heapAfter = usedHeapAfterGc();
             long pairs = index.stats().blocks();
-            long offHeap = impl.startsWith("offheap") ? index.stats().bytesUsed() : 0;
+            long offHeap = index.stats().nativeBytes(); // the heap side is measured below, after collections
             long heap = Math.max(0, heapAfter - heapBefore);
             System.out.printf(
                     Locale.ROOT,

@@ -64,7 +64,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         this.hashers = decoder.hashers();
         this.kernel = MatchKernel.of(config);
         this.pool = new MemoryPool(config.memoryBudgetBytes());
-        long expectedRuns = config.expectedBlocks() / 16;
+        long expectedRuns = config.expectedBlocks() / 32; // runs hold up to 64 blocks; on real streams about 20
         this.generations = new Generations(pool, expectedRuns);
         this.arena = new RunArena(pool, generations.reclaimer(), (int) Math.min(1 << 24, expectedRuns));
         generations.reclaimer().attach(arena);
@@ -343,6 +343,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             }
             entries = storedBlocks();
             capacity = generations.children().capacity;
+            heap += arena.heapBytes();
         } finally {
             generations.exitRead(token);
         }

@@ -45,6 +45,7 @@ final class RunArena {
     private long bump;
     private long bumpEnd;
     private long nextSlab;
+    private long slabBytes;
     private int nextId;
     private long liveRuns;
     private long moves;
@@ -230,9 +231,11 @@ final class RunArena {
             return false;
         }
         slabs.add(s);
+        slabBytes += size;
         bump = s.address;
         bumpEnd = s.address + size;
-        nextSlab = Math.min(MAX_SLAB, nextSlab * 2);
+        // Slabs grow with what the arena holds, an eighth of it at a time: few slabs, little unused room.
+        nextSlab = Math.min(MAX_SLAB, Math.max(nextSlab, slabBytes / 8));
         return true;
     }
 
