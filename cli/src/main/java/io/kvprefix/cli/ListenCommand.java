@@ -271,6 +271,7 @@ final class ListenCommand implements Callable<Integer> {
                         index.match(t.tokenIds(), 0, t.tokenIds().length, t.hasher(index.config()), result);
                         out.scores(result);
                     }
+                    case Op.Explain x -> out.explanation(x.on(index));
                     case Op.Event e -> skipped++;
                     case Op.Invalid i -> {
                         err.println("kvprefix listen: --queries line " + lineNo + ": invalid_input: " + i.reason());
