@@ -17,7 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The meters of a {@link Router} (docs/SPEC.md section 8): decisions per worker
  * ({@code kvprefix_router_decisions_total{worker}}), the cached blocks of each decision as a histogram
- * ({@code kvprefix_router_cached_blocks}, buckets 0, 1, 2, 4, ... 4096 blocks), decisions below the
+ * ({@code kvprefix_router_cached_blocks}, buckets 0.5 (no cached block), 1, 2, 4, ... 4096 blocks), decisions below the
  * minimum match ({@code kvprefix_router_below_min_match_total}), and as gauges the registered workers
  * and the predicted blocks ({@code kvprefix_router_workers}, {@code kvprefix_router_predicted_blocks}).
  *
@@ -59,7 +59,7 @@ public final class RouterMetrics implements MeterBinder, RoutingObserver, AutoCl
         }
         this.cachedBlocks = DistributionSummary.builder("kvprefix.router.cached.blocks")
                 .description("Blocks of the request the chosen worker holds, per decision")
-                .serviceLevelObjectives(0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+                .serviceLevelObjectives(0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
                 .tags(tags)
                 .register(registry);
         this.belowMinimum = Counter.builder("kvprefix.router.below.min.match")
