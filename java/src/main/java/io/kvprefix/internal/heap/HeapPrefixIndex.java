@@ -53,13 +53,15 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     private static final class WorkerState {
         final Worker worker;
         final int slot;
-        final Long2ObjectOpenHashMap<HeapEntry> names = new Long2ObjectOpenHashMap<>();
-        final Object2IntOpenHashMap<HeapEntry> held = new Object2IntOpenHashMap<>();
+        final Long2ObjectOpenHashMap<HeapEntry> names;
+        final Object2IntOpenHashMap<HeapEntry> held;
         // presized: fastutil shrinks on removal down to the initial size, so a small set would
         // shrink and regrow (allocating) on every hole cycle
         final ObjectOpenHashSet<HeapEntry> unreachable = new ObjectOpenHashSet<>(256);
 
-        WorkerState(Worker worker, int slot) {
+        WorkerState(Worker worker, int slot, int expectedNames) {
+            this.names = new Long2ObjectOpenHashMap<>(expectedNames);
+            this.held = new Object2IntOpenHashMap<>(expectedNames);
             this.worker = worker;
             this.slot = slot;
             held.defaultReturnValue(0);
@@ -181,7 +183,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
             int slot = usedSlots.nextClearBit(0);
             usedSlots.set(slot);
             bitWords = Math.max(bitWords, (slot >>> 6) + 1);
-            ws = new WorkerState(worker, slot);
+            ws = new WorkerState(worker, slot, (int) Math.min(1 << 26, config.expectedBlocksPerWorker()));
             workers.put(worker, ws);
             slotWorkers[slot] = worker;
         }

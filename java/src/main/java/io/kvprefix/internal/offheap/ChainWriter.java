@@ -54,9 +54,22 @@ final class ChainWriter {
      * records. OK, or {@code CAPACITY_EXCEEDED} (nothing changed).
      */
     EventStatus store(WorkerHoldings h, int parent, long[] names, long[] locals, int n, WriteScratch s) {
+        // Start every name's cache miss before looking any up: the loads do not depend on each other.
+        long sink = 0;
+        for (int i = 0; i < n; i++) {
+            sink += h.names.touch(names[i]);
+        }
+        s.sink += sink;
+        // One probe a name: claim its record now (its old meaning is kept for the name changes), fill
+        // it once the block is placed.
+        int[] records = s.records(n);
+        int[] olds = s.olds(n);
         boolean fresh = true;
-        for (int i = 0; i < n && fresh; i++) {
-            fresh = h.names.get(names[i]) < 0;
+        for (int i = 0; i < n; i++) {
+            long c = h.names.claim(names[i]);
+            records[i] = (int) c;
+            olds[i] = (int) (c >>> 32) - 1;
+            fresh &= olds[i] < 0;
         }
         int[] blocks = s.slots(n);
         s.gained.clear();
@@ -68,20 +81,18 @@ final class ChainWriter {
                 undoGains(h, s);
             }
             unpinAll(h, s);
+            for (int i = n - 1; i >= 0; i--) {
+                h.names.unclaim(names[i], olds[i]);
+            }
             return EventStatus.CAPACITY_EXCEEDED;
         }
-        if (fresh) {
-            for (int i = 0; i < n; i++) {
-                h.names.put(names[i], blocks[i]);
-            }
-            return EventStatus.OK;
-        }
-        int[] olds = s.olds(n);
         for (int i = 0; i < n; i++) {
-            olds[i] = h.names.put(names[i], blocks[i]);
+            h.names.setAt(records[i], blocks[i]);
         }
-        applyNameChanges(h, blocks, olds, n, s);
-        unpinAll(h, s);
+        if (!fresh) {
+            applyNameChanges(h, blocks, olds, n, s);
+            unpinAll(h, s);
+        }
         return EventStatus.OK;
     }
 
@@ -154,7 +165,8 @@ final class ChainWriter {
                     Runs.unlock(a);
                     return -1;
                 }
-                Runs.linkChild(a, child, arena.address(child));
+                arena.links().link(run, child, j - 1);
+                Runs.addChild(a);
                 ct.insertIfAbsent(parent, locals[i], child); // under the parent's lock: nobody else adds this key
                 s.childRecords++;
             }

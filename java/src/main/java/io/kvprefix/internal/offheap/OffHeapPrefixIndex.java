@@ -67,7 +67,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         this.hashers = decoder.hashers();
         this.kernel = MatchKernel.of(config);
         this.pool = new MemoryPool(config.memoryBudgetBytes());
-        long expectedRuns = config.expectedBlocks() / 16;
+        long expectedRuns = config.expectedBlocks() / 32; // runs hold up to 64 blocks; on real streams about 20
         this.generations = new Generations(pool, expectedRuns);
         this.arena = new RunArena(pool, generations.reclaimer(), (int) Math.min(1 << 24, expectedRuns));
         generations.reclaimer().attach(arena);
@@ -180,7 +180,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         if (slot == WorkerSlots.FULL) {
             return null;
         }
-        NameMap names = NameMap.create(pool, n);
+        // Sized for the worker's expected share up front (if the config says), or for this store.
+        NameMap names = NameMap.create(pool, (int) Math.max(n, Math.min(1 << 26, config.expectedBlocksPerWorker())));
+        if (names == null && n < config.expectedBlocksPerWorker()) {
+            names = NameMap.create(pool, n); // the share does not fit the budget: start small
+        }
         if (names == null) {
             slots.releaseUnused(slot);
             return null;
@@ -364,6 +368,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             }
             entries = storedBlocks();
             capacity = generations.children().capacity;
+            heap += arena.heapBytes();
         } finally {
             generations.exitRead(token);
         }
