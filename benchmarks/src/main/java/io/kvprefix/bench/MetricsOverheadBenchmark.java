@@ -37,7 +37,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code nanoTime} reads and a histogram record per match), with {@link RouterMetrics} observing the
  * router ({@code observed}: a counter, a histogram record, and a map lookup per decision), and with
  * both ({@code both}). {@code hashAndMatch} is one token match on the (decorated) index;
- * {@code routeAndFinish} a decision and its release.
+ * {@code routeAndFinish} a decision and its release; {@code emptyMatch} and {@code observeOnly}
+ * isolate the decorator's and the observer's own cost.
  *
  * <p>{@link #setup()} checks the answer (the worker holding the whole request wins, with every block)
  * and, with metrics bound, that they counted it.
@@ -70,7 +71,9 @@ public class MetricsOverheadBenchmark {
     Router router;
     RouterMetrics observer;
     int[] request;
+    RoutingDecision decision;
     final MatchResult result = new MatchResult();
+    private static final long[] NO_BLOCKS = new long[0];
 
     @Setup(Level.Trial)
     public void setup() {
@@ -106,6 +109,7 @@ public class MetricsOverheadBenchmark {
         }
         RoutingDecision d = router.route(request);
         d.finished();
+        decision = d;
         index.match(request, 0, request.length, index.hasher(), result);
         if (!d.worker().equals(Worker.of(WORKERS - 1))
                 || d.overlapBlocks() != locals.length
@@ -134,6 +138,25 @@ public class MetricsOverheadBenchmark {
     public MatchResult hashAndMatch() {
         index.match(request, 0, request.length, index.hasher(), result);
         return result;
+    }
+
+    /**
+     * A match of an empty request: the index does next to nothing, so what {@code timed} adds over
+     * {@code bare} is the decorator's own cost, out of the noise of a real match.
+     */
+    @Benchmark
+    public MatchResult emptyMatch() {
+        index.match(NO_BLOCKS, 0, 0, result);
+        return result;
+    }
+
+    /** The observer's own cost per decision (nothing for {@code bare} and {@code timed}: no observer). */
+    @Benchmark
+    public RoutingDecision observeOnly() {
+        if (observer != null) {
+            observer.decided(decision);
+        }
+        return decision;
     }
 
     @Benchmark

@@ -9,10 +9,13 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import io.kvprefix.EventStatus;
+import io.kvprefix.opstream.Op;
+import io.kvprefix.opstream.OpStreamWriter;
 import io.kvprefix.testing.RepoPaths;
 import io.kvprefix.zmq.DecodeIssue;
 import io.kvprefix.zmq.SubscriberStats;
 import io.kvprefix.zmq.testing.PythonPublisher;
+import io.kvprefix.zmq.testing.Truth;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -43,7 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
  * with the JDK's client while events flow, and every scrape is parsed by the Prometheus client
  * library's own parser ({@code cli/src/test/python/prometheus_samples.py}, Debian's
  * python3-prometheus-client). Counters must only grow from scrape to scrape and end equal to the
- * final JSON stats; {@code /health/ready} must turn ready only once a withheld range was replayed.
+ * final JSON stats; {@code /health/ready} must turn ready only once a withheld range was replayed;
+ * an {@code explain} line of {@code --queries} is answered with the depth its match line gets.
  */
 class ListenMetricsTest {
     private static final Path SAMPLES = RepoPaths.root().resolve("cli/src/test/python/prometheus_samples.py");
@@ -152,13 +156,17 @@ class ListenMetricsTest {
         String spec = """
                 {"seed": 22, "interval": 0.03, "engines": [
                  {"name": "E1", "replay": "plain", "batches": 60, "drop": [[10, 14]], "replay_delay": 3}]}""";
+        Path queries = dir.resolve("queries.jsonl");
+        Files.writeString(queries, "");
         try (PythonPublisher pub = new PythonPublisher(dir, spec);
                 Listen listen = new Listen(
                         "--engine",
                         pub.ports("E1").pubEndpoint() + "=1,replay="
                                 + pub.ports("E1").replayEndpoint(),
                         "--replay-timeout",
-                        "10")) {
+                        "10",
+                        "--queries",
+                        queries.toString())) {
             List<String> seen = new ArrayList<>() {
                 @Override
                 public String toString() { // the last observations are the telling ones
@@ -203,7 +211,24 @@ class ListenMetricsTest {
             assertTrue(
                     readyAgainAt - notReadyAt > TimeUnit.MILLISECONDS.toNanos(2000),
                     "not ready for only " + (readyAgainAt - notReadyAt) / 1e6 + " ms: " + seen);
-            Map<String, Long> e = engineStats(listen.stop()).values().iterator().next();
+            // --queries answers an explain line with the same depth as the match line after it
+            long lastSeq = pub.awaitDone(30).get("E1");
+            Truth truth = Truth.read(pub.truth());
+            Truth.Query q = truth.queries().stream()
+                    .filter(x -> x.depth() > 0)
+                    .findFirst()
+                    .orElseThrow();
+            Op.TokenMatch m = new Op.TokenMatch(q.tokens(), q.blockSize(), q.lora(), null);
+            Files.writeString(queries, OpStreamWriter.line(new Op.Explain(m)) + "\n" + OpStreamWriter.line(m) + "\n");
+            while (value(get(listen.base + "/metrics").body(), "kvprefix_subscriber_last_sequence") < lastSeq) {
+                Thread.sleep(50); // every batch applied
+            }
+            List<String> out = listen.stopAndReadAll();
+            assertEquals(3, out.size(), "" + out);
+            String worker = "{\"worker\":1,\"dp_rank\":" + q.rank() + ",\"depth\":" + q.depth() + ",";
+            assertTrue(out.get(0).startsWith("{\"explain\":{") && out.get(0).contains(worker), out.get(0) + " " + q);
+            assertTrue(out.get(1).contains("[1," + q.rank() + "," + q.depth() + "]"), out.get(1));
+            Map<String, Long> e = engineStats(out.get(2)).values().iterator().next();
             assertEquals(1, e.get("gaps"), "" + e);
             assertEquals(0, e.get("resyncs"), "" + e);
         }
@@ -301,12 +326,18 @@ class ListenMetricsTest {
 
         /** SIGTERM, as a service manager stops it; returns the last line of standard output (the JSON stats). */
         String stop() throws IOException, InterruptedException {
+            List<String> lines = stopAndReadAll();
+            return lines.get(lines.size() - 1);
+        }
+
+        /** SIGTERM; every line of standard output (the answers to --queries, then the JSON stats). */
+        List<String> stopAndReadAll() throws IOException, InterruptedException {
             process.toHandle().destroy();
             assertTrue(process.waitFor(30, TimeUnit.SECONDS), "listen did not stop");
             String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             List<String> lines = out.lines().toList();
             assertFalse(lines.isEmpty(), "no stats line; stderr: " + err);
-            return lines.get(lines.size() - 1);
+            return lines;
         }
 
         @Override
