@@ -3,6 +3,7 @@ package io.kvprefix.bench;
 import io.kvprefix.BlockHasher;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
+import io.kvprefix.MatchExplanation;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Router;
@@ -38,7 +39,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * router ({@code observed}: a counter, a histogram record, and a map lookup per decision), and with
  * both ({@code both}). {@code hashAndMatch} is one token match on the (decorated) index;
  * {@code routeAndFinish} a decision and its release; {@code emptyMatch} and {@code observeOnly}
- * isolate the decorator's and the observer's own cost.
+ * isolate the decorator's and the observer's own cost; {@code explainHashes} is one explain.
  *
  * <p>{@link #setup()} checks the answer (the worker holding the whole request wins, with every block)
  * and, with metrics bound, that they counted it.
@@ -71,6 +72,7 @@ public class MetricsOverheadBenchmark {
     Router router;
     RouterMetrics observer;
     int[] request;
+    long[] locals;
     RoutingDecision decision;
     final MatchResult result = new MatchResult();
     private static final long[] NO_BLOCKS = new long[0];
@@ -88,7 +90,7 @@ public class MetricsOverheadBenchmark {
         for (int i = 0; i < tokens; i++) {
             request[i] = r.nextInt(150_000);
         }
-        long[] locals = BlockHasher.builder().blockSize(BLOCK).build().localHashes(request);
+        locals = BlockHasher.builder().blockSize(BLOCK).build().localHashes(request);
         Router.Builder b = Router.builder().index(index);
         long e = 1;
         for (int w = 0; w < WORKERS; w++) {
@@ -117,6 +119,11 @@ public class MetricsOverheadBenchmark {
             throw new IllegalStateException(
                     metrics + "/" + impl + ": routed to " + d.worker() + " with " + d.overlapBlocks()
                             + " cached blocks; expected worker " + (WORKERS - 1) + " with " + locals.length);
+        }
+        MatchExplanation x = index.explain(locals, 0, locals.length);
+        if (x.of(Worker.of(WORKERS - 1)).orElseThrow().stop() != MatchExplanation.Stop.COMPLETE
+                || x.of(Worker.of(0)).orElseThrow().depth() != locals.length / WORKERS) {
+            throw new IllegalStateException(metrics + "/" + impl + ": wrong explanation " + x);
         }
         String text = registry.scrape();
         if (timed != text.contains("kvprefix_index_match_seconds_count 2")
@@ -148,6 +155,15 @@ public class MetricsOverheadBenchmark {
     public MatchResult emptyMatch() {
         index.match(NO_BLOCKS, 0, 0, result);
         return result;
+    }
+
+    /**
+     * One explain of the request given as local hashes (no salt is tried): how long the off-heap
+     * index holds its writers out for the walk, at most (docs/SPEC.md section 4.1).
+     */
+    @Benchmark
+    public MatchExplanation explainHashes() {
+        return index.explain(locals, 0, locals.length);
     }
 
     /** The observer's own cost per decision (nothing for {@code bare} and {@code timed}: no observer). */

@@ -168,6 +168,7 @@ class BenchmarkSetupTest {
                 b.setup();
                 b.hashAndMatch();
                 b.routeAndFinish();
+                b.explainHashes();
                 b.tearDown();
             }
         }
