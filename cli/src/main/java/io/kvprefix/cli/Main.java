@@ -25,6 +25,7 @@ import picocli.CommandLine.Command;
             GenOpsCommand.class,
             ReplayCommand.class,
             ListenCommand.class,
+            RelayCommand.class,
             BenchCommand.class,
             SweepCommand.class,
             JmhCommand.class,
