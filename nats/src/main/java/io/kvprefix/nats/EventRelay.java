@@ -145,7 +145,7 @@ public final class EventRelay implements AutoCloseable {
         for (Outbox o : order) {
             long[] c = o.counters();
             engines.add(new RelayStats.EngineStats(
-                    o.engine(), o.subject(), c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], o.lastError()));
+                    o.engine(), o.subject(), c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], o.lastError()));
         }
         return new RelayStats(stream.name(), engines, subscriber.stats());
     }

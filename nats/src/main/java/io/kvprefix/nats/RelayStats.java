@@ -38,6 +38,7 @@ public record RelayStats(String stream, List<EngineStats> engines, SubscriberSta
      * @param queued records received and not yet acknowledged
      * @param nextRecord the number the next record gets
      * @param lastSeqPublished the engine sequence number of the last batch acknowledged, or -1
+     * @param oversized batches too large for a frame, published as a clear instead
      * @param lastError the last publish error, or null
      */
     public record EngineStats(
@@ -51,6 +52,7 @@ public record RelayStats(String stream, List<EngineStats> engines, SubscriberSta
             long queued,
             long nextRecord,
             long lastSeqPublished,
+            long oversized,
             String lastError) {}
 
     /** A counter summed over the engines. */
@@ -77,7 +79,7 @@ public record RelayStats(String stream, List<EngineStats> engines, SubscriberSta
 
     /**
      * One JSON object (one line): {@code {"stream":NAME,"frames":N,"batches":N,"clears":N,
-     * "duplicate_acks":N,"retries":N,"queued":N,"engines":[{"endpoint":...,"subject":...,"frames":N,...,
+     * "duplicate_acks":N,"retries":N,"queued":N,"oversized":N,"engines":[{"endpoint":...,"subject":...,"frames":N,...,
      * "next_record":N,"last_seq":N,"last_error":...|null}],"subscriber":{SubscriberStats JSON}}}.
      */
     public String toJson() {
@@ -90,6 +92,7 @@ public record RelayStats(String stream, List<EngineStats> engines, SubscriberSta
         sb.append(",\"duplicate_acks\":").append(sum(EngineStats::duplicateAcks));
         sb.append(",\"retries\":").append(sum(EngineStats::retries));
         sb.append(",\"queued\":").append(sum(EngineStats::queued));
+        sb.append(",\"oversized\":").append(sum(EngineStats::oversized));
         sb.append(",\"engines\":[");
         for (int i = 0; i < engines.size(); i++) {
             EngineStats e = engines.get(i);
@@ -105,6 +108,7 @@ public record RelayStats(String stream, List<EngineStats> engines, SubscriberSta
             sb.append(",\"queued\":").append(e.queued());
             sb.append(",\"next_record\":").append(e.nextRecord());
             sb.append(",\"last_seq\":").append(e.lastSeqPublished());
+            sb.append(",\"oversized\":").append(e.oversized());
             sb.append(",\"last_error\":");
             if (e.lastError() == null) {
                 sb.append("null");

@@ -39,7 +39,7 @@ public final class Frames {
 
     /** The version this code writes and reads. */
     public static final String FORMAT = "1";
-    /** A frame's body holds at most this much (a batch larger than it travels alone). */
+    /** A frame's body holds at most this much; a larger batch is published as a clear (counted). */
     public static final int MAX_FRAME_BYTES = 512 * 1024;
 
     private static final byte BATCH = 'B';

@@ -37,6 +37,7 @@ public final class Outbox {
     private long clears;
     private long duplicates;
     private long retries;
+    private long oversized;
     private long lastSeqPublished = -1;
     private String lastError;
 
@@ -93,6 +94,16 @@ public final class Outbox {
         int bytes = 0;
         while (!queue.isEmpty() && (records.isEmpty() || bytes + queue.peek().size() <= Frames.MAX_FRAME_BYTES)) {
             Record r = queue.poll();
+            if (!r.isClear() && r.payload().length > Frames.MAX_FRAME_BYTES) {
+                oversized++; // it cannot travel: the replicas must drop the engine's state instead
+                System.getLogger("io.kvprefix.nats")
+                        .log(
+                                System.Logger.Level.WARNING,
+                                "kvprefix relay: " + engine.endpoint() + ": batch " + r.seq() + " has "
+                                        + r.payload().length + " bytes, more than a frame holds ("
+                                        + Frames.MAX_FRAME_BYTES + "); publishing a clear in its place");
+                r = Record.clear();
+            }
             bytes += r.size();
             records.add(r);
         }
@@ -146,7 +157,7 @@ public final class Outbox {
         return inFlight == null && queue.isEmpty();
     }
 
-    /** Counters: frames, batches, clears, duplicate acks, retries, queued records, next record, last seq. */
+    /** Counters: frames, batches, clears, duplicate acks, retries, queued records, next record, last seq, oversized. */
     public synchronized long[] counters() {
         return new long[] {
             frames,
@@ -156,7 +167,8 @@ public final class Outbox {
             retries,
             queue.size() + (inFlight == null ? 0 : inFlight.records().size()),
             nextRec,
-            lastSeqPublished
+            lastSeqPublished,
+            oversized
         };
     }
 
