@@ -26,6 +26,7 @@ import picocli.CommandLine.Command;
             ReplayCommand.class,
             ListenCommand.class,
             RelayCommand.class,
+            FleetBenchCommand.class,
             BenchCommand.class,
             SweepCommand.class,
             JmhCommand.class,
