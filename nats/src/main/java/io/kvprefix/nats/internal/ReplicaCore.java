@@ -155,6 +155,20 @@ public final class ReplicaCore {
         lastLagMicros = micros;
     }
 
+    /**
+     * Runs {@code atCut} between two messages, with the stream sequence the index covers now and the
+     * engines' feeds, and returns what it returns: a snapshot taken in it holds exactly the messages up
+     * to that sequence. Messages wait meanwhile.
+     */
+    public <T> T cut(java.util.function.BiFunction<Long, List<EngineFeed>, T> atCut) {
+        lock.lock();
+        try {
+            return atCut.apply(applied, List.copyOf(feeds.values()));
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The engines seen, in order of their first message. */
     public List<EngineFeed> feeds() {
         lock.lock();
