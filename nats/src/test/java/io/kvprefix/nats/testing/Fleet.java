@@ -150,6 +150,7 @@ public final class Fleet implements AutoCloseable {
             for (Replica r : replicas) {
                 oracle.assertSame(
                         r.index(), r.name() + " " + r.replica().stats().toJson());
+                oracle.assertSameCounts(r.replica().stats(), engines, r.name());
                 for (ReplicaStats.EngineStats e : r.replica().stats().engines()) {
                     assertEquals(0, e.clears() + e.gaps(), r.name() + ": no clear, no gap: " + e.subject());
                 }

@@ -4,11 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvprefix.BlockHasher;
+import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.nats.ReplicaStats;
 import io.kvprefix.testing.OracleIndex;
+import io.kvprefix.zmq.EngineEndpoint;
+import io.kvprefix.zmq.SubscriberStats.EventKind;
 import io.kvprefix.zmq.testing.Truth;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -27,6 +31,8 @@ public final class FleetOracle implements AutoCloseable {
     private final Truth truth;
     private final Map<String, Long> workerIds;
     private final OracleIndex oracle = new OracleIndex(IndexConfig.defaults());
+    /** Per engine, the events of each kind that got each status when the oracle applied them. */
+    private final Map<String, long[][]> counts = new HashMap<>();
 
     /** @param workerIds the worker id each engine of the truth file was configured with */
     public FleetOracle(Path truthFile, Map<String, Long> workerIds) throws IOException {
@@ -34,7 +40,7 @@ public final class FleetOracle implements AutoCloseable {
         this.workerIds = Map.copyOf(workerIds);
         for (var e : workerIds.entrySet()) {
             long id = e.getValue();
-            truth.feed(oracle, e.getKey(), rank -> Worker.of(id, rank.orElse(0)), -1, -1);
+            counts.put(e.getKey(), truth.feed(oracle, e.getKey(), rank -> Worker.of(id, rank.orElse(0)), -1, -1));
         }
     }
 
@@ -67,6 +73,29 @@ public final class FleetOracle implements AutoCloseable {
             nonEmpty += got.isEmpty() ? 0 : 1;
         }
         assertTrue(nonEmpty > 20, what + ": too few queries matched anything (" + nonEmpty + ")");
+    }
+
+    /**
+     * Asserts that {@code replica} applied each engine's events with the statuses the oracle gave them,
+     * kind by kind: a replica that skipped or repeated part of the history differs here even where the
+     * engines' later clears hide it from the final state.
+     */
+    public void assertSameCounts(ReplicaStats replica, Map<String, EngineEndpoint> engines, String what) {
+        for (var e : engines.entrySet()) {
+            ReplicaStats.EngineStats got = replica.engines().stream()
+                    .filter(s -> s.engine().endpoint().equals(e.getValue().endpoint()))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError(what + ": no engine " + e.getKey()));
+            long[][] want = counts.get(e.getKey());
+            for (EventKind k : EventKind.values()) {
+                for (EventStatus st : EventStatus.values()) {
+                    assertEquals(
+                            want[k.ordinal()][st.ordinal()],
+                            got.events(k, st),
+                            what + ": engine " + e.getKey() + " " + k + "/" + st);
+                }
+            }
+        }
     }
 
     @Override
