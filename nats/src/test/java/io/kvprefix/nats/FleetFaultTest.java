@@ -37,25 +37,30 @@ class FleetFaultTest {
         return SPEC.formatted(TestScale.seed() & Long.MAX_VALUE, batches, extraA, batches);
     }
 
-    /** An engine gap (A's 100..139 never sent live) filled by the relay's replay; two replicas agree with the oracle. */
+    /**
+     * An engine gap (A's 100..139 never sent live) filled by the relay's replay; the engines shared
+     * between two relays (one each); two replicas agree with the oracle.
+     */
     @Test
     void anEngineGapIsFilledByReplayAndTwoReplicasMatchTheOracle() throws Exception {
         String why = TestScale.replay(TestScale.seed());
         try (Fleet f = new Fleet(dir, spec(300, ", \"drop\": [[100, 139]]"))) {
             var r1 = f.startReplica("replica-1");
-            f.engine("A", 1);
-            f.engine("B", 2);
-            try (EventRelay relay = EventRelay.builder(f.connection, f.stream).build()) {
-                for (var e : f.engineSpecs()) {
-                    relay.addEngine(io.kvprefix.zmq.EngineEndpoint.parse(e));
-                }
+            var a = f.engine("A", 1);
+            var b = f.engine("B", 2);
+            try (EventRelay relayA = EventRelay.builder(f.connection, f.stream).build();
+                    EventRelay relayB =
+                            EventRelay.builder(f.connection, f.stream).build()) {
+                relayA.addEngine(a);
+                relayB.addEngine(b);
                 var r2 = f.startReplica("replica-2");
                 f.awaitConverged();
-                RelayStats s = relay.stats();
-                var a = s.subscriber().engines().get(0).counts();
-                assertTrue(a.get(Counter.REPLAYED_BATCHES) >= 40, s.toJson() + why);
+                RelayStats s = relayA.stats();
+                var counts = s.subscriber().engines().get(0).counts();
+                assertTrue(counts.get(Counter.REPLAYED_BATCHES) >= 40, s.toJson() + why);
                 assertEquals(0, s.subscriber().total().get(Counter.RESYNCS), s.toJson() + why);
                 assertEquals(0, s.retries(), s.toJson());
+                assertEquals(300, relayB.stats().batches(), relayB.stats().toJson());
                 f.assertEveryReplicaMatchesTheOracle();
                 assertTrue(r2.replica().stats().lagCount() > 0, "lags measured");
                 assertEquals(0, r1.replica().stats().resyncs());
