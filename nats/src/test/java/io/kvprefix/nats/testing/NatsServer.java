@@ -93,6 +93,16 @@ public final class NatsServer implements AutoCloseable {
         process = null;
     }
 
+    /** Kills the server with SIGKILL by its process id (no flush, no goodbye to clients); {@link #start()} brings it back. */
+    public void kill() throws InterruptedException {
+        if (process == null) {
+            return;
+        }
+        process.toHandle().destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+        process = null;
+    }
+
     /** Starts the server (after {@link #stop()}) and waits until it accepts clients with JetStream ready. */
     public void start() throws IOException, InterruptedException {
         if (process != null) {
