@@ -28,6 +28,9 @@ import java.util.Objects;
  * @param lagMaxMicros largest lag, µs
  * @param lagCount batches whose lag was measured
  * @param uptimeMillis time since the replica started consuming
+ * @param bootstrapSeq the stream sequence of the snapshot the replica started from, -1 if none
+ * @param bootstrapMillis how long finding, downloading and restoring that snapshot took, -1 if none
+ * @param snapshotsPublished snapshots this replica published
  * @param engines per engine, in order of their first message
  */
 public record ReplicaStats(
@@ -44,6 +47,9 @@ public record ReplicaStats(
         long lagMaxMicros,
         long lagCount,
         long uptimeMillis,
+        long bootstrapSeq,
+        long bootstrapMillis,
+        long snapshotsPublished,
         List<EngineStats> engines) {
     public ReplicaStats {
         Objects.requireNonNull(stream, "stream");
@@ -161,7 +167,7 @@ public record ReplicaStats(
     /**
      * One JSON object (one line): {@code {"stream":NAME,"stream_seq":N,"stream_last_seq":N,"pending":N,
      * "resyncs":N,"messages":N,"bad_messages":N,"lag_ms":X,"lag_ms_p50":X,"lag_ms_p99":X,"lag_ms_max":X,
-     * "lag_samples":N,"batches":N,"events":{"stored":{"ok":N,...},...},"engines":[{"endpoint":...,
+     * "lag_samples":N,"bootstrap_seq":N,"bootstrap_ms":N,"snapshots":N,"batches":N,"events":{"stored":{"ok":N,...},...},"engines":[{"endpoint":...,
      * "worker":W,"subject":...,"next_record":N,"last_seq":N,"batches":N,"clears":N,"duplicates":N,"gaps":N,
      * "apply_errors":N,"bad_frames":N,"events":{...},"decode_errors":{...},"ignored":{...},"notes":{...}}]}}};
      * lags are in milliseconds with microsecond digits, -1 when none was measured.
@@ -181,6 +187,9 @@ public record ReplicaStats(
         sb.append(",\"lag_ms_p99\":").append(lagMs(lagP99Micros));
         sb.append(",\"lag_ms_max\":").append(lagCount == 0 ? "-1" : millis(lagMaxMicros));
         sb.append(",\"lag_samples\":").append(lagCount);
+        sb.append(",\"bootstrap_seq\":").append(bootstrapSeq);
+        sb.append(",\"bootstrap_ms\":").append(bootstrapMillis);
+        sb.append(",\"snapshots\":").append(snapshotsPublished);
         sb.append(",\"batches\":").append(batches());
         sb.append(",\"events\":");
         events(sb, null);
