@@ -8,6 +8,8 @@
  *   <li>{@link io.kvprefix.nats.StreamReplica}: applies the stream, in order, to a
  *       {@link io.kvprefix.PrefixIndex}; {@link io.kvprefix.nats.ReplicaStats} its counters, with the
  *       stream sequence applied and the lag from engine publish to replica apply.
+ *   <li>{@link io.kvprefix.nats.IndexImages}: how a replica saves and restores its index for the
+ *       snapshots it publishes to, and starts from, the stream's object store bucket.
  *   <li>{@link io.kvprefix.nats.FleetStream}: the stream's name, retention and de-duplication
  *       window, and the subject of each engine; {@link io.kvprefix.nats.FleetConnection} a connection
  *       that reconnects forever.
