@@ -91,7 +91,8 @@ public sealed interface KvEvent
     /**
      * The token form of a store, as vLLM sends it: the blocks' tokens, the engine's block size and
      * one engine hash per full block; kvprefix computes the local hashes itself (seed 1337 salted by
-     * the LoRA name and cache namespace, docs/SPEC.md section 2.1). A partial tail is ignored.
+     * the LoRA name and cache namespace, docs/SPEC.md section 2.1, and each block's multimodal
+     * content hashes appended). A partial tail is ignored.
      *
      * @param worker the worker
      * @param parentHash the engine hash of the parent block, or empty
@@ -100,6 +101,10 @@ public sealed interface KvEvent
      * @param blockHashes one engine hash per full block: {@code tokenIds.length / blockSize} of them
      * @param loraName LoRA adapter name, or null
      * @param cacheNamespace cache namespace, or null
+     * @param mmHashes null for a text-only store, or one entry per full block: the multimodal content
+     *     hashes ({@code mm_hash}) of the items whose tokens overlap that block, in any order (null or
+     *     empty for a block without), docs/SPEC.md section 2.1; {@link BlockHasher#multimodalExtras}
+     *     makes them from token spans
      */
     record StoredTokens(
             Worker worker,
@@ -108,8 +113,21 @@ public sealed interface KvEvent
             int blockSize,
             long[] blockHashes,
             String loraName,
-            String cacheNamespace)
+            String cacheNamespace,
+            long[][] mmHashes)
             implements KvEvent {
+        /** A text-only store (no multimodal hashes). */
+        public StoredTokens(
+                Worker worker,
+                OptionalLong parentHash,
+                int[] tokenIds,
+                int blockSize,
+                long[] blockHashes,
+                String loraName,
+                String cacheNamespace) {
+            this(worker, parentHash, tokenIds, blockSize, blockHashes, loraName, cacheNamespace, null);
+        }
+
         public StoredTokens {
             Objects.requireNonNull(worker, "worker");
             Objects.requireNonNull(parentHash, "parentHash (use OptionalLong.empty() for none)");
@@ -123,6 +141,22 @@ public sealed interface KvEvent
                         + " make " + tokenIds.length / blockSize + " full blocks, but " + blockHashes.length
                         + " engine hashes were given");
             }
+            if (mmHashes != null && mmHashes.length != blockHashes.length) {
+                throw new IllegalArgumentException("stored: " + mmHashes.length + " multimodal entries for "
+                        + blockHashes.length + " full blocks (one entry per block, null for none)");
+            }
+        }
+
+        /** True if some block carries multimodal hashes. */
+        public boolean hasMultimodal() {
+            if (mmHashes != null) {
+                for (long[] m : mmHashes) {
+                    if (m != null && m.length > 0) {
+                        return true;
+                    }
+                }
+            }
+            return false;
         }
 
         @Override
@@ -144,7 +178,27 @@ public sealed interface KvEvent
                     && Arrays.equals(tokenIds, s.tokenIds)
                     && Arrays.equals(blockHashes, s.blockHashes)
                     && Objects.equals(loraName, s.loraName)
-                    && Objects.equals(cacheNamespace, s.cacheNamespace);
+                    && Objects.equals(cacheNamespace, s.cacheNamespace)
+                    && sameMultimodal(this, s);
+        }
+
+        /** Multimodal hashes compare per block as multisets (their order never matters); null equals all-empty. */
+        private static boolean sameMultimodal(StoredTokens a, StoredTokens b) {
+            for (int i = 0; i < a.blockHashes.length; i++) {
+                if (!Arrays.equals(sortedCopy(a.mmHashes, i), sortedCopy(b.mmHashes, i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private static long[] sortedCopy(long[][] mm, int block) {
+            if (mm == null || mm[block] == null) {
+                return new long[0];
+            }
+            long[] c = mm[block].clone();
+            Arrays.sort(c);
+            return c;
         }
 
         @Override
@@ -164,7 +218,8 @@ public sealed interface KvEvent
             return "StoredTokens[" + worker + ", parent=" + unsigned(parentHash) + ", tokens=" + tokenIds.length
                     + ", blockSize=" + blockSize + ", E=" + unsigned(blockHashes)
                     + (loraName == null ? "" : ", lora=" + loraName)
-                    + (cacheNamespace == null ? "" : ", namespace=" + cacheNamespace) + "]";
+                    + (cacheNamespace == null ? "" : ", namespace=" + cacheNamespace)
+                    + (hasMultimodal() ? ", multimodal" : "") + "]";
         }
     }
 

@@ -140,7 +140,38 @@ public final class OracleIndex implements PrefixIndex {
                 .implementation(Implementation.PORTABLE)
                 .build();
         long[] locals = h.localHashes(t.tokenIds());
+        if (t.mmHashes() != null) {
+            if (t.mmHashes().length != locals.length) {
+                return EventStatus.INVALID_INPUT;
+            }
+            for (int b = 0; b < locals.length; b++) {
+                if (t.mmHashes()[b] != null && t.mmHashes()[b].length > 0) {
+                    locals[b] = multimodalLocal(t.tokenIds(), b, t.blockSize(), t.mmHashes()[b], seed);
+                }
+            }
+        }
         return stored(t.worker(), t.parentHash().isPresent(), t.parentHash().orElse(0L), t.blockHashes(), locals);
+    }
+
+    /**
+     * Section 2.1 for a multimodal block, written out byte by byte here (not through the hash
+     * kernels): le32 of each token, then le64 of each content hash, sorted ascending as unsigned.
+     */
+    static long multimodalLocal(int[] tokens, int block, int blockSize, long[] mm, long seed) {
+        Long[] sorted = new Long[mm.length];
+        for (int i = 0; i < mm.length; i++) {
+            sorted[i] = mm[i];
+        }
+        java.util.Arrays.sort(sorted, Long::compareUnsigned);
+        java.nio.ByteBuffer buf =
+                java.nio.ByteBuffer.allocate(4 * blockSize + 8 * mm.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < blockSize; i++) {
+            buf.putInt(tokens[block * blockSize + i]);
+        }
+        for (Long m : sorted) {
+            buf.putLong(m);
+        }
+        return BlockHasher.xxh3(buf.array(), seed);
     }
 
     private EventStatus stored(Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals) {

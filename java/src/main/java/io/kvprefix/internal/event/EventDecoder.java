@@ -1,5 +1,6 @@
 package io.kvprefix.internal.event;
 
+import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
@@ -53,7 +54,9 @@ public final class EventDecoder {
                         s.localHashes());
             }
             case KvEvent.StoredTokens t -> {
-                if (t.blockSize() < 1 || t.blockHashes().length != t.tokenIds().length / t.blockSize()) {
+                if (t.blockSize() < 1
+                        || t.blockHashes().length != t.tokenIds().length / t.blockSize()
+                        || (t.mmHashes() != null && t.mmHashes().length != t.blockHashes().length)) {
                     yield EventStatus.INVALID_INPUT;
                 }
                 yield storeTokens(into, t);
@@ -101,8 +104,12 @@ public final class EventDecoder {
         }
         int n = t.blockHashes().length;
         long[] locals = into.ownLocals(n);
-        hashers.get(t.blockSize(), t.loraName(), t.cacheNamespace())
-                .localHashes(t.tokenIds(), 0, n * t.blockSize(), locals, 0);
+        BlockHasher h = hashers.get(t.blockSize(), t.loraName(), t.cacheNamespace());
+        if (t.mmHashes() == null) {
+            h.localHashes(t.tokenIds(), 0, n * t.blockSize(), locals, 0);
+        } else { // multimodal blocks append their items' hashes (docs/SPEC.md section 2.1); rare, so it may allocate
+            System.arraycopy(h.localHashes(t.tokenIds(), 0, n * t.blockSize(), t.mmHashes()), 0, locals, 0, n);
+        }
         into.kind = DecodedEvent.Kind.STORE;
         into.worker = t.worker();
         into.hasParent = hasParent;
