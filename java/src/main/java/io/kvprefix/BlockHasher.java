@@ -200,7 +200,15 @@ public final class BlockHasher {
      * long[][])} and {@link KvEvent.StoredTokens}.
      */
     public long[][] multimodalExtras(int tokenCount, java.util.List<MmSpan> spans) {
-        int blocks = blockCount(tokenCount);
+        return multimodalExtras(blockSize, tokenCount, spans);
+    }
+
+    /** As {@link #multimodalExtras(int, java.util.List)} for blocks of {@code blockSize} tokens. */
+    public static long[][] multimodalExtras(int blockSize, int tokenCount, java.util.List<MmSpan> spans) {
+        if (blockSize < 1 || tokenCount < 0) {
+            throw new IllegalArgumentException("block size " + blockSize + ", token count " + tokenCount);
+        }
+        int blocks = tokenCount / blockSize;
         if (spans == null || spans.isEmpty() || blocks == 0) {
             return null;
         }

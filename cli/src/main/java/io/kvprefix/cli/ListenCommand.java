@@ -268,7 +268,7 @@ final class ListenCommand implements Callable<Integer> {
                         out.scores(result);
                     }
                     case Op.TokenMatch t -> {
-                        index.match(t.tokenIds(), 0, t.tokenIds().length, t.hasher(index.config()), result);
+                        index.match(t.tokenIds(), 0, t.tokenIds().length, t.hasher(index.config()), t.mm(), result);
                         out.scores(result);
                     }
                     case Op.Event e -> skipped++;

@@ -1,5 +1,6 @@
 package io.kvprefix.opstream;
 
+import io.kvprefix.BlockHasher;
 import io.kvprefix.KvEvent;
 import io.kvprefix.Worker;
 import io.kvprefix.opstream.internal.LineFields;
@@ -23,7 +24,7 @@ import java.util.OptionalLong;
  *       so it is accepted wherever 0 is, also for {@code worker}, {@code dp_rank} and tokens.
  *   <li>A field the format defines ({@code op}, {@code worker}, {@code dp_rank}, {@code parent_hash},
  *       {@code blocks}, {@code token_ids}, {@code block_size}, {@code block_hashes},
- *       {@code local_hashes}, {@code lora_name}, {@code cache_namespace}, and {@code block_hash} /
+ *       {@code local_hashes}, {@code lora_name}, {@code cache_namespace}, {@code mm}, and {@code block_hash} /
  *       {@code tokens_hash} inside a block) given twice in one object is rejected: RFC 8259 leaves
  *       duplicate names unpredictable, and a router must not guess. Repeated unknown fields are
  *       ignored like any unknown field. Names are compared after unescaping ({@code "\u006fp"} is
@@ -158,7 +159,8 @@ public final class OpStreamParser {
                 || (e = fields.required(LineFields.F_BLOCK_SIZE)) != null
                 || (e = fields.required(LineFields.F_BLOCK_HASHES)) != null
                 || (e = fields.optional(LineFields.F_LORA_NAME, true)) != null
-                || (e = fields.optional(LineFields.F_CACHE_NAMESPACE, true)) != null) {
+                || (e = fields.optional(LineFields.F_CACHE_NAMESPACE, true)) != null
+                || (e = fields.optional(LineFields.F_MM, true)) != null) {
             return invalid(e);
         }
         long fullBlocks = fields.tokenCount() / fields.blockSize();
@@ -174,7 +176,8 @@ public final class OpStreamParser {
                     intBlockSize(),
                     fields.blockHashes(),
                     fields.loraName(),
-                    fields.cacheNamespace()));
+                    fields.cacheNamespace(),
+                    BlockHasher.multimodalExtras(intBlockSize(), fields.tokenCount(), fields.mmSpans())));
         } catch (IllegalArgumentException ex) { // the checks above make this unreachable; never crash on it
             return invalid(ex.getMessage());
         }
@@ -199,10 +202,12 @@ public final class OpStreamParser {
         if ((e = fields.required(LineFields.F_TOKEN_IDS)) != null
                 || (e = fields.required(LineFields.F_BLOCK_SIZE)) != null
                 || (e = fields.optional(LineFields.F_LORA_NAME, true)) != null
-                || (e = fields.optional(LineFields.F_CACHE_NAMESPACE, true)) != null) {
+                || (e = fields.optional(LineFields.F_CACHE_NAMESPACE, true)) != null
+                || (e = fields.optional(LineFields.F_MM, true)) != null) {
             return invalid(e);
         }
-        return new Op.TokenMatch(fields.tokens(), intBlockSize(), fields.loraName(), fields.cacheNamespace());
+        return new Op.TokenMatch(
+                fields.tokens(), intBlockSize(), fields.loraName(), fields.cacheNamespace(), fields.mmSpans());
     }
 
     private int intBlockSize() {

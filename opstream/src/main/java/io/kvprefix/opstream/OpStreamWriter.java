@@ -1,5 +1,6 @@
 package io.kvprefix.opstream;
 
+import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
@@ -153,9 +154,24 @@ public final class OpStreamWriter implements AutoCloseable {
         switch (op) {
             case Op.Event e -> appendEvent(e.event());
             case Op.HashMatch m -> appendMatchHashes(m.localHashes(), 0, m.localHashes().length);
-            case Op.TokenMatch m ->
+            case Op.TokenMatch m -> {
                 appendMatchTokens(
                         m.tokenIds(), 0, m.tokenIds().length, m.blockSize(), m.loraName(), m.cacheNamespace());
+                if (!m.mm().isEmpty()) { // re-open the line for the items
+                    sb.setLength(sb.length() - 2);
+                    sb.append(",\"mm\":[");
+                    for (int i = 0; i < m.mm().size(); i++) {
+                        BlockHasher.MmSpan sp = m.mm().get(i);
+                        sb.append(i > 0 ? ",[" : "[")
+                                .append(sp.start())
+                                .append(',')
+                                .append(sp.end())
+                                .append(',');
+                        u64(sp.mmHash()).append(']');
+                    }
+                    sb.append("]}\n");
+                }
+            }
             case Op.Invalid i -> {
                 if (i.line() == null) {
                     throw new IllegalArgumentException("an invalid op without its line cannot be written: " + i);
@@ -189,6 +205,7 @@ public final class OpStreamWriter implements AutoCloseable {
                 sb.append(",\"block_size\":").append(t.blockSize()).append(",\"block_hashes\":");
                 hashes(t.blockHashes(), 0, t.blockHashes().length);
                 salt(t.loraName(), t.cacheNamespace());
+                blockMm(t);
                 sb.append("}\n");
             }
             case KvEvent.Removed r -> {
@@ -238,6 +255,28 @@ public final class OpStreamWriter implements AutoCloseable {
         } else {
             sb.append("null");
         }
+    }
+
+    /** A store's per-block multimodal hashes as {@code "mm"} items, one per (block, hash): the block's own span. */
+    private void blockMm(KvEvent.StoredTokens t) {
+        if (!t.hasMultimodal()) {
+            return;
+        }
+        sb.append(",\"mm\":[");
+        boolean first = true;
+        for (int b = 0; b < t.mmHashes().length; b++) {
+            long[] m = t.mmHashes()[b];
+            for (int k = 0; m != null && k < m.length; k++) {
+                sb.append(first ? "[" : ",[")
+                        .append((long) b * t.blockSize())
+                        .append(',')
+                        .append((long) (b + 1) * t.blockSize())
+                        .append(',');
+                u64(m[k]).append(']');
+                first = false;
+            }
+        }
+        sb.append(']');
     }
 
     private void salt(String lora, String ns) {

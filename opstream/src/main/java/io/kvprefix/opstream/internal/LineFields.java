@@ -32,7 +32,8 @@ public final class LineFields {
             F_BLOCK_HASHES = 7,
             F_LOCAL_HASHES = 8,
             F_LORA_NAME = 9,
-            F_CACHE_NAMESPACE = 10;
+            F_CACHE_NAMESPACE = 10,
+            F_MM = 11;
 
     static final String[] FIELD = {
         "op",
@@ -45,7 +46,8 @@ public final class LineFields {
         "block_hashes",
         "local_hashes",
         "lora_name",
-        "cache_namespace"
+        "cache_namespace",
+        "mm"
     };
 
     /** The ops, as {@link #op()} gives them. */
@@ -89,6 +91,10 @@ public final class LineFields {
     int localHashCount;
     String loraName;
     String cacheNamespace;
+    /** {@code mm}: (start, end, mm_hash) per item, three longs each. */
+    long[] mm = new long[24];
+
+    int mmCount;
 
     /** Fields with empty scratch buffers. */
     public LineFields() {}
@@ -105,7 +111,7 @@ public final class LineFields {
         Arrays.fill(error, null);
         op = OP_UNKNOWN;
         opText = null;
-        blockCount = tokenCount = blockHashCount = localHashCount = 0;
+        blockCount = tokenCount = blockHashCount = localHashCount = mmCount = 0;
         loraName = cacheNamespace = null;
         try {
             lex.skipWs();
@@ -241,6 +247,15 @@ public final class LineFields {
     /** {@code local_hashes}, a fresh copy. */
     public long[] localHashes() {
         return Arrays.copyOf(localHashes, localHashCount);
+    }
+
+    /** The {@code mm} items as spans, in line order (empty when absent or {@code null}). */
+    public java.util.List<io.kvprefix.BlockHasher.MmSpan> mmSpans() {
+        java.util.List<io.kvprefix.BlockHasher.MmSpan> out = new java.util.ArrayList<>(mmCount);
+        for (int i = 0; i < mmCount; i++) {
+            out.add(new io.kvprefix.BlockHasher.MmSpan((int) mm[3 * i], (int) mm[3 * i + 1], mm[3 * i + 2]));
+        }
+        return out;
     }
 
     /** {@code lora_name}, null when absent, {@code null} or empty. */

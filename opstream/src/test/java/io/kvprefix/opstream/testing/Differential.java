@@ -245,7 +245,7 @@ public final class Differential {
                 case Op.TokenMatch m -> {
                     String key = m.blockSize() + "\u0000" + m.loraName() + "\u0000" + m.cacheNamespace();
                     BlockHasher h = hashers.computeIfAbsent(key, k -> m.hasher(index.config()));
-                    index.match(m.tokenIds(), 0, m.tokenIds().length, h, r);
+                    index.match(m.tokenIds(), 0, m.tokenIds().length, h, m.mm(), r);
                     yield OpStreamWriter.scoresLine(r);
                 }
                 case Op.Invalid m -> "skipped";
@@ -494,7 +494,8 @@ public final class Differential {
                             t.blockSize(),
                             Arrays.copyOf(t.blockHashes(), k),
                             t.loraName(),
-                            t.cacheNamespace())));
+                            t.cacheNamespace(),
+                            t.mmHashes() == null ? null : Arrays.copyOf(t.mmHashes(), k))));
                 }
             }
             case Op.Event(KvEvent.Removed r) -> {
@@ -517,7 +518,8 @@ public final class Differential {
                             Arrays.copyOf(m.tokenIds(), k * m.blockSize()),
                             m.blockSize(),
                             m.loraName(),
-                            m.cacheNamespace()));
+                            m.cacheNamespace(),
+                            m.mm()));
                 }
             }
             default -> {}

@@ -1,5 +1,6 @@
 package io.kvprefix.opstream.testing;
 
+import io.kvprefix.BlockHasher;
 import io.kvprefix.KvEvent;
 import io.kvprefix.Worker;
 import io.kvprefix.opstream.Op;
@@ -67,6 +68,11 @@ public final class LineVariants {
                 o.put("block_size", Integer.toUnsignedString(m.blockSize()));
                 salt(o, "lora_name", m.loraName(), rnd);
                 salt(o, "cache_namespace", m.cacheNamespace(), rnd);
+                List<long[]> items = new ArrayList<>();
+                for (BlockHasher.MmSpan sp : m.mm()) {
+                    items.add(new long[] {sp.start(), sp.end(), sp.mmHash()});
+                }
+                mm(o, items, rnd);
                 ignoredRank(o, rnd);
                 yield o.render();
             }
@@ -101,6 +107,13 @@ public final class LineVariants {
                 o.put("block_hashes", hashes(t.blockHashes(), rnd));
                 salt(o, "lora_name", t.loraName(), rnd);
                 salt(o, "cache_namespace", t.cacheNamespace(), rnd);
+                List<long[]> items = new ArrayList<>();
+                for (int b = 0; t.mmHashes() != null && b < t.mmHashes().length; b++) {
+                    for (long h : t.mmHashes()[b] == null ? new long[0] : t.mmHashes()[b]) {
+                        items.add(new long[] {(long) b * t.blockSize(), (long) (b + 1) * t.blockSize(), h});
+                    }
+                }
+                mm(o, items, rnd);
             }
             case KvEvent.Removed r -> {
                 head(o, "removed", r.worker(), rnd);
@@ -130,6 +143,31 @@ public final class LineVariants {
         } else if (rnd.nextBoolean()) {
             o.put("parent_hash", "null");
         }
+    }
+
+    /** {@code "mm"} items {@code [START,END,MM_HASH]}; none: left out, {@code null} or {@code []}. */
+    private static void mm(Obj o, List<long[]> items, Random rnd) {
+        if (items.isEmpty()) {
+            switch (rnd.nextInt(4)) {
+                case 0 -> o.put("mm", "null");
+                case 1 -> o.put("mm", "[" + ws(rnd) + "]");
+                default -> {} // left out
+            }
+            return;
+        }
+        StringBuilder sb = new StringBuilder("[").append(ws(rnd));
+        for (int i = 0; i < items.size(); i++) {
+            long[] it = items.get(i);
+            sb.append(i > 0 ? "," + ws(rnd) : "")
+                    .append('[')
+                    .append(it[0])
+                    .append(',')
+                    .append(it[1])
+                    .append(',')
+                    .append(hash(it[2], rnd))
+                    .append(']');
+        }
+        o.put("mm", sb.append(ws(rnd)).append(']').toString());
     }
 
     /** An absent salt: left out, null or ""; a present one: the string. */

@@ -290,9 +290,10 @@ class LineVariantsTest {
                         t.blockSize(),
                         t.blockHashes(),
                         blank(t.loraName()),
-                        blank(t.cacheNamespace())));
+                        blank(t.cacheNamespace()),
+                        t.mmHashes()));
             case Op.TokenMatch m ->
-                new Op.TokenMatch(m.tokenIds(), m.blockSize(), blank(m.loraName()), blank(m.cacheNamespace()));
+                new Op.TokenMatch(m.tokenIds(), m.blockSize(), blank(m.loraName()), blank(m.cacheNamespace()), m.mm());
             default -> op;
         };
     }

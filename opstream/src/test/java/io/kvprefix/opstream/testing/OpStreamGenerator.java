@@ -187,6 +187,9 @@ public final class OpStreamGenerator {
         }
     }
 
+    /** The few multimodal content hashes the generator uses, one above 2^63 (sorted as unsigned). */
+    private static final long[] MM_ALPHABET = {42, 7, -3L};
+
     /** Token content is hashed with this block size and salt. */
     private record Flavor(int blockSize, String lora, String namespace) {}
 
@@ -198,11 +201,13 @@ public final class OpStreamGenerator {
         final long[] locals;
         final int[][] tokens; // null entries for blocks that exist only as hashes
         final Flavor flavor; // null when no block has tokens
+        final long[][] mm; // multimodal hashes per token block (docs/SPEC.md section 2.1); null entries for none
 
-        Doc(long[] locals, int[][] tokens, Flavor flavor) {
+        Doc(long[] locals, int[][] tokens, Flavor flavor, long[][] mm) {
             this.locals = locals;
             this.tokens = tokens;
             this.flavor = flavor;
+            this.mm = mm;
         }
 
         int length() {
@@ -481,16 +486,25 @@ public final class OpStreamGenerator {
         }
         long[] locals = new long[length];
         int[][] tokens = new int[length][];
+        long[][] mm = new long[length][];
         if (base != null) {
             System.arraycopy(base.locals, 0, locals, 0, keep);
             if (base.flavor != null && base.flavor.equals(f)) {
                 System.arraycopy(base.tokens, 0, tokens, 0, keep);
+                System.arraycopy(base.mm, 0, mm, 0, keep);
             }
         }
         for (int i = keep; i < length; i++) {
             if (tokensTail) {
                 tokens[i] = randomTokenBlock(f);
-                locals[i] = hashers.get(f).localHashes(tokens[i])[0];
+                if (rnd.nextInt(8) == 0) { // a multimodal block: one or two items from a small alphabet
+                    mm[i] = rnd.nextInt(4) == 0
+                            ? new long[] {MM_ALPHABET[rnd.nextInt(3)], MM_ALPHABET[rnd.nextInt(3)]}
+                            : new long[] {MM_ALPHABET[rnd.nextInt(3)]};
+                }
+                locals[i] = mm[i] == null
+                        ? hashers.get(f).localHashes(tokens[i])[0]
+                        : hashers.get(f).localHashes(tokens[i], 0, f.blockSize(), new long[][] {mm[i]})[0];
             } else {
                 locals[i] = randomLocal();
             }
@@ -499,7 +513,7 @@ public final class OpStreamGenerator {
         for (int[] t : tokens) {
             anyTokens |= t != null;
         }
-        Doc d = new Doc(locals, tokens, anyTokens ? f : null);
+        Doc d = new Doc(locals, tokens, anyTokens ? f : null, mm);
         if (docs.size() < MAX_DOCS) {
             docs.add(d);
         } else {
@@ -547,7 +561,8 @@ public final class OpStreamGenerator {
                 Doc slice = new Doc(
                         Arrays.copyOfRange(d.locals, from, d.length()),
                         Arrays.copyOfRange(d.tokens, from, d.length()),
-                        d.flavor);
+                        d.flavor,
+                        Arrays.copyOfRange(d.mm, from, d.length()));
                 if (docs.size() < MAX_DOCS) {
                     docs.add(slice);
                 }
@@ -609,7 +624,13 @@ public final class OpStreamGenerator {
                 tokens[i] = rnd.nextInt(40);
             }
             String lora = f.lora() == null && rnd.nextInt(4) == 0 ? "" : f.lora();
-            event = new KvEvent.StoredTokens(w, p, tokens, f.blockSize(), names, lora, f.namespace());
+            long[][] mm = Arrays.copyOfRange(doc.mm, start, start + k);
+            boolean anyMm = false;
+            for (long[] m : mm) {
+                anyMm |= m != null;
+            }
+            event = new KvEvent.StoredTokens(
+                    w, p, tokens, f.blockSize(), names, lora, f.namespace(), anyMm || rnd.nextBoolean() ? mm : null);
         } else {
             event = new KvEvent.Stored(w, p, names, Arrays.copyOfRange(doc.locals, start, start + k));
         }
@@ -926,10 +947,17 @@ public final class OpStreamGenerator {
         int bs = f.blockSize();
         int tail = rnd.nextInt(3) == 0 ? rnd.nextInt(bs) : 0;
         int[] tokens = new int[(len + extend) * bs + tail];
+        List<BlockHasher.MmSpan> spans = new ArrayList<>();
         for (int i = 0; i < len + extend; i++) {
             int[] block = i < len
                     ? d.tokens[i]
                     : i < d.length() && d.tokens[i] != null && rnd.nextBoolean() ? d.tokens[i] : randomTokenBlock(f);
+            if (i < d.length() && block == d.tokens[i] && d.mm[i] != null && (i != diverge || rnd.nextBoolean())) {
+                for (long m : d.mm[i]) { // each item spans its block, or also the block after (one item, two blocks)
+                    int end = (i + 1) * bs + (rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(bs) : 0);
+                    spans.add(new BlockHasher.MmSpan(i * bs + rnd.nextInt(bs), end, m));
+                }
+            }
             if (i == diverge) {
                 block = (rnd.nextBoolean() ? randomTokenBlock(f) : block).clone(); // never touch the shared pool
                 if (rnd.nextBoolean()) {
@@ -951,6 +979,6 @@ public final class OpStreamGenerator {
         } else if (salt == 1 && lora == null) {
             lora = ""; // the same as absent
         }
-        return new Op.TokenMatch(tokens, bs, lora, ns);
+        return new Op.TokenMatch(tokens, bs, lora, ns, spans);
     }
 }
