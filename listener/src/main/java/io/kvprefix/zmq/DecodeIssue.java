@@ -40,9 +40,13 @@ public enum DecodeIssue {
     /** An event about a KV-cache group that is not full attention (hybrid models: sliding window, mamba, ...). */
     NON_FULL_ATTENTION_GROUP("group", Category.IGNORED),
 
-    /** A store carrying multimodal {@code extra_keys}: applied, hashed from its tokens only (kvprefix
-     * events have no multimodal field yet), so a multimodal-aware router's hashes will not match it. */
+    /** A store whose {@code extra_keys} hold something kvprefix does not hash (a string that is no
+     * multimodal item, LoRA name or Dynamo namespace, such as vLLM's own {@code cache_salt}; or a list
+     * whose length differs from the number of blocks): applied, hashed without it. */
     EXTRA_KEYS("extra_keys", Category.NOTE),
+    /** A store with multimodal items in its {@code extra_keys}: applied, each block hashed with its
+     * items' {@code mm_hash}es (docs/SPEC.md section 2.1). Counted so that operators see them. */
+    MULTIMODAL("multimodal", Category.NOTE),
     /** A store with a non-zero {@code lora_id} but no {@code lora_name}: applied unsalted (the
      * contract salts by name only). */
     LORA_ID_WITHOUT_NAME("lora_id_without_name", Category.NOTE),

@@ -3,6 +3,7 @@ package io.kvprefix.zmq;
 import io.kvprefix.KvEvent;
 import io.kvprefix.Worker;
 import io.kvprefix.zmq.DecodedBatch.Issue;
+import io.kvprefix.zmq.internal.ExtraKeys;
 import io.kvprefix.zmq.internal.WireBatch;
 import io.kvprefix.zmq.internal.WireReader;
 import java.util.ArrayList;
@@ -29,8 +30,10 @@ import java.util.OptionalLong;
  * <ul>
  *   <li>{@code BlockStored} becomes {@link KvEvent.StoredTokens}: kvprefix hashes the tokens itself
  *       (docs/SPEC.md section 3), salted by {@code lora_name} (section 2.1). {@code lora_id} alone is not a
- *       salt ({@link DecodeIssue#LORA_ID_WITHOUT_NAME}); multimodal {@code extra_keys} are counted
- *       ({@link DecodeIssue#EXTRA_KEYS}) and not hashed, as kvprefix events have no multimodal field yet.
+ *       salt ({@link DecodeIssue#LORA_ID_WITHOUT_NAME}). {@code extra_keys} give each block the
+ *       {@code mm_hash}es of its multimodal items, hashed with it (docs/SPEC.md section 2.1, Dynamo's
+ *       mapping: {@code ExtraKeys}), and a cache namespace Dynamo tagged there; what else they hold is
+ *       counted ({@link DecodeIssue#EXTRA_KEYS}) and not hashed.
  *   <li>{@code BlockRemoved} becomes {@link KvEvent.Removed}, {@code AllBlocksCleared}
  *       {@link KvEvent.Cleared} of the batch's worker.
  *   <li>Events whose {@code medium} is set and is not {@code GPU} / {@code DEVICE} are ignored
@@ -121,16 +124,33 @@ public final class VllmEventDecoder implements EngineEventDecoder {
                     DecodeIssue.LORA_ID_WITHOUT_NAME,
                     "BlockStored with lora_id " + s.loraId() + " and no lora_name: hashed without a LoRA salt"));
         }
-        if (s.extraKeys()) {
-            issues.add(new Issue(
-                    DecodeIssue.EXTRA_KEYS, "BlockStored with extra_keys (multimodal): hashed from tokens only"));
+        long[][] mm = null;
+        String namespace = null;
+        ExtraKeys x = s.extraKeys();
+        if (x != null) {
+            namespace = x.namespace();
+            long unknown =
+                    x.unrecognized().stream().filter(k -> !k.equals(lora)).count();
+            if (x.hasItems() && x.perEntry().length == fullBlocks) {
+                mm = x.perEntry();
+                issues.add(new Issue(DecodeIssue.MULTIMODAL, "BlockStored with multimodal items"));
+            } else if (x.hasItems()) {
+                unknown++;
+            }
+            if (unknown > 0) {
+                issues.add(new Issue(
+                        DecodeIssue.EXTRA_KEYS,
+                        "BlockStored with extra_keys kvprefix does not hash (" + x.perEntry().length + " entries for "
+                                + fullBlocks + " blocks, " + x.unrecognized().size() + " unrecognised strings)"));
+            }
         }
         if (s.bigram()) {
             issues.add(new Issue(
                     DecodeIssue.BIGRAM_TOKENS, "BlockStored with (token, next token) pairs: first of each used"));
         }
         OptionalLong parent = s.hasParent() ? OptionalLong.of(s.parent()) : OptionalLong.empty();
-        return new KvEvent.StoredTokens(worker, parent, s.tokenIds(), s.blockSize(), s.blockHashes(), lora, null);
+        return new KvEvent.StoredTokens(
+                worker, parent, s.tokenIds(), s.blockSize(), s.blockHashes(), lora, namespace, mm);
     }
 
     private boolean skipped(String medium, int groupIdx, String specKind, String what, List<Issue> issues) {

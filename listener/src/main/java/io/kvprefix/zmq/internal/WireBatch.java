@@ -31,7 +31,7 @@ public record WireBatch(double timestamp, OptionalInt dpRank, List<Event> events
      * @param loraId the legacy {@code lora_id}, or 0 when absent / nil
      * @param medium the medium, or null when absent / nil
      * @param loraName the LoRA name, or null when absent / nil
-     * @param extraKeys whether non-empty {@code extra_keys} were given
+     * @param extraKeys the {@code extra_keys} as kvprefix reads them, or null when absent / nil
      * @param groupIdx the KV-cache group, or -1 when absent / nil
      * @param specKind the {@code kv_cache_spec_kind}, or null when absent / nil
      */
@@ -45,7 +45,7 @@ public record WireBatch(double timestamp, OptionalInt dpRank, List<Event> events
             long loraId,
             String medium,
             String loraName,
-            boolean extraKeys,
+            ExtraKeys extraKeys,
             int groupIdx,
             String specKind)
             implements Event {}

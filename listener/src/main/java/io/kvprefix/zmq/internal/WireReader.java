@@ -186,7 +186,7 @@ public final class WireReader {
         long loraId;
         String medium;
         String loraName;
-        boolean extraKeys;
+        ExtraKeys extraKeys;
         int groupIdx = -1;
         String specKind;
         FieldException error;
@@ -275,7 +275,7 @@ public final class WireReader {
             case 5 -> f.loraId = optionalLong(u, "lora_id");
             case 6 -> f.medium = optionalString(u, "medium");
             case 7 -> f.loraName = optionalString(u, "lora_name");
-            case 8 -> f.extraKeys = extraKeys(u);
+            case 8 -> f.extraKeys = ExtraKeys.read(u, f.loraName);
             case 9, 10 -> trailing(u, f);
             default -> u.skipValue();
         }
@@ -323,7 +323,7 @@ public final class WireReader {
                     case "lora_id" -> f.loraId = optionalLong(u, "lora_id");
                     case "medium" -> f.medium = optionalString(u, "medium");
                     case "lora_name" -> f.loraName = optionalString(u, "lora_name");
-                    case "extra_keys" -> f.extraKeys = extraKeys(u);
+                    case "extra_keys" -> f.extraKeys = extraKeysInMap(u, f);
                     case "group_idx" -> f.groupIdx = groupIdx(u);
                     case "kv_cache_spec_kind" -> f.specKind = optionalString(u, "kv_cache_spec_kind");
                     default -> u.skipValue();
@@ -479,24 +479,12 @@ public final class WireReader {
         return (int) t;
     }
 
-    /** extra_keys: nil, or one entry per block (nil or a tuple); true if any entry is non-nil. */
-    private static boolean extraKeys(MessageUnpacker u) throws IOException {
-        if (u.tryUnpackNil()) {
-            return false;
-        }
-        if (u.getNextFormat().getValueType() != ValueType.ARRAY) {
-            u.skipValue();
-            return true;
-        }
-        int n = u.unpackArrayHeader();
-        boolean any = false;
-        for (int i = 0; i < n; i++) {
-            if (!u.tryUnpackNil()) {
-                any = true;
-                u.skipValue();
-            }
-        }
-        return any;
+    /**
+     * extra_keys in a map event, whose key order is free: read with the LoRA name known so far; the
+     * decoder drops unrecognised strings equal to a LoRA name that came later.
+     */
+    private static ExtraKeys extraKeysInMap(MessageUnpacker u, Fields f) throws IOException {
+        return ExtraKeys.read(u, f.loraName);
     }
 
     private static FieldException wrongType(MessageUnpacker u, String what, String expected) throws IOException {
