@@ -125,10 +125,11 @@ public final class VllmEventDecoder implements EngineEventDecoder {
                     "BlockStored with lora_id " + s.loraId() + " and no lora_name: hashed without a LoRA salt"));
         }
         long[][] mm = null;
-        String namespace = null;
+        // SGLang's cache_salt (a top-level field) takes precedence over a namespace in extra_keys, as in Dynamo
+        String namespace = s.cacheSalt() == null || s.cacheSalt().isEmpty() ? null : s.cacheSalt();
         ExtraKeys x = s.extraKeys();
         if (x != null) {
-            namespace = x.namespace();
+            namespace = namespace != null ? namespace : x.namespace();
             long unknown =
                     x.unrecognized().stream().filter(k -> !k.equals(lora)).count();
             if (x.hasItems() && x.perEntry().length == fullBlocks) {

@@ -189,6 +189,7 @@ public final class WireReader {
         ExtraKeys extraKeys;
         int groupIdx = -1;
         String specKind;
+        String cacheSalt;
         FieldException error;
 
         void fail(FieldException e) {
@@ -223,7 +224,8 @@ public final class WireReader {
                                     loraName,
                                     extraKeys,
                                     groupIdx,
-                                    specKind);
+                                    specKind,
+                                    cacheSalt);
                 }
                 case "BlockRemoved" ->
                     blockHashes == null
@@ -274,11 +276,46 @@ public final class WireReader {
             case 4 -> f.blockSize = blockSize(u);
             case 5 -> f.loraId = optionalLong(u, "lora_id");
             case 6 -> f.medium = optionalString(u, "medium");
-            case 7 -> f.loraName = optionalString(u, "lora_name");
+            case 7 -> positionSeven(u, f);
             case 8 -> f.extraKeys = ExtraKeys.read(u, f.loraName);
             case 9, 10 -> trailing(u, f);
             default -> u.skipValue();
         }
+    }
+
+    /**
+     * Position 7 of an array BlockStored: vLLM's {@code lora_name} (a string or nil), or SGLang's
+     * {@code metadata} map {@code {cache_salt: str}} ({@code BlockStoredWithMetadata} in
+     * {@code python/sglang/srt/disaggregation/kv_events.py}), told apart by type as Dynamo's
+     * {@code BlockStoredPositionSeven} does.
+     */
+    private static void positionSeven(MessageUnpacker u, Fields f) throws IOException, FieldException {
+        if (u.getNextFormat().getValueType() != ValueType.MAP) {
+            f.loraName = optionalString(u, "lora_name");
+            return;
+        }
+        int n = u.unpackMapHeader();
+        for (int i = 0; i < n; i++) {
+            if (u.getNextFormat().getValueType() != ValueType.STRING) {
+                u.skipValue(2);
+            } else if (u.unpackString().equals("cache_salt")) {
+                f.cacheSalt = optionalString(u, "metadata.cache_salt");
+            } else {
+                u.skipValue();
+            }
+        }
+    }
+
+    /** SGLang's {@code component_type} as a vLLM {@code kv_cache_spec_kind} (null stays null). */
+    private static String componentKind(String c) {
+        if (c == null) {
+            return null;
+        }
+        return switch (c) {
+            case "full" -> "full_attention";
+            case "swa" -> "sliding_window";
+            default -> c;
+        };
     }
 
     /** BlockRemoved, positional: 1 block_hashes, 2 medium, 3 and 4 group_idx / kv_cache_spec_kind. */
@@ -318,6 +355,13 @@ public final class WireReader {
                     case "type" -> f.type = string(u, "type");
                     case "block_hashes" -> f.blockHashes = hashes(u, size, "block_hashes");
                     case "parent_block_hash" -> parent(u, f);
+                    case "metadata" -> {
+                        if (u.getNextFormat().getValueType() == ValueType.MAP) {
+                            positionSeven(u, f);
+                        } else {
+                            u.skipValue();
+                        }
+                    }
                     case "token_ids" -> tokens(u, f, size);
                     case "block_size" -> f.blockSize = blockSize(u);
                     case "lora_id" -> f.loraId = optionalLong(u, "lora_id");
@@ -326,6 +370,8 @@ public final class WireReader {
                     case "extra_keys" -> f.extraKeys = extraKeysInMap(u, f);
                     case "group_idx" -> f.groupIdx = groupIdx(u);
                     case "kv_cache_spec_kind" -> f.specKind = optionalString(u, "kv_cache_spec_kind");
+                    case "component_type" -> f.specKind = componentKind(optionalString(u, "component_type"));
+                    case "cache_salt" -> f.cacheSalt = optionalString(u, "cache_salt");
                     default -> u.skipValue();
                 }
             } catch (FieldException e) {
