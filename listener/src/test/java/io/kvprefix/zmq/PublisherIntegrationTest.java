@@ -213,8 +213,8 @@ class PublisherIntegrationTest {
                             .build());
             MatchResult got = new MatchResult();
             MatchResult want = new MatchResult();
-            actual.match(q.tokens(), 0, q.tokens().length, h, got);
-            oracle.match(q.tokens(), 0, q.tokens().length, h, want);
+            actual.match(q.tokens(), 0, q.tokens().length, h, q.mm(), got);
+            oracle.match(q.tokens(), 0, q.tokens().length, h, q.mm(), want);
             assertEquals(want.scores(), got.scores(), "query of engine " + q.engine() + " " + why);
             if (q.engine().equals("A") || q.engine().equals("B")) {
                 // independent of both indexes: the depth the publisher's own simulated cache holds
