@@ -21,7 +21,12 @@ import java.util.OptionalLong;
  * <p>Thread-safety: the records are immutable as long as their arrays are not modified.
  */
 public sealed interface KvEvent
-        permits KvEvent.Stored, KvEvent.StoredTokens, KvEvent.Removed, KvEvent.Cleared, KvEvent.RemoveWorker {
+        permits KvEvent.Stored,
+                KvEvent.StoredTokens,
+                KvEvent.Copied,
+                KvEvent.Removed,
+                KvEvent.Cleared,
+                KvEvent.RemoveWorker {
 
     /** The engine id this event belongs to; events of one id must be applied in order. */
     long workerId();
@@ -34,9 +39,17 @@ public sealed interface KvEvent
      * @param parentHash the engine hash of the parent block, or empty
      * @param blockHashes the engine hash {@code E} of each block
      * @param localHashes the local hash {@code L} of each block (same length)
+     * @param medium the tier the blocks are stored on (docs/SPEC.md section 3.1)
      */
-    record Stored(Worker worker, OptionalLong parentHash, long[] blockHashes, long[] localHashes) implements KvEvent {
+    record Stored(Worker worker, OptionalLong parentHash, long[] blockHashes, long[] localHashes, Medium medium)
+            implements KvEvent {
+        /** A store on the GPU. */
+        public Stored(Worker worker, OptionalLong parentHash, long[] blockHashes, long[] localHashes) {
+            this(worker, parentHash, blockHashes, localHashes, Medium.GPU);
+        }
+
         public Stored {
+            Objects.requireNonNull(medium, "medium");
             Objects.requireNonNull(worker, "worker");
             Objects.requireNonNull(parentHash, "parentHash (use OptionalLong.empty() for none)");
             Objects.requireNonNull(blockHashes, "blockHashes");
@@ -71,6 +84,7 @@ public sealed interface KvEvent
         public boolean equals(Object o) {
             return o instanceof Stored s
                     && worker.equals(s.worker)
+                    && medium == s.medium
                     && parentHash.equals(s.parentHash)
                     && Arrays.equals(blockHashes, s.blockHashes)
                     && Arrays.equals(localHashes, s.localHashes);
@@ -83,8 +97,8 @@ public sealed interface KvEvent
 
         @Override
         public String toString() {
-            return "Stored[" + worker + ", parent=" + unsigned(parentHash) + ", E=" + unsigned(blockHashes) + ", L="
-                    + unsigned(localHashes) + "]";
+            return "Stored[" + worker + (medium == Medium.GPU ? "" : ", " + medium) + ", parent=" + unsigned(parentHash)
+                    + ", E=" + unsigned(blockHashes) + ", L=" + unsigned(localHashes) + "]";
         }
     }
 
@@ -105,6 +119,7 @@ public sealed interface KvEvent
      *     hashes ({@code mm_hash}) of the items whose tokens overlap that block, in any order (null or
      *     empty for a block without), docs/SPEC.md section 2.1; {@link BlockHasher#multimodalExtras}
      *     makes them from token spans
+     * @param medium the tier the blocks are stored on (docs/SPEC.md section 3.1)
      */
     record StoredTokens(
             Worker worker,
@@ -114,9 +129,23 @@ public sealed interface KvEvent
             long[] blockHashes,
             String loraName,
             String cacheNamespace,
-            long[][] mmHashes)
+            long[][] mmHashes,
+            Medium medium)
             implements KvEvent {
-        /** A text-only store (no multimodal hashes). */
+        /** A store on the GPU. */
+        public StoredTokens(
+                Worker worker,
+                OptionalLong parentHash,
+                int[] tokenIds,
+                int blockSize,
+                long[] blockHashes,
+                String loraName,
+                String cacheNamespace,
+                long[][] mmHashes) {
+            this(worker, parentHash, tokenIds, blockSize, blockHashes, loraName, cacheNamespace, mmHashes, Medium.GPU);
+        }
+
+        /** A text-only store on the GPU (no multimodal hashes). */
         public StoredTokens(
                 Worker worker,
                 OptionalLong parentHash,
@@ -129,6 +158,7 @@ public sealed interface KvEvent
         }
 
         public StoredTokens {
+            Objects.requireNonNull(medium, "medium");
             Objects.requireNonNull(worker, "worker");
             Objects.requireNonNull(parentHash, "parentHash (use OptionalLong.empty() for none)");
             Objects.requireNonNull(tokenIds, "tokenIds");
@@ -173,6 +203,7 @@ public sealed interface KvEvent
         public boolean equals(Object o) {
             return o instanceof StoredTokens s
                     && worker.equals(s.worker)
+                    && medium == s.medium
                     && parentHash.equals(s.parentHash)
                     && blockSize == s.blockSize
                     && Arrays.equals(tokenIds, s.tokenIds)
@@ -215,7 +246,8 @@ public sealed interface KvEvent
 
         @Override
         public String toString() {
-            return "StoredTokens[" + worker + ", parent=" + unsigned(parentHash) + ", tokens=" + tokenIds.length
+            return "StoredTokens[" + worker + (medium == Medium.GPU ? "" : ", " + medium) + ", parent="
+                    + unsigned(parentHash) + ", tokens=" + tokenIds.length
                     + ", blockSize=" + blockSize + ", E=" + unsigned(blockHashes)
                     + (loraName == null ? "" : ", lora=" + loraName)
                     + (cacheNamespace == null ? "" : ", namespace=" + cacheNamespace)
@@ -230,11 +262,18 @@ public sealed interface KvEvent
      *
      * @param worker the worker
      * @param blockHashes engine hashes
+     * @param medium the tier the blocks left (docs/SPEC.md section 3.1); the others are not touched
      */
-    record Removed(Worker worker, long[] blockHashes) implements KvEvent {
+    record Removed(Worker worker, long[] blockHashes, Medium medium) implements KvEvent {
+        /** A removal from the GPU. */
+        public Removed(Worker worker, long[] blockHashes) {
+            this(worker, blockHashes, Medium.GPU);
+        }
+
         public Removed {
             Objects.requireNonNull(worker, "worker");
             Objects.requireNonNull(blockHashes, "blockHashes");
+            Objects.requireNonNull(medium, "medium");
         }
 
         @Override
@@ -244,22 +283,70 @@ public sealed interface KvEvent
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Removed r && worker.equals(r.worker) && Arrays.equals(blockHashes, r.blockHashes);
+            return o instanceof Removed r
+                    && worker.equals(r.worker)
+                    && medium == r.medium
+                    && Arrays.equals(blockHashes, r.blockHashes);
         }
 
         @Override
         public int hashCode() {
-            return 31 * worker.hashCode() + Arrays.hashCode(blockHashes);
+            return 31 * (31 * worker.hashCode() + Arrays.hashCode(blockHashes)) + medium.hashCode();
         }
 
         @Override
         public String toString() {
-            return "Removed[" + worker + ", E=" + unsigned(blockHashes) + "]";
+            return "Removed[" + worker + (medium == Medium.GPU ? "" : ", " + medium) + ", E=" + unsigned(blockHashes)
+                    + "]";
         }
     }
 
     /**
-     * The worker holds nothing any more (an engine reset). Always {@link EventStatus#OK}.
+     * A lower tier of the worker now also holds blocks the worker already holds on another tier,
+     * named only by their engine hashes (docs/SPEC.md section 3.1): vLLM's offloading connector
+     * announces its CPU copies so, with no tokens and no parent. Each name the worker holds gains
+     * {@code medium}; unknown names are skipped and make the status {@link EventStatus#BLOCK_NOT_FOUND}.
+     *
+     * @param worker the worker
+     * @param blockHashes engine hashes of blocks the worker holds
+     * @param medium the lower tier that holds them now; never {@link Medium#GPU}
+     */
+    record Copied(Worker worker, long[] blockHashes, Medium medium) implements KvEvent {
+        public Copied {
+            Objects.requireNonNull(worker, "worker");
+            Objects.requireNonNull(blockHashes, "blockHashes");
+            Objects.requireNonNull(medium, "medium");
+            if (medium == Medium.GPU) {
+                throw new IllegalArgumentException("copied: a GPU store needs its content (Stored or StoredTokens)");
+            }
+        }
+
+        @Override
+        public long workerId() {
+            return worker.workerId();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Copied c
+                    && worker.equals(c.worker)
+                    && medium == c.medium
+                    && Arrays.equals(blockHashes, c.blockHashes);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * (31 * worker.hashCode() + Arrays.hashCode(blockHashes)) + medium.hashCode();
+        }
+
+        @Override
+        public String toString() {
+            return "Copied[" + worker + ", " + medium + ", E=" + unsigned(blockHashes) + "]";
+        }
+    }
+
+    /**
+     * The worker holds nothing any more, on any tier (an engine reset). Always {@link EventStatus#OK}.
      *
      * @param worker the worker
      */

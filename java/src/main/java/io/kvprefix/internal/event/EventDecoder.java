@@ -45,6 +45,7 @@ public final class EventDecoder {
                 if (s.blockHashes().length != s.localHashes().length) {
                     yield EventStatus.INVALID_INPUT;
                 }
+                into.medium = s.medium();
                 yield store(
                         into,
                         s.worker(),
@@ -53,16 +54,25 @@ public final class EventDecoder {
                         s.blockHashes(),
                         s.localHashes());
             }
+            case KvEvent.Copied c -> {
+                into.kind = DecodedEvent.Kind.COPY;
+                into.medium = c.medium();
+                into.worker = c.worker();
+                into.engineHashes = c.blockHashes();
+                yield null;
+            }
             case KvEvent.StoredTokens t -> {
                 if (t.blockSize() < 1
                         || t.blockHashes().length != t.tokenIds().length / t.blockSize()
                         || (t.mmHashes() != null && t.mmHashes().length != t.blockHashes().length)) {
                     yield EventStatus.INVALID_INPUT;
                 }
+                into.medium = t.medium();
                 yield storeTokens(into, t);
             }
             case KvEvent.Removed r -> {
                 into.kind = DecodedEvent.Kind.REMOVE;
+                into.medium = r.medium();
                 into.worker = r.worker();
                 into.engineHashes = r.blockHashes();
                 yield null;

@@ -5,7 +5,8 @@ package io.kvprefix.internal.offheap;
  * name: the keys (8 bytes each) and then the values (block id + 1, 4 bytes each; 0 = empty) in one
  * block of pool memory. Open addressing with linear probing and backward-shift deletion, so there
  * are no tombstones; it doubles when it is 80% full and halves when a worker is cleared, so a name
- * costs 12 to 30 bytes.
+ * costs 12 to 30 bytes. A tagged map (a worker's any-tier view, docs/SPEC.md section 3.1) keeps one
+ * more byte per record after the values: the tiers that hold the block under that name.
  *
  * <p>Thread-safety: not thread-safe. Only the writer that owns the worker touches it.
  */
@@ -14,14 +15,17 @@ final class NameMap {
     private static final int MAX_LOAD_PERCENT = 80;
 
     private final MemoryPool pool;
+    private final boolean tagged;
     private MemoryPool.Block block;
     private long keys;
     private long values;
+    private long tags;
     private int mask;
     private int size;
 
-    private NameMap(MemoryPool pool, MemoryPool.Block block, int capacity) {
+    private NameMap(MemoryPool pool, MemoryPool.Block block, int capacity, boolean tagged) {
         this.pool = pool;
+        this.tagged = tagged;
         attach(block, capacity);
     }
 
@@ -29,14 +33,20 @@ final class NameMap {
         this.block = b;
         this.keys = b.address;
         this.values = b.address + 8L * capacity;
+        this.tags = values + 4L * capacity;
         this.mask = capacity - 1;
     }
 
     /** A map with room for {@code expected} names, or null if the budget does not allow it. */
     static NameMap create(MemoryPool pool, int expected) {
+        return create(pool, expected, false);
+    }
+
+    /** A map, tagged or not, with room for {@code expected} names, or null if the budget does not allow it. */
+    static NameMap create(MemoryPool pool, int expected, boolean tagged) {
         int cap = capacityFor(expected);
-        MemoryPool.Block b = pool.allocate(bytesFor(cap));
-        return b == null ? null : new NameMap(pool, b, cap);
+        MemoryPool.Block b = pool.allocate(bytesFor(cap, tagged));
+        return b == null ? null : new NameMap(pool, b, cap, tagged);
     }
 
     static int capacityFor(long names) {
@@ -47,8 +57,8 @@ final class NameMap {
         return Integer.highestOneBit((int) need - 1) << 1;
     }
 
-    private static long bytesFor(int capacity) {
-        return 12L * capacity;
+    private static long bytesFor(int capacity, boolean tagged) {
+        return (tagged ? 13L : 12L) * capacity;
     }
 
     private static int home(long key, int mask) {
@@ -81,6 +91,31 @@ final class NameMap {
         Mem.setInt(values + 4L * i, value);
     }
 
+    private int tagAt(int i) {
+        return tagged ? Mem.getByte(tags + i) & 0xFF : 0;
+    }
+
+    private void setTagAt(int i, int tag) {
+        if (tagged) {
+            Mem.setByte(tags + i, (byte) tag);
+        }
+    }
+
+    /** The tag of {@code key} (0 if absent, or if the map is not tagged). */
+    int tag(long key) {
+        int i = find(key);
+        return value(i) == 0 ? 0 : tagAt(i);
+    }
+
+    /** Sets the tag of {@code key}, which must be present, in a tagged map. */
+    void setTag(long key, int tag) {
+        int i = find(key);
+        if (value(i) == 0 || !tagged) {
+            throw new IllegalStateException("no tag for an absent name, or in an untagged map");
+        }
+        setTagAt(i, tag);
+    }
+
     /** True if {@code more} names fit without growing. */
     boolean hasRoomFor(int more) {
         return (long) (size + more) * 100 <= (long) (mask + 1) * MAX_LOAD_PERCENT;
@@ -92,7 +127,7 @@ final class NameMap {
             return true;
         }
         int cap = capacityFor((long) size + more);
-        MemoryPool.Block nb = pool.allocate(bytesFor(cap));
+        MemoryPool.Block nb = pool.allocate(bytesFor(cap, tagged));
         if (nb == null) {
             return false;
         }
@@ -104,24 +139,26 @@ final class NameMap {
         MemoryPool.Block oldBlock = block;
         long oldKeys = keys;
         long oldValues = values;
+        long oldTags = tags;
         int oldCap = mask + 1;
         attach(nb, cap);
         size = 0;
         for (int i = 0; i < oldCap; i++) {
             int v = Mem.getInt(oldValues + 4L * i);
             if (v != 0) {
-                insertNew(Mem.getLong(oldKeys + 8L * i), v);
+                insertNew(Mem.getLong(oldKeys + 8L * i), v, tagged ? Mem.getByte(oldTags + i) & 0xFF : 0);
             }
         }
         oldBlock.free();
     }
 
-    private void insertNew(long key, int storedValue) {
+    private void insertNew(long key, int storedValue, int tag) {
         int i = home(key, mask);
         while (value(i) != 0) {
             i = (i + 1) & mask;
         }
         set(i, key, storedValue);
+        setTagAt(i, tag);
         size++;
     }
 
@@ -144,7 +181,10 @@ final class NameMap {
         return value(find(key)) - 1;
     }
 
-    /** Maps {@code key} to {@code block}; returns the previous block or -1. The caller ensured room. */
+    /**
+     * Maps {@code key} to {@code block}; returns the previous block or -1. The caller ensured room. A
+     * new name's tag is 0; an existing name keeps its tag.
+     */
     int put(long key, int blockId) {
         int i = find(key);
         int v = value(i);
@@ -153,6 +193,7 @@ final class NameMap {
                 throw new IllegalStateException("name map full: room was not reserved");
             }
             size++;
+            setTagAt(i, 0);
         }
         set(i, key, blockId + 1);
         return v - 1;
@@ -184,10 +225,22 @@ final class NameMap {
             boolean movable = hole <= i ? (h <= hole || h > i) : (h <= hole && h > i);
             if (movable) {
                 set(hole, key, v);
+                setTagAt(hole, tagAt(i));
                 hole = i;
             }
         }
         set(hole, 0L, 0);
+        setTagAt(hole, 0);
+    }
+
+    /** Calls {@code to} with every (name, block id) pair. */
+    void forEach(java.util.function.BiConsumer<Long, Integer> to) {
+        for (int i = 0; i <= mask; i++) {
+            int v = value(i);
+            if (v != 0) {
+                to.accept(key(i), v - 1);
+            }
+        }
     }
 
     /**
