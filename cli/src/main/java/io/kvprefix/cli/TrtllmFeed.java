@@ -109,6 +109,7 @@ final class TrtllmFeed implements Runnable {
                 case KvEvent.Stored st -> "stored";
                 case KvEvent.StoredTokens st -> "stored";
                 case KvEvent.Removed r -> "removed";
+                case KvEvent.Copied c -> "copied";
                 case KvEvent.Cleared c -> "cleared";
                 case KvEvent.RemoveWorker r -> "remove_worker";
             };

@@ -2,6 +2,7 @@ package io.kvprefix.opstream;
 
 import io.kvprefix.BlockHasher;
 import io.kvprefix.KvEvent;
+import io.kvprefix.Medium;
 import io.kvprefix.Worker;
 import io.kvprefix.opstream.internal.LineFields;
 import java.nio.charset.StandardCharsets;
@@ -102,16 +103,7 @@ public final class OpStreamParser {
         }
         return switch (fields.op()) {
             case LineFields.OP_STORED -> stored();
-            case LineFields.OP_REMOVED -> {
-                Worker w = workerOrNull();
-                if (w == null) {
-                    yield workerProblem();
-                }
-                if ((e = fields.required(LineFields.F_BLOCK_HASHES)) != null) {
-                    yield invalid(e);
-                }
-                yield new Op.Event(new KvEvent.Removed(w, fields.blockHashes()));
-            }
+            case LineFields.OP_REMOVED, LineFields.OP_COPIED -> removedOrCopied(fields.op() == LineFields.OP_COPIED);
             case LineFields.OP_CLEARED -> {
                 Worker w = workerOrNull();
                 yield w == null ? workerProblem() : new Op.Event(new KvEvent.Cleared(w));
@@ -125,8 +117,55 @@ public final class OpStreamParser {
             case LineFields.OP_MATCH -> match();
             default ->
                 invalid("unknown op \"" + printable(fields.opText())
-                        + "\" (ops are case-sensitive: stored, removed, cleared, remove_worker, match)");
+                        + "\" (ops are case-sensitive: stored, removed, copied, cleared, remove_worker, match)");
         };
+    }
+
+    /** {@code removed} (medium optional) or {@code copied} (a lower-tier medium required). */
+    private Op removedOrCopied(boolean copied) {
+        Worker w = workerOrNull();
+        if (w == null) {
+            return workerProblem();
+        }
+        String e;
+        if ((e = fields.required(LineFields.F_BLOCK_HASHES)) != null) {
+            return invalid(e);
+        }
+        if (copied && (e = fields.required(LineFields.F_MEDIUM)) != null) {
+            return invalid(e);
+        }
+        Medium m = medium();
+        if (m == null) {
+            return invalid(mediumProblem());
+        }
+        if (copied && m == Medium.GPU) {
+            return invalid("copied: medium must be a lower tier (CPU or DISK), not GPU");
+        }
+        return new Op.Event(
+                copied
+                        ? new KvEvent.Copied(w, fields.blockHashes(), m)
+                        : new KvEvent.Removed(w, fields.blockHashes(), m));
+    }
+
+    /** The line's {@code medium}: GPU when absent; null when it is not one of GPU, CPU, DISK. */
+    private Medium medium() {
+        if (!fields.has(LineFields.F_MEDIUM)) {
+            return Medium.GPU;
+        }
+        if (fields.optional(LineFields.F_MEDIUM, false) != null || fields.medium() == null) {
+            return null;
+        }
+        return switch (fields.medium()) {
+            case "GPU" -> Medium.GPU;
+            case "CPU" -> Medium.CPU;
+            case "DISK" -> Medium.DISK;
+            default -> null;
+        };
+    }
+
+    private String mediumProblem() {
+        String e = fields.optional(LineFields.F_MEDIUM, false);
+        return e != null ? e : "medium must be \"GPU\", \"CPU\" or \"DISK\" (case-sensitive)";
     }
 
     private Op stored() {
@@ -135,6 +174,10 @@ public final class OpStreamParser {
             return workerProblem();
         }
         String e;
+        Medium medium = medium();
+        if (medium == null) {
+            return invalid(mediumProblem());
+        }
         if ((e = fields.optional(LineFields.F_PARENT_HASH, true)) != null) {
             return invalid(e);
         }
@@ -150,7 +193,8 @@ public final class OpStreamParser {
             if ((e = fields.required(LineFields.F_BLOCKS)) != null) {
                 return invalid(e);
             }
-            return new Op.Event(new KvEvent.Stored(w, parent, fields.blockEngineHashes(), fields.blockLocalHashes()));
+            return new Op.Event(
+                    new KvEvent.Stored(w, parent, fields.blockEngineHashes(), fields.blockLocalHashes(), medium));
         }
         if (!tokenForm) {
             return invalid("a stored line needs \"blocks\" (hash form) or \"token_ids\" (token form)");
@@ -177,7 +221,8 @@ public final class OpStreamParser {
                     fields.blockHashes(),
                     fields.loraName(),
                     fields.cacheNamespace(),
-                    BlockHasher.multimodalExtras(intBlockSize(), fields.tokenCount(), fields.mmSpans())));
+                    BlockHasher.multimodalExtras(intBlockSize(), fields.tokenCount(), fields.mmSpans()),
+                    medium));
         } catch (IllegalArgumentException ex) { // the checks above make this unreachable; never crash on it
             return invalid(ex.getMessage());
         }

@@ -135,19 +135,36 @@ public final class OpStreamWriter implements AutoCloseable {
         sb.append("{\"status\":\"").append(status.wireName()).append("\"}\n");
     }
 
+    /**
+     * {@code {"scores":[[W,R,depth],...]}} with the GPU depths above 0, then, only when a lower tier
+     * holds more of the request for some worker, {@code "any_tier":[[W,R,depth],...]} with every
+     * worker's any-tier depth (docs/SPEC.md section 5).
+     */
     private void appendScores(MatchResult result) {
         result.sortByWorker();
         sb.append("{\"scores\":[");
+        boolean first = true;
         for (int i = 0; i < result.size(); i++) {
-            if (i > 0) {
-                sb.append(',');
+            if (result.depth(i) > 0) {
+                score(result.worker(i), result.depth(i), first);
+                first = false;
             }
-            Worker w = result.worker(i);
-            sb.append('[');
-            u64(w.workerId()).append(',');
-            u32(w.dpRank()).append(',').append(result.depth(i)).append(']');
         }
-        sb.append("]}\n");
+        sb.append(']');
+        if (result.hasLowerTierDepth()) {
+            sb.append(",\"any_tier\":[");
+            for (int i = 0; i < result.size(); i++) {
+                score(result.worker(i), result.anyTierDepth(i), i == 0);
+            }
+            sb.append(']');
+        }
+        sb.append("}\n");
+    }
+
+    private void score(Worker w, int depth, boolean first) {
+        sb.append(first ? "[" : ",[");
+        u64(w.workerId()).append(',');
+        u32(w.dpRank()).append(',').append(depth).append(']');
     }
 
     private void appendOp(Op op) {
@@ -195,7 +212,9 @@ public final class OpStreamWriter implements AutoCloseable {
                     u64(s.blockHashes()[i]).append(",\"tokens_hash\":");
                     u64(s.localHashes()[i]).append('}');
                 }
-                sb.append("]}\n");
+                sb.append(']');
+                medium(s.medium());
+                sb.append("}\n");
             }
             case KvEvent.StoredTokens t -> {
                 head("stored", t.worker());
@@ -206,12 +225,21 @@ public final class OpStreamWriter implements AutoCloseable {
                 hashes(t.blockHashes(), 0, t.blockHashes().length);
                 salt(t.loraName(), t.cacheNamespace());
                 blockMm(t);
+                medium(t.medium());
                 sb.append("}\n");
             }
             case KvEvent.Removed r -> {
                 head("removed", r.worker());
                 sb.append(",\"block_hashes\":");
                 hashes(r.blockHashes(), 0, r.blockHashes().length);
+                medium(r.medium());
+                sb.append("}\n");
+            }
+            case KvEvent.Copied c -> {
+                head("copied", c.worker());
+                sb.append(",\"block_hashes\":");
+                hashes(c.blockHashes(), 0, c.blockHashes().length);
+                medium(c.medium());
                 sb.append("}\n");
             }
             case KvEvent.Cleared c -> {
@@ -277,6 +305,13 @@ public final class OpStreamWriter implements AutoCloseable {
             }
         }
         sb.append(']');
+    }
+
+    /** {@code ,"medium":"CPU"}; nothing for the GPU (the default). */
+    private void medium(io.kvprefix.Medium m) {
+        if (m != io.kvprefix.Medium.GPU) {
+            sb.append(",\"medium\":\"").append(m.name()).append('"');
+        }
     }
 
     private void salt(String lora, String ns) {

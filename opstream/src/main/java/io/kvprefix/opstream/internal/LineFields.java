@@ -33,7 +33,8 @@ public final class LineFields {
             F_LOCAL_HASHES = 8,
             F_LORA_NAME = 9,
             F_CACHE_NAMESPACE = 10,
-            F_MM = 11;
+            F_MM = 11,
+            F_MEDIUM = 12;
 
     static final String[] FIELD = {
         "op",
@@ -47,7 +48,8 @@ public final class LineFields {
         "local_hashes",
         "lora_name",
         "cache_namespace",
-        "mm"
+        "mm",
+        "medium"
     };
 
     /** The ops, as {@link #op()} gives them. */
@@ -56,7 +58,8 @@ public final class LineFields {
             OP_REMOVED = 1,
             OP_CLEARED = 2,
             OP_REMOVE_WORKER = 3,
-            OP_MATCH = 4;
+            OP_MATCH = 4,
+            OP_COPIED = 5;
     /** Scratch arrays that grew past this many entries are dropped after the line. */
     private static final int SHRINK_ABOVE = 1 << 20;
 
@@ -91,6 +94,7 @@ public final class LineFields {
     int localHashCount;
     String loraName;
     String cacheNamespace;
+    String medium;
     /** {@code mm}: (start, end, mm_hash) per item, three longs each. */
     long[] mm = new long[24];
 
@@ -112,7 +116,7 @@ public final class LineFields {
         op = OP_UNKNOWN;
         opText = null;
         blockCount = tokenCount = blockHashCount = localHashCount = mmCount = 0;
-        loraName = cacheNamespace = null;
+        loraName = cacheNamespace = medium = null;
         try {
             lex.skipWs();
             if (lex.pos == lex.end) {
@@ -261,6 +265,11 @@ public final class LineFields {
     /** {@code lora_name}, null when absent, {@code null} or empty. */
     public String loraName() {
         return loraName;
+    }
+
+    /** {@code medium} as written, null when absent or empty. */
+    public String medium() {
+        return medium;
     }
 
     /** {@code cache_namespace}, null when absent, {@code null} or empty. */

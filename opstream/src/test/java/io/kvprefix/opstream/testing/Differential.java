@@ -482,7 +482,8 @@ public final class Differential {
                             s.worker(),
                             s.parentHash(),
                             Arrays.copyOf(s.blockHashes(), k),
-                            Arrays.copyOf(s.localHashes(), k))));
+                            Arrays.copyOf(s.localHashes(), k),
+                            s.medium())));
                 }
             }
             case Op.Event(KvEvent.StoredTokens t) -> {
@@ -495,7 +496,8 @@ public final class Differential {
                             Arrays.copyOf(t.blockHashes(), k),
                             t.loraName(),
                             t.cacheNamespace(),
-                            t.mmHashes() == null ? null : Arrays.copyOf(t.mmHashes(), k))));
+                            t.mmHashes() == null ? null : Arrays.copyOf(t.mmHashes(), k),
+                            t.medium())));
                 }
             }
             case Op.Event(KvEvent.Removed r) -> {
@@ -503,7 +505,7 @@ public final class Differential {
                     long[] fewer = new long[r.blockHashes().length - 1];
                     System.arraycopy(r.blockHashes(), 0, fewer, 0, i);
                     System.arraycopy(r.blockHashes(), i + 1, fewer, i, fewer.length - i);
-                    out.add(new Op.Event(new KvEvent.Removed(r.worker(), fewer)));
+                    out.add(new Op.Event(new KvEvent.Removed(r.worker(), fewer, r.medium())));
                 }
             }
             case Op.HashMatch m -> {

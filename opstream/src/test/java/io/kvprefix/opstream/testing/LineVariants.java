@@ -2,6 +2,7 @@ package io.kvprefix.opstream.testing;
 
 import io.kvprefix.BlockHasher;
 import io.kvprefix.KvEvent;
+import io.kvprefix.Medium;
 import io.kvprefix.Worker;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamWriter;
@@ -98,6 +99,7 @@ public final class LineVariants {
                 }
                 sb.append(']');
                 o.put("blocks", sb.toString());
+                medium(o, s.medium(), rnd);
             }
             case KvEvent.StoredTokens t -> {
                 head(o, "stored", t.worker(), rnd);
@@ -114,10 +116,17 @@ public final class LineVariants {
                     }
                 }
                 mm(o, items, rnd);
+                medium(o, t.medium(), rnd);
             }
             case KvEvent.Removed r -> {
                 head(o, "removed", r.worker(), rnd);
                 o.put("block_hashes", hashes(r.blockHashes(), rnd));
+                medium(o, r.medium(), rnd);
+            }
+            case KvEvent.Copied c -> {
+                head(o, "copied", c.worker(), rnd);
+                o.put("block_hashes", hashes(c.blockHashes(), rnd));
+                o.put("medium", str(c.medium().name(), rnd));
             }
             case KvEvent.Cleared c -> head(o, "cleared", c.worker(), rnd);
             case KvEvent.RemoveWorker rw -> {
@@ -142,6 +151,13 @@ public final class LineVariants {
             o.put("parent_hash", hash(parent, rnd));
         } else if (rnd.nextBoolean()) {
             o.put("parent_hash", "null");
+        }
+    }
+
+    /** A medium: the GPU left out or written; a lower tier written. */
+    private static void medium(Obj o, Medium m, Random rnd) {
+        if (m != Medium.GPU || rnd.nextInt(3) == 0) {
+            o.put("medium", str(m.name(), rnd));
         }
     }
 

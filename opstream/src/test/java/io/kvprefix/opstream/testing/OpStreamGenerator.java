@@ -4,6 +4,7 @@ import io.kvprefix.BlockHasher;
 import io.kvprefix.Implementation;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
+import io.kvprefix.Medium;
 import io.kvprefix.Worker;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.testing.OracleIndex;
@@ -56,6 +57,9 @@ public final class OpStreamGenerator {
         double tokenRate = 0.35;
         double matchRate = 0.35;
         double malformedRate = 0.0;
+        /** Share of ops about lower tiers (docs/SPEC.md section 3.1): copies, lower-tier stores and removals. */
+        double tierRate = 0.08;
+
         int[] blockSizes = {1, 2, 4, 16};
         long seed = BlockHasher.DEFAULT_SEED;
         long chainSeed = BlockHasher.DEFAULT_CHAIN_SEED;
@@ -97,6 +101,7 @@ public final class OpStreamGenerator {
             o.maxLongChain = 150 + r.nextInt(2000);
             o.tokenRate = r.nextDouble() * 0.7;
             o.matchRate = 0.2 + r.nextDouble() * 0.3;
+            o.tierRate = r.nextInt(3) == 0 ? 0.0 : r.nextDouble() * 0.25;
             return o;
         }
 
@@ -160,6 +165,11 @@ public final class OpStreamGenerator {
             return this;
         }
         /** Share of malformed lines. */
+        public Options tierRate(double v) {
+            tierRate = v;
+            return this;
+        }
+
         public Options malformedRate(double v) {
             malformedRate = v;
             return this;
@@ -183,7 +193,8 @@ public final class OpStreamGenerator {
                     + ", localAlphabet=" + localAlphabet + ", nameAlphabet=" + nameAlphabet + ", tokenAlphabet="
                     + tokenAlphabet + ", maxChain=" + maxChain + ", longChainRate=" + longChainRate + ", tokenRate="
                     + String.format("%.2f", tokenRate) + ", matchRate=" + String.format("%.2f", matchRate)
-                    + ", malformedRate=" + malformedRate + ", blockSizes=" + Arrays.toString(blockSizes) + "]";
+                    + ", malformedRate=" + malformedRate + ", tierRate=" + String.format("%.2f", tierRate)
+                    + ", blockSizes=" + Arrays.toString(blockSizes) + "]";
         }
     }
 
@@ -375,6 +386,9 @@ public final class OpStreamGenerator {
         }
         if (rnd.nextDouble() < o.matchRate) {
             return match();
+        }
+        if (o.tierRate > 0 && rnd.nextDouble() < o.tierRate) {
+            return tiered();
         }
         int r = rnd.nextInt(100);
         if (r < 52) {
@@ -844,6 +858,45 @@ public final class OpStreamGenerator {
             names[i] = chain.get(i).getKey();
         }
         return names;
+    }
+
+    /**
+     * An op about a lower tier: a copy of names the worker holds (and now and then an unknown one), a
+     * store's content on a lower tier, or a removal from one. The model keeps no tiers: the oracle
+     * decides what they do.
+     */
+    private Op tiered() {
+        Medium m = rnd.nextInt(4) == 0 ? Medium.DISK : Medium.CPU;
+        Worker w = knownWithNames();
+        int r = rnd.nextInt(100);
+        if (w == null || r < 30) {
+            Op op = store();
+            return op instanceof Op.Event(KvEvent.Stored s)
+                    ? new Op.Event(new KvEvent.Stored(s.worker(), s.parentHash(), s.blockHashes(), s.localHashes(), m))
+                    : op instanceof Op.Event(KvEvent.StoredTokens t)
+                            ? new Op.Event(new KvEvent.StoredTokens(
+                                    t.worker(),
+                                    t.parentHash(),
+                                    t.tokenIds(),
+                                    t.blockSize(),
+                                    t.blockHashes(),
+                                    t.loraName(),
+                                    t.cacheNamespace(),
+                                    t.mmHashes(),
+                                    m))
+                            : op;
+        }
+        Holdings h = known.get(w);
+        long[] names;
+        if (rnd.nextInt(5) == 0) {
+            names = chainFrom(h); // a whole branch offloaded, or dropped from the tier
+        } else {
+            names = new long[1 + rnd.nextInt(3)];
+            for (int i = 0; i < names.length; i++) {
+                names[i] = rnd.nextInt(12) == 0 ? nextName++ : h.random(rnd);
+            }
+        }
+        return new Op.Event(r < 70 ? new KvEvent.Copied(w, names, m) : new KvEvent.Removed(w, names, m));
     }
 
     private Op remove(Worker w, long[] names) {
