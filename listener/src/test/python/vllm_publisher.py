@@ -7,8 +7,8 @@ python3-msgpack).
 Each engine of the spec gets a PUB-like socket (XPUB, so the script can see when a subscriber has
 arrived) and, unless its replay is "none", a ROUTER replay socket, both bound to 127.0.0.1 on free
 ports. It simulates an engine's KV cache (stores of new and continued sequences, removals of any
-block, now and then a clear, now and then a multimodal item in extra_keys, plus events a router must
-ignore: CPU-medium stores and sliding-window groups), and publishes one batch per step as vLLM does: frames [topic, seq (8 bytes big-endian),
+block, now and then a clear, now and then a multimodal item in extra_keys, CPU-tier stores, plus
+events a router must ignore: sliding-window groups), and publishes one batch per step as vLLM does: frames [topic, seq (8 bytes big-endian),
 msgpack payload], the payload [ts, [events], dp_rank?] ("array" encoding, vLLM up to mid-2026) or
 {"ts", "events", "data_parallel_rank"} with events as maps tagged by "type" ("map" encoding). Replay
 requests ["", start_seq] are answered as vLLM's ZmqEventPublisher does: one message per buffered
@@ -151,7 +151,8 @@ class Engine:
                 cache.clear()
                 events.append(("C",))
             elif roll < 0.95:
-                # a store on the CPU tier: ignored by the router
+                # a store on the CPU tier (self-describing, as vLLM's OffloadingConnector sends with
+                # self_describing_kv_events): applied to the router's CPU tier
                 hashes = [self.new_hash() for _ in range(2)]
                 events.append(("S", None, hashes, self.tokens(2 * bs), bs, None, "CPU", None, None, None))
             else:

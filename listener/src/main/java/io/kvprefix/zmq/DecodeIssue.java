@@ -37,7 +37,8 @@ public enum DecodeIssue {
     /** A {@code BlockStored} whose number of block hashes differs from its number of full blocks of tokens. */
     HASH_COUNT_MISMATCH("hash_count_mismatch", Category.ERROR),
 
-    /** An event about a medium other than the GPU ({@code medium} not {@code GPU} / {@code DEVICE} / absent). */
+    /** An event about a medium kvprefix does not index (not a GPU, CPU or disk tier, such as SGLang's
+     * {@code EXTERNAL}; {@link io.kvprefix.Medium#fromEngine}). */
     NON_DEVICE_MEDIUM("medium", Category.IGNORED),
     /** An event about a KV-cache group that is not full attention (hybrid models: sliding window, mamba, ...;
      * for TensorRT-LLM, an event of an attention window other than the largest). */
@@ -47,6 +48,14 @@ public enum DecodeIssue {
      * multimodal item, LoRA name or Dynamo namespace, such as vLLM's own {@code cache_salt}; or a list
      * whose length differs from the number of blocks): applied, hashed without it. */
     EXTRA_KEYS("extra_keys", Category.NOTE),
+    /** An event on the host-memory tier ({@code CPU}, {@code CPU_PINNED}), applied to it (docs/SPEC.md
+     * section 3.1). */
+    TIER_CPU("tier_cpu", Category.NOTE),
+    /** An event on the disk or storage tier ({@code DISK}, {@code STORAGE}), applied to it. */
+    TIER_DISK("tier_disk", Category.NOTE),
+    /** A lower-tier store without tokens ({@code block_size} 0: vLLM's offloading connector unless it
+     * sends self-describing events), applied by name as a {@link io.kvprefix.KvEvent.Copied}. */
+    PLACEHOLDER_STORE("placeholder_store", Category.NOTE),
     /** A store with multimodal items in its {@code extra_keys}: applied, each block hashed with its
      * items' {@code mm_hash}es (docs/SPEC.md section 2.1). Counted so that operators see them. */
     MULTIMODAL("multimodal", Category.NOTE),

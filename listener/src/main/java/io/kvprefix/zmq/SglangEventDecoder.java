@@ -20,8 +20,10 @@ package io.kvprefix.zmq;
  *   <li>{@code component_type} ({@code full}, {@code swa}, {@code mamba}) plays vLLM's
  *       {@code kv_cache_spec_kind}: only {@code full} blocks are indexed (the hybrid-model rule of
  *       {@link VllmEventDecoder}).
- *   <li>Media are {@code GPU}, {@code CPU_PINNED} (the host tier of HiCache), {@code DISK} and
- *       {@code EXTERNAL}: as in vLLM, what is not on the GPU is not a GPU hit.
+ *   <li>Media are {@code GPU}, {@code CPU_PINNED} (the host tier of HiCache, which announces a host
+ *       copy only after its write-through DMA is confirmed and removes it when the copy is dropped),
+ *       {@code DISK} and {@code EXTERNAL}: the first three are kvprefix's GPU, CPU and DISK tiers
+ *       (docs/SPEC.md section 3.1), {@code EXTERNAL} is not indexed.
  *   <li>Hashes are SHA-256 prefixes as signed 64-bit integers: opaque names to kvprefix, which hashes
  *       the tokens itself. With no {@code lora_name}, a LoRA store is hashed without a salt
  *       ({@link DecodeIssue#LORA_ID_WITHOUT_NAME}).

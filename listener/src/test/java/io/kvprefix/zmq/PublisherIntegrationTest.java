@@ -157,7 +157,8 @@ class PublisherIntegrationTest {
         assertEquals(0, total.decodeErrors(), json);
         assertEquals(0, total.get(Counter.RESTARTS), json);
         assertEquals(0, total.get(Counter.APPLY_ERRORS), json);
-        assertTrue(total.issues(DecodeIssue.NON_DEVICE_MEDIUM) > 0, json);
+        assertTrue(total.issues(DecodeIssue.TIER_CPU) > 0, json);
+        assertTrue(total.issues(DecodeIssue.MULTIMODAL) > 0, json);
         assertTrue(total.issues(DecodeIssue.NON_FULL_ATTENTION_GROUP) > 0, json);
         assertTrue(total.events(EventKind.STORED, EventStatus.OK) > 100, json);
         // Stores after a resync whose parents were lost answer parent_block_not_found; how many there

@@ -312,17 +312,24 @@ class VllmEventDecoderTest {
     // ------------------------------------------------------------------ what is ignored, and notes
 
     @Test
-    void eventsOnOtherMediaAreIgnored() throws Exception {
+    void eventsOnLowerTiersAreAppliedToThemAndUnknownMediaIgnored() throws Exception {
         var b = decode(list(
                 0.0,
                 list(
                         list("BlockStored", list(1L), NIL, list(4), 1, NIL, "CPU"),
                         list("BlockStored", list(2L), NIL, list(4), 1, NIL, "gpu"),
                         list("BlockStored", list(3L), NIL, list(4), 1, NIL, "DEVICE"),
-                        list("BlockRemoved", list(1L), "DISK"),
-                        list("BlockRemoved", list(2L), "GPU"))));
-        assertEquals(3, b.events().size());
-        assertEquals(List.of(DecodeIssue.NON_DEVICE_MEDIUM, DecodeIssue.NON_DEVICE_MEDIUM), issues(b));
+                        list("BlockRemoved", list(1L), "STORAGE"),
+                        list("BlockRemoved", list(2L), "GPU"),
+                        list("BlockStored", list(9L), NIL, list(4), 1, NIL, "EXTERNAL"))));
+        assertEquals(5, b.events().size());
+        assertEquals(io.kvprefix.Medium.CPU, ((KvEvent.StoredTokens) b.events().get(0)).medium());
+        assertEquals(io.kvprefix.Medium.GPU, ((KvEvent.StoredTokens) b.events().get(1)).medium());
+        assertEquals(io.kvprefix.Medium.DISK, ((KvEvent.Removed) b.events().get(3)).medium());
+        assertEquals(List.of(DecodeIssue.TIER_CPU, DecodeIssue.TIER_DISK, DecodeIssue.NON_DEVICE_MEDIUM), issues(b));
+        // block_size 0 with tokens, or on the GPU, is malformed
+        var bad = decode(list(0.0, list(list("BlockStored", list(1L), NIL, list(), 0, NIL, "GPU"))));
+        assertEquals(List.of(DecodeIssue.BAD_EVENT), issues(bad));
     }
 
     @Test

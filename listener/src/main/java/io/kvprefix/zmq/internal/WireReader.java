@@ -426,8 +426,8 @@ public final class WireReader {
             throw new FieldException(DecodeIssue.BAD_EVENT, "block_size is out of range");
         }
         long b = u.unpackLong();
-        if (b < 1 || b > Integer.MAX_VALUE) {
-            throw new FieldException(DecodeIssue.BAD_EVENT, "block_size " + b + " is outside 1.." + Integer.MAX_VALUE);
+        if (b < 0 || b > Integer.MAX_VALUE) { // 0: vLLM's placeholder stores of an offloading tier
+            throw new FieldException(DecodeIssue.BAD_EVENT, "block_size " + b + " is outside 0.." + Integer.MAX_VALUE);
         }
         return (int) b;
     }

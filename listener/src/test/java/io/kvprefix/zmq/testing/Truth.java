@@ -3,6 +3,7 @@ package io.kvprefix.zmq.testing;
 import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
 import io.kvprefix.KvEvent;
+import io.kvprefix.Medium;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.zmq.SubscriberStats.EventKind;
@@ -129,7 +130,7 @@ public final class Truth {
                 case "C" -> out.add(new KvEvent.Cleared(w));
                 case "R" -> {
                     if (relevant(f[1], f[2])) {
-                        out.add(new KvEvent.Removed(w, hashes(f[3])));
+                        out.add(new KvEvent.Removed(w, hashes(f[3]), tier(f[1])));
                     }
                 }
                 default -> {
@@ -146,7 +147,8 @@ public final class Truth {
                                 names,
                                 f[3].equals("-") ? null : f[3],
                                 null,
-                                blockMm(f[9], names.length)));
+                                blockMm(f[9], names.length),
+                                tier(f[4])));
                     }
                 }
             }
@@ -182,8 +184,13 @@ public final class Truth {
         return counts;
     }
 
+    /** Indexed: a medium kvprefix has a tier for (docs/SPEC.md section 3.1), and not the sliding-window group 1. */
     private static boolean relevant(String medium, String group) {
-        return (medium.equals("-") || medium.equals("GPU")) && !group.equals("1");
+        return (medium.equals("-") || Medium.fromEngine(medium) != null) && !group.equals("1");
+    }
+
+    private static Medium tier(String medium) {
+        return medium.equals("-") ? Medium.GPU : Medium.fromEngine(medium);
     }
 
     private static long[] hashes(String csv) {
