@@ -5,10 +5,12 @@ import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
+import io.kvprefix.MatchExplanation;
 import io.kvprefix.MatchResult;
 import io.kvprefix.Medium;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.internal.Explanations;
 import io.kvprefix.internal.MatchResults;
 import io.kvprefix.internal.event.DecodedEvent;
 import io.kvprefix.internal.event.EventDecoder;
@@ -16,8 +18,6 @@ import io.kvprefix.internal.event.IndexWriter;
 import io.kvprefix.internal.hash.PortableHashKernel;
 import io.kvprefix.internal.hash.SaltedHashers;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
-import it.unimi.dsi.fastutil.objects.Object2IntOpenHashMap;
-import it.unimi.dsi.fastutil.objects.ObjectOpenHashSet;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,32 +47,6 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     static final long ENTRY_BYTES = 120;
 
     static final long PAIR_BYTES = 64;
-
-    /** Per-view state: a worker's GPU view, or its any-tier view (docs/SPEC.md section 3.1, {@link HeapTiers}). */
-    static final class WorkerState {
-        final Worker worker;
-        final int slot;
-        /** True for an any-tier view: its holdings count as holders of entries but not as pairs. */
-        final boolean view;
-        /** A GPU view's any-tier view, or null. */
-        WorkerState anyTier;
-        /** A view's tiers per name (bits of {@code Medium.bit()}); null for a GPU view. */
-        final it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap tags;
-
-        final Long2ObjectOpenHashMap<HeapEntry> names = new Long2ObjectOpenHashMap<>();
-        final Object2IntOpenHashMap<HeapEntry> held = new Object2IntOpenHashMap<>();
-        // presized: fastutil shrinks on removal down to the initial size, so a small set would
-        // shrink and regrow (allocating) on every hole cycle
-        final ObjectOpenHashSet<HeapEntry> unreachable = new ObjectOpenHashSet<>(256);
-
-        WorkerState(Worker worker, int slot, boolean view) {
-            this.worker = worker;
-            this.slot = slot;
-            this.view = view;
-            this.tags = view ? new it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap() : null;
-            held.defaultReturnValue(0);
-        }
-    }
 
     private final IndexConfig config;
     private final BlockHasher hasher;
@@ -232,7 +206,8 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     /** A new worker's GPU view in a free slot (the caller checked there is one). */
     WorkerState newWorker(Worker worker) {
-        WorkerState ws = new WorkerState(worker, claimSlot(worker, -1), false);
+        WorkerState ws = new WorkerState(
+                worker, claimSlot(worker, -1), (int) Math.min(1 << 26, config.expectedBlocksPerWorker()), false);
         workers.put(worker, ws);
         return ws;
     }
@@ -499,6 +474,35 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     private void matchLocked(long[] q, int off, int len, MatchResult into, HeapMatcher.Scratch s) {
         matcher.match(table, bitWords, slotWorkers, tiers.views > 0 ? gpuSlotOf : null, q, off, len, into, s);
+    }
+
+    @Override
+    public MatchExplanation explain(long[] localHashes, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, localHashes.length);
+        return Explanations.of(length, probe(Arrays.copyOfRange(localHashes, offset, offset + length)));
+    }
+
+    @Override
+    public MatchExplanation explain(int[] tokens, int offset, int length, BlockHasher h) {
+        Objects.requireNonNull(h, "hasher");
+        hashers.checkChainSeed(h);
+        checkOpen();
+        return Explanations.ofTokens(this, hashers.salts(), tokens, offset, length, h, this::probe);
+    }
+
+    /**
+     * Every known worker's walk over {@code q} under the read lock: the request's entries position by
+     * position as far as they exist; a worker's depth is where its reach bits end, and its hole ends
+     * at the first later entry it holds.
+     */
+    private List<Explanations.Probe> probe(long[] q) {
+        long stamp = lock.readLock();
+        try {
+            checkOpen();
+            return HeapExplainer.probe(table, chainFn, workers.values(), q);
+        } finally {
+            lock.unlockRead(stamp);
+        }
     }
 
     // ------------------------------------------------------------------ introspection

@@ -3,7 +3,6 @@ package io.kvprefix.internal.heap;
 import io.kvprefix.EventStatus;
 import io.kvprefix.Medium;
 import io.kvprefix.Worker;
-import io.kvprefix.internal.heap.HeapPrefixIndex.WorkerState;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
 
 /**
@@ -152,7 +151,7 @@ final class HeapTiers {
         if (g.anyTier != null) {
             return g.anyTier;
         }
-        WorkerState a = new WorkerState(g.worker, ix.claimSlot(g.worker, g.slot), true);
+        WorkerState a = new WorkerState(g.worker, ix.claimSlot(g.worker, g.slot), g.names.size(), true);
         a.names.putAll(g.names);
         a.held.putAll(g.held);
         a.unreachable.addAll(g.unreachable);

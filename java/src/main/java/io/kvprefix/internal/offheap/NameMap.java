@@ -4,9 +4,11 @@ package io.kvprefix.internal.offheap;
  * One worker's names: engine hash {@code E} to the id of the block it names, off-heap, 12 bytes a
  * name: the keys (8 bytes each) and then the values (block id + 1, 4 bytes each; 0 = empty) in one
  * block of pool memory. Open addressing with linear probing and backward-shift deletion, so there
- * are no tombstones; it doubles when it is 80% full and halves when a worker is cleared, so a name
- * costs 12 to 30 bytes. A tagged map (a worker's any-tier view, docs/SPEC.md section 3.1) keeps one
- * more byte per record after the values: the tiers that hold the block under that name.
+ * are no tombstones. Its capacity is any number of records (the home record is a multiply-shift of
+ * the key's hash, not a mask), so it can be sized exactly: it grows by half when it is 80% full,
+ * which keeps it between 53% and 80% full, so a name costs 15 to 23 bytes. A tagged map (a worker's
+ * any-tier view, docs/SPEC.md section 3.1) keeps one more byte per record after the values: the
+ * tiers that hold the block under that name.
  *
  * <p>Thread-safety: not thread-safe. Only the writer that owns the worker touches it.
  */
@@ -20,7 +22,7 @@ final class NameMap {
     private long keys;
     private long values;
     private long tags;
-    private int mask;
+    private int capacity;
     private int size;
 
     private NameMap(MemoryPool pool, MemoryPool.Block block, int capacity, boolean tagged) {
@@ -34,7 +36,7 @@ final class NameMap {
         this.keys = b.address;
         this.values = b.address + 8L * capacity;
         this.tags = values + 4L * capacity;
-        this.mask = capacity - 1;
+        this.capacity = capacity;
     }
 
     /** A map with room for {@code expected} names, or null if the budget does not allow it. */
@@ -49,21 +51,28 @@ final class NameMap {
         return b == null ? null : new NameMap(pool, b, cap, tagged);
     }
 
+    /** The capacity for {@code names} names: exactly 80% full with them (at least {@link #MIN_CAPACITY}). */
     static int capacityFor(long names) {
         long need = Math.max(MIN_CAPACITY, names * 100 / MAX_LOAD_PERCENT + 1);
         if (need > (1 << 30)) {
             throw new IllegalStateException("a worker with more than 850 million names is not supported");
         }
-        return Integer.highestOneBit((int) need - 1) << 1;
+        return (int) need;
     }
 
     private static long bytesFor(int capacity, boolean tagged) {
         return (tagged ? 13L : 12L) * capacity;
     }
 
-    private static int home(long key, int mask) {
+    /** The home record of {@code key} among {@code capacity}: the hash's high 32 bits scaled to the capacity. */
+    private static int home(long key, int capacity) {
         long h = key * 0x9E3779B97F4A7C15L;
-        return (int) (h ^ (h >>> 29) ^ (h >>> 47)) & mask;
+        h ^= h >>> 29;
+        return (int) (((h >>> 32) * capacity) >>> 32);
+    }
+
+    private int next(int i) {
+        return i + 1 == capacity ? 0 : i + 1;
     }
 
     int size() {
@@ -71,7 +80,7 @@ final class NameMap {
     }
 
     int capacity() {
-        return mask + 1;
+        return capacity;
     }
 
     long bytes() {
@@ -116,9 +125,19 @@ final class NameMap {
         setTagAt(i, tag);
     }
 
+    /** Calls {@code to} with every (name, block id) pair. */
+    void forEach(java.util.function.BiConsumer<Long, Integer> to) {
+        for (int i = 0; i < capacity; i++) {
+            int v = value(i);
+            if (v != 0) {
+                to.accept(key(i), v - 1);
+            }
+        }
+    }
+
     /** True if {@code more} names fit without growing. */
     boolean hasRoomFor(int more) {
-        return (long) (size + more) * 100 <= (long) (mask + 1) * MAX_LOAD_PERCENT;
+        return (long) (size + more) * 100 <= (long) capacity * MAX_LOAD_PERCENT;
     }
 
     /** Grows so that {@code more} names fit; false (and unchanged) if the budget does not allow it. */
@@ -126,7 +145,7 @@ final class NameMap {
         if (hasRoomFor(more)) {
             return true;
         }
-        int cap = capacityFor((long) size + more);
+        int cap = Math.max(capacityFor((long) size + more), capacity + capacity / 2); // grow by at least half
         MemoryPool.Block nb = pool.allocate(bytesFor(cap, tagged));
         if (nb == null) {
             return false;
@@ -140,7 +159,7 @@ final class NameMap {
         long oldKeys = keys;
         long oldValues = values;
         long oldTags = tags;
-        int oldCap = mask + 1;
+        int oldCap = capacity;
         attach(nb, cap);
         size = 0;
         for (int i = 0; i < oldCap; i++) {
@@ -153,9 +172,9 @@ final class NameMap {
     }
 
     private void insertNew(long key, int storedValue, int tag) {
-        int i = home(key, mask);
+        int i = home(key, capacity);
         while (value(i) != 0) {
-            i = (i + 1) & mask;
+            i = next(i);
         }
         set(i, key, storedValue);
         setTagAt(i, tag);
@@ -164,14 +183,14 @@ final class NameMap {
 
     /** Loads the home key of {@code key} (to start its cache miss early); the value means nothing. */
     long touch(long key) {
-        return key(home(key, mask));
+        return key(home(key, capacity));
     }
 
     /** The record holding {@code key}, or the empty record where its probe run ends. */
     private int find(long key) {
-        int i = home(key, mask);
+        int i = home(key, capacity);
         while (value(i) != 0 && key(i) != key) {
-            i = (i + 1) & mask;
+            i = next(i);
         }
         return i;
     }
@@ -199,6 +218,43 @@ final class NameMap {
         return v - 1;
     }
 
+    /** A placeholder value {@link #claim} leaves until {@link #setAt} fills it. */
+    private static final int CLAIMED = -1;
+
+    /**
+     * Claims {@code key}'s record for a value to come (the caller ensured room): returns the record's
+     * index in the low 32 bits and the block the name meant before + 1 (0 if none) in the high 32.
+     * Until {@link #setAt} fills it, the name means nothing; indices stay valid as long as no name is
+     * removed.
+     */
+    long claim(long key) {
+        int i = find(key);
+        int v = value(i);
+        if (v == 0) {
+            if (!hasRoomFor(1)) {
+                throw new IllegalStateException("name map full: room was not reserved");
+            }
+            size++;
+            setTagAt(i, 0);
+        }
+        set(i, key, CLAIMED);
+        return (long) (v == CLAIMED ? 0 : v) << 32 | i;
+    }
+
+    /** Fills record {@code index} (from {@link #claim}) with {@code blockId}. */
+    void setAt(int index, int blockId) {
+        Mem.setInt(values + 4L * index, blockId + 1);
+    }
+
+    /** Gives back a claimed record: its name means {@code oldBlock} again (-1: the name is gone). */
+    void unclaim(long key, int oldBlock) {
+        if (oldBlock >= 0) {
+            put(key, oldBlock);
+        } else {
+            remove(key);
+        }
+    }
+
     /** Removes {@code key}; returns its block or -1 if absent. */
     int remove(long key) {
         int i = find(key);
@@ -214,13 +270,13 @@ final class NameMap {
     private void shiftBack(int hole) {
         int i = hole;
         while (true) {
-            i = (i + 1) & mask;
+            i = next(i);
             int v = value(i);
             if (v == 0) {
                 break;
             }
             long key = key(i);
-            int h = home(key, mask);
+            int h = home(key, capacity);
             // The record at i may move to the hole if its home is not within (hole, i] cyclically.
             boolean movable = hole <= i ? (h <= hole || h > i) : (h <= hole && h > i);
             if (movable) {
@@ -233,23 +289,13 @@ final class NameMap {
         setTagAt(hole, 0);
     }
 
-    /** Calls {@code to} with every (name, block id) pair. */
-    void forEach(java.util.function.BiConsumer<Long, Integer> to) {
-        for (int i = 0; i <= mask; i++) {
-            int v = value(i);
-            if (v != 0) {
-                to.accept(key(i), v - 1);
-            }
-        }
-    }
-
     /**
      * Copies every block id (one per name, so a block held under several names appears several times)
      * into {@code into}, which must have room for {@link #size()} values; returns the count.
      */
     int blocks(int[] into) {
         int k = 0;
-        for (int i = 0; i <= mask; i++) {
+        for (int i = 0; i < capacity; i++) {
             int v = value(i);
             if (v != 0) {
                 into[k++] = v - 1;

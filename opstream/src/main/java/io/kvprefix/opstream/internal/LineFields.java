@@ -59,7 +59,8 @@ public final class LineFields {
             OP_CLEARED = 2,
             OP_REMOVE_WORKER = 3,
             OP_MATCH = 4,
-            OP_COPIED = 5;
+            OP_EXPLAIN = 5,
+            OP_COPIED = 6;
     /** Scratch arrays that grew past this many entries are dropped after the line. */
     private static final int SHRINK_ABOVE = 1 << 20;
 

@@ -41,6 +41,7 @@ public final class ReferenceOutput {
                                     m.tokenIds(), 0, m.tokenIds().length, m.hasher(reference.config()), m.mm(), r);
                             yield OpStreamWriter.scoresLine(r);
                         }
+                        case Op.Explain x -> OpStreamWriter.explanationLine(x.on(reference));
                     });
         }
         return out;
