@@ -57,17 +57,18 @@ class OtherEnginesDecoderTest {
                                 "GPU",
                                 map("cache_salt", "t1")),
                         list("BlockStored", list(7L), 6L, list(5, 6), 2, NIL, "GPU"),
-                        // HiCache's host tier: not a GPU hit
+                        // HiCache's host tier: kvprefix's CPU tier
                         list("BlockStored", list(8L), NIL, list(1, 2), 2, NIL, "CPU_PINNED"),
                         list("BlockRemoved", list(7L), "GPU")),
                 3)));
         assertEquals(Worker.of(9, 3), b.worker(), "attn_dp_rank picks the rank");
-        assertEquals(3, b.events().size());
+        assertEquals(4, b.events().size());
+        assertEquals(io.kvprefix.Medium.CPU, ((KvEvent.StoredTokens) b.events().get(2)).medium());
         var s0 = (KvEvent.StoredTokens) b.events().get(0);
         assertEquals("t1", s0.cacheNamespace());
         assertNull(s0.loraName());
         assertNull(((KvEvent.StoredTokens) b.events().get(1)).cacheNamespace());
-        assertEquals(List.of(DecodeIssue.NON_DEVICE_MEDIUM), issues(b));
+        assertEquals(List.of(DecodeIssue.TIER_CPU), issues(b));
         // the newer map events: cache_salt and component_type keys
         DecodedBatch m = d.decode(pack(list(
                 2.0,
