@@ -172,12 +172,9 @@ final class ListenCommand implements Callable<Integer> {
         if (nats != null) {
             return NatsListen.run(this);
         }
-        if (engines == null) {
-            throw new IllegalArgumentException("--engine or --nats is required: what to listen to");
-        }
         List<EngineEndpoint> specs = parseEngines();
         if (specs.isEmpty() && trtllmEvents == null) {
-            throw new IllegalArgumentException("give at least one --engine or --trtllm-events");
+            throw new IllegalArgumentException("give at least one --engine or --trtllm-events, or --nats");
         }
         Duration runFor = duration == null ? null : seconds(duration, "--duration");
         Duration every = seconds(statsInterval, "--stats-interval");

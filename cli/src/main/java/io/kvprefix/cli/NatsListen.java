@@ -26,9 +26,9 @@ final class NatsListen {
     private NatsListen() {}
 
     static int run(ListenCommand c) throws Exception {
-        if (c.engines != null) {
-            throw new IllegalArgumentException("--engine and --nats exclude each other: a replica applies the stream "
-                    + "that kvprefix relay fills from the engines");
+        if (!c.engines.isEmpty() || c.trtllmEvents != null) {
+            throw new IllegalArgumentException("--engine and --trtllm-events exclude --nats: a replica applies the "
+                    + "stream that kvprefix relay fills from the engines");
         }
         if (c.metricsPort != null) {
             throw new IllegalArgumentException("--metrics-port is not served with --nats yet");

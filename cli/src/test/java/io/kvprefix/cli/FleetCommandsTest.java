@@ -9,6 +9,7 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.MatchResult;
 import io.kvprefix.Worker;
 import io.kvprefix.nats.testing.NatsServer;
+import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamWriter;
 import io.kvprefix.testing.OracleIndex;
 import io.kvprefix.testing.RepoPaths;
@@ -38,9 +39,9 @@ class FleetCommandsTest {
     void badInputIsAClearUsageError() {
         record Case(String message, String... args) {}
         for (Case c : List.of(
-                new Case("--engine or --nats is required", "listen"),
+                new Case("give at least one --engine or --trtllm-events, or --nats", "listen"),
                 new Case(
-                        "--engine and --nats exclude each other",
+                        "--engine and --trtllm-events exclude --nats",
                         "listen",
                         "--nats",
                         "nats://127.0.0.1:1",
@@ -102,7 +103,7 @@ class FleetCommandsTest {
             ByteArrayOutputStream q = new ByteArrayOutputStream();
             OpStreamWriter w = new OpStreamWriter(q);
             for (Truth.Query t : truth.queries()) {
-                w.matchTokens(t.tokens(), 0, t.tokens().length, t.blockSize(), t.lora(), null);
+                w.op(new Op.TokenMatch(t.tokens(), t.blockSize(), t.lora(), null, t.mm()));
             }
             w.flush();
             Files.write(queries, q.toByteArray());
@@ -165,6 +166,7 @@ class FleetCommandsTest {
                                 .blockSize(t.blockSize())
                                 .loraName(t.lora())
                                 .build(),
+                        t.mm(),
                         m);
                 ew.scores(m);
             }

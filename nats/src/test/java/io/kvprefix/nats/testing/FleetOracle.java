@@ -63,8 +63,8 @@ public final class FleetOracle implements AutoCloseable {
                             .blockSize(q.blockSize())
                             .loraName(q.lora())
                             .build());
-            replica.match(q.tokens(), 0, q.tokens().length, h, got);
-            oracle.match(q.tokens(), 0, q.tokens().length, h, want);
+            replica.match(q.tokens(), 0, q.tokens().length, h, q.mm(), got);
+            oracle.match(q.tokens(), 0, q.tokens().length, h, q.mm(), want);
             assertEquals(want.scores(), got.scores(), what + ": query of engine " + q.engine());
             assertEquals(
                     q.depth(),
