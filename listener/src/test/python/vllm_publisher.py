@@ -15,7 +15,7 @@ requests ["", start_seq] are answered as vLLM's ZmqEventPublisher does: one mess
 batch from start_seq on, then an end marker (sequence of eight 0xff bytes, empty payload); "plain"
 answers are ["", seq, payload], "topic" answers ["", topic, seq, payload].
 
-Spec (JSON): {"seed": N, "step_ms": 2 (pause between publishing steps), "engines": [{
+Spec (JSON): {"seed": N, "engines": [{
     "name": "A", "encoding": "array"|"map", "replay": "none"|"plain"|"topic", "topic": "",
     "ranks": [0, 1] (dp ranks the batches name, round robin) or null (batches name none),
     "batches": 100, "block_size": 4, "signed": true (hashes >= 2**63 sent as negative int64),
@@ -342,7 +342,6 @@ def main():
             sys.exit("no subscriber arrived within 20 s")
         service(engines, 10)
 
-    step = spec.get("step_ms", 2) / 1000.0
     while any(e.seq < e.batches for e in engines):
         for e in engines:
             if e.seq >= e.batches:

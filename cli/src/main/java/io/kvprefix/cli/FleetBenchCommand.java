@@ -187,7 +187,7 @@ final class FleetBenchCommand implements Callable<Integer> {
             boolean bootstrap)
             throws Exception {
         FleetStream stream = FleetStream.named("KVPREFIX_BENCH_" + name);
-        StringBuilder spec = new StringBuilder("{\"seed\": 7, \"step_ms\": " + stepMs + ", \"engines\": [");
+        StringBuilder spec = new StringBuilder("{\"seed\": 7, \"interval\": " + stepMs / 1000.0 + ", \"engines\": [");
         for (int i = 0; i < engines; i++) {
             spec.append(i > 0 ? "," : "")
                     .append("{\"name\": \"e")
