@@ -49,9 +49,11 @@ final class Memory {
         }
     }
 
-    /** {@code 1.5 GiB}. */
+    /** {@code 1.5 GiB}, or {@code 320 MiB} below 1 GiB. */
     static String gib(double bytes) {
-        return String.format(Locale.ROOT, "%.1f GiB", bytes / (1L << 30));
+        return bytes < (1L << 30)
+                ? String.format(Locale.ROOT, "%.0f MiB", bytes / (1L << 20))
+                : String.format(Locale.ROOT, "%.1f GiB", bytes / (1L << 30));
     }
 
     /** The machine's physical memory in bytes, or 0 if the JVM cannot tell. */
