@@ -2,11 +2,13 @@ package io.kvprefix.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -118,6 +120,10 @@ class BadInputTest {
             row("listen --engine tcp://127.0.0.1:1=1 --duration 0", "--duration must be a positive number"),
             row("listen --engine tcp://127.0.0.1:1=1 --queries {missing}", "--queries", "no such file"),
             row("listen --engine tcp://127.0.0.1:1=1 --queries {dir}", "--queries", "is a directory"),
+            row("listen --engine tcp://127.0.0.1:1=1 --metrics-port 70000", "--metrics-port must be 0..65535"),
+            row(
+                    "listen --engine tcp://127.0.0.1:1=1 --metrics-port 0 --metrics-host no.such.host.invalid",
+                    "--metrics-host"),
             // hash
             row("hash --block-size 0 --tokens 1", "--block-size must be >= 1, got 0"),
             row("hash --block-size 2 --tokens a,b", "--tokens", "is not an integer"),
@@ -188,7 +194,8 @@ class BadInputTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void oneLineExitTwoNoStackTrace(Row row) {
-        var r = CliRunner.run(args(row));
+        // A bad input is refused at once; a row that runs the command for real fails here instead of hanging.
+        var r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> CliRunner.run(args(row)), row.args());
         String what = row.args() + " -> exit " + r.exit() + ", stderr:\n" + r.err();
         assertEquals(2, r.exit(), what);
         assertEquals("", r.out(), "nothing on standard output: " + what);

@@ -5,14 +5,22 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
+import io.kvprefix.RouteExplanation;
 import io.kvprefix.Router;
 import io.kvprefix.RoutingDecision;
 import io.kvprefix.Worker;
+import io.kvprefix.metrics.PrefixIndexMetrics;
+import io.kvprefix.metrics.RouterMetrics;
+import io.kvprefix.metrics.SubscriberMetrics;
 import io.kvprefix.zmq.DecodedBatch;
 import io.kvprefix.zmq.EngineEndpoint;
 import io.kvprefix.zmq.EngineEventDecoder;
 import io.kvprefix.zmq.KvEventSubscriber;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.stream.IntStream;
 import org.msgpack.core.MessageBufferPacker;
@@ -45,6 +53,8 @@ public final class EmbedRouter {
         vllmPayload();
         hashing(CACHED);
         subscribing();
+        metrics();
+        explaining();
         System.out.println("embed-router: all answers as expected");
     }
 
@@ -124,6 +134,87 @@ public final class EmbedRouter {
                 sub.removeEngine("tcp://127.0.0.1:5557"); // the index forgets that engine's blocks
                 System.out.println(sub.stats().summary()); // every counter, per engine: sub.stats().toJson()
             }
+        }
+    }
+
+    /** README, metrics: Micrometer binders for the index, the router and the subscriber. */
+    static void metrics() {
+        IndexConfig config = IndexConfig.defaults();
+        MeterRegistry registry = new SimpleMeterRegistry(); // a Prometheus registry in a deployment
+        PrefixIndex index = PrefixIndexMetrics.timed(PrefixIndex.create(config), registry); // match latency histogram
+        new PrefixIndexMetrics(index).bindTo(registry);
+        try (Router router = Router.builder().index(index).worker(Worker.of(1)).build();
+                KvEventSubscriber subscriber = KvEventSubscriber.builder(index).build()) {
+            new RouterMetrics(router).bindTo(registry); // decisions per worker, cached blocks per decision, misses
+            new SubscriberMetrics(subscriber).bindTo(registry);
+            router.route(REQUEST).finished();
+            long matches = registry.get(PrefixIndexMetrics.MATCH_TIMER).timer().count();
+            System.out.println("metrics: " + registry.getMeters().size() + " meters, " + matches + " timed match(es)");
+            expect(matches == 1, "the routed request's match was timed once");
+        } finally {
+            index.close();
+        }
+    }
+
+    /**
+     * README, why a request missed: {@link Router#explain} per worker, with the lines it prints here
+     * (checked): worker 1 holds the first 2 of the request's 4 blocks; worker 2 held 3 and lost the
+     * second (a hole); worker 3 holds all 4 but has a hundredth of the capacity; worker 4 holds 3
+     * under a LoRA adapter and is not a member of the router.
+     */
+    static void explaining() {
+        int[] tokens = IntStream.range(0, 4 * 16).toArray();
+        try (PrefixIndex index = PrefixIndex.create(IndexConfig.defaults());
+                Router router = Router.builder()
+                        .index(index)
+                        .worker(Worker.of(1))
+                        .worker(Worker.of(2))
+                        .worker(Worker.of(3), 0.01)
+                        .build()) {
+            long[] h = engineHashes(4);
+            index.apply(new KvEvent.StoredTokens(
+                    Worker.of(1),
+                    OptionalLong.empty(),
+                    Arrays.copyOf(tokens, 32),
+                    16,
+                    Arrays.copyOf(h, 2),
+                    null,
+                    null));
+            index.apply(new KvEvent.StoredTokens(
+                    Worker.of(2),
+                    OptionalLong.empty(),
+                    Arrays.copyOf(tokens, 48),
+                    16,
+                    Arrays.copyOf(h, 3),
+                    null,
+                    null));
+            index.apply(new KvEvent.Removed(Worker.of(2), new long[] {h[1]}));
+            index.apply(new KvEvent.StoredTokens(Worker.of(3), OptionalLong.empty(), tokens, 16, h, null, null));
+            index.apply(new KvEvent.StoredTokens(
+                    Worker.of(4),
+                    OptionalLong.empty(),
+                    Arrays.copyOf(tokens, 48),
+                    16,
+                    Arrays.copyOf(h, 3),
+                    "adapter-a",
+                    null));
+            RouteExplanation e = router.explain(tokens); // nothing is charged or chosen
+            for (RouteExplanation.Candidate c : e.workers())
+                System.out.println(c.verdict() + " " + c.stop().describe());
+            // PREFERRED 1/0: depth 2, absent at 2
+            // CANDIDATE 2/0: depth 1, hole at 1 (holds the request's block at 2)
+            // OUTWEIGHED 3/0: depth 4, complete
+            // NOT_A_MEMBER 4/0: depth 0, absent at 0; under lora=adapter-a it would match 3
+            List<String> printed = e.workers().stream()
+                    .map(c -> c.verdict() + " " + c.stop().describe())
+                    .toList();
+            expect(
+                    printed.equals(List.of(
+                            "PREFERRED 1/0: depth 2, absent at 2",
+                            "CANDIDATE 2/0: depth 1, hole at 1 (holds the request's block at 2)",
+                            "OUTWEIGHED 3/0: depth 4, complete",
+                            "NOT_A_MEMBER 4/0: depth 0, absent at 0; under lora=adapter-a it would match 3")),
+                    "the explanation the README shows: " + printed);
         }
     }
 

@@ -141,7 +141,7 @@ final class ChainWriter {
             long a = reach.lockRun(run); // alive: the worker holds (or pinned) the parent
             int len = Runs.length(a);
             int m = Runs.matching(a, j, len, locals, i, n - i);
-            if (m == 0 && j == len && j < MAX_RUN && ct.find(parent, locals[i]) < 0) {
+            if (m == 0 && j == len && j < MAX_RUN && noChildAt(ct, run, parent, locals[i], j)) {
                 if (j == Runs.capacity(a)) {
                     a = grow(run, a, Math.min(MAX_RUN, j + n - i));
                 }
@@ -188,6 +188,15 @@ final class ChainWriter {
             }
         }
         return enter(h, child, locals, i, n, blocks, s, gain);
+    }
+
+    /**
+     * No run continues the last block {@code parent} (at offset {@code j - 1} of {@code run}) with
+     * {@code hash}: the run may grow in place. When every child of the run hangs from a shallower
+     * offset, none can hang from this one, and the child table is not probed (under the run's lock).
+     */
+    private boolean noChildAt(ChildTable ct, int run, int parent, long hash, int j) {
+        return arena.links().attachBound(run) < j || ct.find(parent, hash) < 0;
     }
 
     /** Places blocks from block 0 of the existing run {@code run}; {@link #DYING} if it is being freed. */

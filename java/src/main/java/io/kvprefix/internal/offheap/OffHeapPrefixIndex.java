@@ -5,15 +5,18 @@ import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
+import io.kvprefix.MatchExplanation;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.internal.Explanations;
 import io.kvprefix.internal.MatchResults;
 import io.kvprefix.internal.event.DecodedEvent;
 import io.kvprefix.internal.event.EventDecoder;
 import io.kvprefix.internal.event.IndexWriter;
 import io.kvprefix.internal.hash.SaltedHashers;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -304,6 +307,28 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
                 RESULTS.add(into, w, s.outDepths[i]);
             }
         }
+    }
+
+    @Override
+    public MatchExplanation explain(long[] localHashes, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, localHashes.length);
+        long[] q = Arrays.copyOfRange(localHashes, offset, offset + length);
+        return Explanations.of(length, probe(q));
+    }
+
+    @Override
+    public MatchExplanation explain(int[] tokens, int offset, int length, BlockHasher h) {
+        Objects.requireNonNull(h, "hasher");
+        hashers.checkChainSeed(h);
+        checkOpen();
+        return Explanations.ofTokens(this, hashers.salts(), tokens, offset, length, h, this::probe);
+    }
+
+    /** Every known worker's walk over {@code q}, with the writers held out (see {@link ChainExplainer}). */
+    private List<Explanations.Probe> probe(long[] q) {
+        checkOpen();
+        return generations.withWritersHeldOut(() -> ChainExplainer.probe(
+                generations.children(), arena.runTable(), List.copyOf(workers.values()), q, q.length));
     }
 
     // =================================================================== introspection
