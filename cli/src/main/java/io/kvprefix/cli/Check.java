@@ -100,7 +100,10 @@ final class Check {
             throw new IllegalArgumentException(option + " '" + p + "': "
                     + (first == null
                             ? "the file is empty, no op-stream lines (docs/SPEC.md section 5)"
-                            : "none of its " + reader.lines() + " lines is an op-stream line (docs/SPEC.md section 5;"
+                            : (reader.lines() == 1
+                                            ? "its one line is not"
+                                            : "none of its " + reader.lines() + " lines is")
+                                    + " an op-stream line (docs/SPEC.md section 5;"
                                     + " line 1: " + first + ")"
                                     + (option.equals("--ops") ? "; a Mooncake trace goes to --trace" : "")));
         }

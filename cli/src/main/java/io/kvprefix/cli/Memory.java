@@ -17,6 +17,13 @@ final class Memory {
     /** Native memory per stored (worker, block) pair of the off-heap index (31 for 64-block chains, 148 for 1-block ones). */
     static final long OFF_HEAP_BYTES_PER_PAIR = 160;
     /**
+     * Java heap the heap index sets aside up front per expected block ({@code IndexConfig.expectedBlocks}):
+     * its hash table, a power of two at most 2.67 times the hint, of 12-byte entries.
+     */
+    static final long HEAP_INDEX_PRESIZE_BYTES_PER_BLOCK = 32;
+    /** Native memory the off-heap index sets aside up front per expected block: its run tables, a run per 32. */
+    static final long OFF_HEAP_PRESIZE_BYTES_PER_BLOCK = 4;
+    /**
      * Java heap per block of a workload that is simulated as it goes ({@code gen-ops}, {@code simulate},
      * {@code demo}): the trace and the mock engines; 57 measured on 80,000 built-in requests.
      */

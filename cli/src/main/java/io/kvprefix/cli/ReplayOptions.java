@@ -117,14 +117,21 @@ public final class ReplayOptions {
         } else {
             expected = Math.min((long) workload.workers() * workload.cacheBlocks(), 1L << 29);
             workload.check(Memory.HEAP_BYTES_PER_BLOCK_LOADED);
-            // Each pass builds a fresh index, up to the mock engines' total cache.
+            // Each pass builds a fresh index, sized up front for the mock engines' total cache, holding up
+            // to that many pairs (or the workload's blocks, if fewer).
             double pairs = Math.min(expected, workload.estimatedBlocks());
             Memory.check(
                     workload.describe() + " --workers " + workload.workers() + " --cache-blocks "
                             + workload.cacheBlocks(),
                     workload.estimatedBlocks() * Memory.HEAP_BYTES_PER_BLOCK_LOADED
-                            + (heapIndex ? pairs * Memory.HEAP_INDEX_BYTES_PER_PAIR : 0),
-                    offHeapIndex ? pairs * Memory.OFF_HEAP_BYTES_PER_PAIR : 0);
+                            + (heapIndex
+                                    ? pairs * Memory.HEAP_INDEX_BYTES_PER_PAIR
+                                            + expected * Memory.HEAP_INDEX_PRESIZE_BYTES_PER_BLOCK
+                                    : 0),
+                    offHeapIndex
+                            ? pairs * Memory.OFF_HEAP_BYTES_PER_PAIR
+                                    + expected * Memory.OFF_HEAP_PRESIZE_BYTES_PER_BLOCK
+                            : 0);
             long t0 = System.nanoTime();
             Trace trace = workload.load(Memory.HEAP_BYTES_PER_BLOCK_LOADED);
             Workload w = Workload.load(trace, workload.engines());

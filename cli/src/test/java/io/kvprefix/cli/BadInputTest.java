@@ -31,7 +31,8 @@ import picocli.CommandLine;
  * <p><b>Adding a command or an option:</b> add rows to {@link #ROWS}: the arguments as one string
  * (split at spaces), then the fragments the message must contain. Placeholders stand for files made
  * once per run: {@code {missing}} (no such file), {@code {dir}} (a directory), {@code {empty}} (an
- * empty file), {@code {trace}} (a Mooncake trace), {@code {ops}} (a valid op stream), {@code {file}}
+ * empty file), {@code {trace}} (a Mooncake trace of three lines), {@code {traceline}} (one line of it),
+ * {@code {ops}} (a valid op stream), {@code {removes}} (an op stream that stores nothing), {@code {file}}
  * (a regular file where a directory is wanted). {@link #everyCommandHasARow} fails for a command
  * without one.
  */
@@ -57,6 +58,7 @@ class BadInputTest {
             row("bench --ops {dir}", "--ops", "is a directory"),
             row("bench --ops {empty}", "--ops", "the file is empty"),
             row("bench --ops {trace}", "--ops", "none of its 3 lines is an op-stream line", "--trace"),
+            row("bench --ops {traceline}", "--ops", "its one line is not an op-stream line"),
             row("bench --ops {ops} --trace {trace}", "give --ops or --trace, not both"),
             row("bench --repeat abc", "--repeat", "'abc' is not an int"),
             row("bench --repeat 0", "--repeat must be >= 1, got 0"),
@@ -73,6 +75,7 @@ class BadInputTest {
             row("bench --workers 0", "--workers must be in 1..65536, got 0"),
             row("bench --requests 2000000000", "--requests 2000000000 needs about", "GiB"),
             row("bench --ops {removes}", "nothing to time"),
+            row("bench --workers 65536 --cache-blocks 2000000000", "--cache-blocks 2000000000 needs about", "GiB"),
             // sweep
             row("sweep --ops {empty}", "--ops", "the file is empty"),
             row("sweep --ops {trace}", "--ops", "none of its 3 lines"),
@@ -166,6 +169,8 @@ class BadInputTest {
                 {"timestamp": 9, "input_length": 600, "output_length": 10, "hash_ids": [3, 4]}
                 """); // three lines: the rows above count them
         Path dir = Files.createDirectory(tmp.resolve("a-directory"));
+        Path oneLine = Files.writeString(
+                tmp.resolve("one.jsonl"), Files.readAllLines(trace).get(0) + "\n");
         files = Map.of(
                 "{missing}", tmp.resolve("no-such-file.jsonl").toString(),
                 "{dir}", dir.toString(),
@@ -173,7 +178,8 @@ class BadInputTest {
                 "{file}", file.toString(),
                 "{ops}", ops.toString(),
                 "{removes}", removes.toString(),
-                "{trace}", trace.toString());
+                "{trace}", trace.toString(),
+                "{traceline}", oneLine.toString());
     }
 
     static Stream<Row> rows() {
