@@ -65,6 +65,14 @@ class LauncherTest {
             assertTrue(r.out().contains("./kvprefix " + command), command + " in " + r.out());
         }
         assertTrue(r.out().contains("Usage: kvprefix [-hV] [--debug] [COMMAND]"), "then the command line's help");
+        // The first line that is no comment ends the help; it must be the one that makes errors stop the script.
+        String script = Files.readString(RepoPaths.root().resolve("kvprefix"));
+        String firstCode = script.lines()
+                .skip(1)
+                .filter(l -> !l.startsWith("#"))
+                .findFirst()
+                .orElse("");
+        assertEquals("set -euo pipefail", firstCode);
     }
 
     @Test
