@@ -61,6 +61,16 @@ final class Check {
         return name;
     }
 
+    /** {@code names}, if there is at least one and each names an index implementation. */
+    static java.util.List<String> implementations(String option, java.util.List<String> names) {
+        if (names.isEmpty()) {
+            throw new IllegalArgumentException(option + " names no implementation: known implementations are "
+                    + String.join(", ", Implementations.names()));
+        }
+        names.forEach(n -> implementation(option, n));
+        return names;
+    }
+
     /** A decimal given as text ({@code --latency-at 0.5}), with the option named if it is none. */
     static double parseDouble(String option, String text) {
         try {

@@ -101,9 +101,7 @@ final class FootprintCommand implements Callable<Integer> {
 
     /** Refuses, before anything is printed, what cannot be built: the sizes, the names, the file, the memory. */
     private void check() throws java.io.IOException {
-        for (String impl : impls) {
-            Check.implementation("--impl", impl);
-        }
+        Check.implementations("--impl", java.util.List.of(impls));
         if (ops != null) {
             Check.opStream("--ops", ops);
             return;

@@ -1,7 +1,6 @@
 package io.kvprefix.cli;
 
 import io.kvprefix.IndexConfig;
-import io.kvprefix.bench.Implementations;
 import io.kvprefix.bench.OpStream;
 import io.kvprefix.bench.ReplayBench;
 import io.kvprefix.workload.Trace;
@@ -67,12 +66,7 @@ public final class ReplayOptions {
 
     /** Throws a usage error for an unknown implementation name, or for threads that cannot run. */
     void checkImpls() {
-        for (String impl : impls) {
-            if (!Implementations.isKnown(impl)) {
-                throw new IllegalArgumentException("--impl: unknown implementation '" + impl
-                        + "': known implementations are " + String.join(", ", Implementations.names()));
-            }
-        }
+        Check.implementations("--impl", impls);
         Check.inRange("--writers", writers, 1, 1024);
         Check.inRange("--readers", readers, 0, 1024);
     }
