@@ -2,10 +2,13 @@ package io.kvprefix.cli;
 
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
+import io.kvprefix.Medium;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.bench.Implementations;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
@@ -42,6 +45,12 @@ final class FootprintCommand implements Callable<Integer> {
     int chain = 64;
 
     @Option(
+            names = "--cpu-tier",
+            description = "also copy every stored block to the CPU tier (docs/SPEC.md section 3.1), and report"
+                    + " what the tier bookkeeping costs per pair")
+    boolean cpuTier;
+
+    @Option(
             names = "--ops",
             paramLabel = "FILE",
             description = "measure the final state of this op stream (docs/SPEC.md section 5) instead: its events are"
@@ -51,7 +60,7 @@ final class FootprintCommand implements Callable<Integer> {
     @Override
     public Integer call() throws java.io.IOException {
         check();
-        java.util.List<String> rows = new java.util.ArrayList<>();
+        List<String> rows = new ArrayList<>();
         for (String impl : impls) {
             long heapBefore = usedHeapAfterGc();
             PrefixIndex index = Implementations.create(
@@ -62,7 +71,15 @@ final class FootprintCommand implements Callable<Integer> {
             if (ops != null) {
                 applyEvents(index, ops);
             } else {
-                build(index);
+                List<long[]>[] names = build(index);
+                if (cpuTier) {
+                    for (int w = 0; w < workers; w++) {
+                        for (long[] n : names[w]) {
+                            index.apply(new KvEvent.Copied(Worker.of(w), n, Medium.CPU));
+                        }
+                    }
+                }
+                names = null; // not part of the index: let the collection below free it
             }
             long heapAfter = usedHeapAfterGc();
             long pairs = index.stats().blocks();
@@ -88,11 +105,12 @@ final class FootprintCommand implements Callable<Integer> {
         } else {
             System.out.printf(
                     Locale.ROOT,
-                    "# %,d blocks, %d workers, each block held by %d worker(s), sequences of %d blocks%n",
+                    "# %,d blocks, %d workers, each block held by %d worker(s), sequences of %d blocks%s%n",
                     blocks,
                     workers,
                     sharing,
-                    chain);
+                    chain,
+                    cpuTier ? ", every block also on the CPU tier" : "");
         }
         System.out.println("impl\tpairs\toff_heap_bytes\theap_bytes\tbytes_per_pair");
         rows.forEach(System.out::println);
@@ -101,7 +119,7 @@ final class FootprintCommand implements Callable<Integer> {
 
     /** Refuses, before anything is printed, what cannot be built: the sizes, the names, the file, the memory. */
     private void check() throws java.io.IOException {
-        Check.implementations("--impl", java.util.List.of(impls));
+        Check.implementations("--impl", List.of(impls));
         if (ops != null) {
             Check.opStream("--ops", ops);
             return;
@@ -110,19 +128,28 @@ final class FootprintCommand implements Callable<Integer> {
         Check.inRange("--workers", workers, 1, IndexConfig.MAX_WORKER_SLOTS);
         Check.inRange("--sharing", sharing, 1, workers);
         Check.atLeast("--chain", chain, 1);
-        // One index at a time is held: each must fit on its own.
-        double pairs = (double) blocks * sharing;
-        String what = "--blocks " + blocks + (sharing > 1 ? " --sharing " + sharing : "");
+        // One index at a time is held: each must fit on its own. With --cpu-tier every pair is held twice
+        // (once per tier), and the name lists of the copies are kept on the heap while they are applied.
+        double pairs = (double) blocks * sharing * (cpuTier ? 2 : 1);
+        double names = cpuTier ? (double) blocks * sharing * Long.BYTES * 2 : 0;
+        String what =
+                "--blocks " + blocks + (sharing > 1 ? " --sharing " + sharing : "") + (cpuTier ? " --cpu-tier" : "");
         for (String impl : impls) {
             boolean heap = impl.equals("heap");
             Memory.check(
                     what + " (--impl " + impl + ")",
-                    heap ? pairs * Memory.HEAP_INDEX_BYTES_PER_PAIR : 0,
+                    names + (heap ? pairs * Memory.HEAP_INDEX_BYTES_PER_PAIR : 0),
                     heap ? 0 : pairs * Memory.OFF_HEAP_BYTES_PER_PAIR);
         }
     }
 
-    private void build(PrefixIndex index) {
+    /** Builds the index; returns each worker's stored name lists. */
+    private List<long[]>[] build(PrefixIndex index) {
+        @SuppressWarnings({"unchecked", "rawtypes"}) // an array of a generic type, each element set below
+        List<long[]>[] names = new List[workers];
+        for (int w = 0; w < workers; w++) {
+            names[w] = new ArrayList<>();
+        }
         SplittableRandom r = new SplittableRandom(3);
         long e = 1;
         int sequences = (blocks + chain - 1) / chain;
@@ -138,8 +165,12 @@ final class FootprintCommand implements Callable<Integer> {
                     hashes[i] = e++;
                 }
                 index.apply(KvEvent.Stored.root(Worker.of((s + k) % workers), hashes, locals));
+                if (cpuTier) {
+                    names[(s + k) % workers].add(hashes);
+                }
             }
         }
+        return names;
     }
 
     /** Applies every event of the op stream {@code file} in order, streaming it (nothing is kept but the index). */
