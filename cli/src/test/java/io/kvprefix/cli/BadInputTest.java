@@ -128,6 +128,10 @@ class BadInputTest {
             row("listen --engine tcp://127.0.0.1:1=1 --queries {missing}", "--queries", "no such file"),
             row("listen --engine tcp://127.0.0.1:1=1 --queries {dir}", "--queries", "is a directory"),
             row("listen --engine tcp://127.0.0.1:1=1 --metrics-port 70000", "--metrics-port must be 0..65535"),
+            row("listen --trtllm-events {missing}=1", "--trtllm-events", "no such file"),
+            row("listen --trtllm-events {dir}=1", "--trtllm-events", "is a directory"),
+            row("listen --trtllm-events x", "--trtllm-events", "is not FILE|-=WORKER"),
+            row("hash --block-size 4 --tokens 1,2,3,4 --mm abc", "--mm", "is not START:END:MM_HASH"),
             row(
                     "listen --engine tcp://127.0.0.1:1=1 --metrics-port 0 --metrics-host no.such.host.invalid",
                     "--metrics-host"),
