@@ -2,6 +2,7 @@ package io.kvprefix.cli;
 
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
+import io.kvprefix.IndexStats;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.bench.Implementations;
@@ -47,9 +48,11 @@ import picocli.CommandLine.Option;
         sortOptions = false,
         description = {
             "Subscribe to engines' KV events (vLLM / SGLang, ZMQ + msgpack) and feed an index.",
-            "Gaps in an engine's sequence are recovered through its replay socket; when",
-            "they cannot be, its workers are cleared and fed again from the live stream.",
-            "After --duration (or Ctrl-C) prints the result of each match line of",
+            "An engine with a replay socket is asked at once for what it holds, and again on",
+            "every gap and reconnection (in as many requests as a long replay takes); a",
+            "restarted engine is found and fetched anew. Only a range the engine no longer",
+            "has clears its workers, which are then fed from the live stream (docs/SPEC.md",
+            "section 8). After --duration (or Ctrl-C) prints the result of each match line of",
             "--queries, then one JSON stats object as the last line of standard output."
         })
 final class ListenCommand implements Callable<Integer> {
@@ -94,7 +97,10 @@ final class ListenCommand implements Callable<Integer> {
             names = "--replay-timeout",
             paramLabel = "SECONDS",
             defaultValue = "3",
-            description = "give up a replay that has not answered for this long and resync (default: ${DEFAULT-VALUE})")
+            description = {
+                "a replay request with no answer for this long is asked again (with a backoff;",
+                "4 in a row that deliver nothing give the range up); default: ${DEFAULT-VALUE}"
+            })
     double replayTimeout;
 
     @Option(
@@ -113,6 +119,15 @@ final class ListenCommand implements Callable<Integer> {
     int maxWorkers;
 
     @Option(
+            names = "--memory-budget",
+            paramLabel = "BYTES",
+            description = {
+                "most off-heap memory the index may hold, e.g. 512m or 2g (default: unlimited);",
+                "stores past it answer capacity_exceeded and apply nothing (counted per engine)"
+            })
+    String memoryBudget;
+
+    @Option(
             names = {"-q", "--quiet"},
             description = "no periodic stats lines on standard error")
     boolean quiet;
@@ -127,12 +142,21 @@ final class ListenCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--impl: unknown implementation '" + impl
                     + "': known implementations are " + String.join(", ", Implementations.names()));
         }
-        IndexConfig config;
+        IndexConfig.Builder cb = IndexConfig.builder();
         try {
-            config = IndexConfig.builder().maxWorkers(maxWorkers).build();
+            cb.maxWorkers(maxWorkers);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--max-workers: " + e.getMessage(), e);
         }
+        if (memoryBudget != null) {
+            long bytes = Args.parseBytes(memoryBudget, "--memory-budget");
+            try {
+                cb.memoryBudgetBytes(bytes);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--memory-budget: " + e.getMessage(), e);
+            }
+        }
+        IndexConfig config = cb.build();
         PrintStream err = System.err;
         Path queryFile = null;
         if (queries != null) {
@@ -157,9 +181,9 @@ final class ListenCommand implements Callable<Integer> {
                 "kvprefix-listen-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try (PrefixIndex index = Implementations.create(impl, config)) {
-            SubscriberStats finalStats;
-            try (KvEventSubscriber sub =
-                    KvEventSubscriber.builder(index).replayTimeout(replayWait).build()) {
+            KvEventSubscriber sub =
+                    KvEventSubscriber.builder(index).replayTimeout(replayWait).build();
+            try {
                 for (EngineEndpoint e : specs) {
                     sub.addEngine(e);
                 }
@@ -177,8 +201,10 @@ final class ListenCommand implements Callable<Integer> {
                         err.println("kvprefix listen: " + sub.stats().summary());
                     }
                 }
-                finalStats = sub.stats();
+            } finally {
+                sub.close(); // nothing is applied after this: the stats below describe the index the queries see
             }
+            SubscriberStats finalStats = sub.stats();
             if (queryFile != null && !runQueries(queryFile, index, err)) {
                 return 1;
             }
@@ -187,6 +213,15 @@ final class ListenCommand implements Callable<Integer> {
             out.flush();
             if (!quiet) {
                 err.println("kvprefix listen: " + finalStats.summary());
+                IndexStats is = index.stats();
+                err.printf(
+                        "kvprefix listen: the index holds %d blocks of %d workers in %.1f MiB (budget: %s)%n",
+                        is.blocks(),
+                        is.workers(),
+                        is.bytesUsed() / 1048576.0,
+                        config.memoryBudgetBytes() == IndexConfig.UNLIMITED
+                                ? "unlimited"
+                                : String.format("%.1f MiB", config.memoryBudgetBytes() / 1048576.0));
             }
             return 0;
         } finally {

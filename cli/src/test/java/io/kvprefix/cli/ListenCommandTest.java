@@ -75,6 +75,8 @@ class ListenCommandTest {
                         "--stats-interval",
                         "-1"),
                 new Case(2, "--impl: unknown implementation", "listen", "--engine", ok, "--impl", "fast"),
+                new Case(2, "--memory-budget", "listen", "--engine", ok, "--memory-budget", "lots"),
+                new Case(2, "64 KiB", "listen", "--engine", ok, "--memory-budget", "1k"),
                 new Case(
                         1,
                         "cannot read --queries",

@@ -197,7 +197,9 @@ public final class KvEventSubscriber implements AutoCloseable {
 
     /**
      * Stops the I/O thread and closes every socket and ZMQ's threads, waiting for them (a few
-     * seconds at most). The index keeps what was applied. Idempotent.
+     * seconds at most). The index keeps what was applied, and {@link #stats()} and
+     * {@link #resumePoint} go on answering with the final values: nothing is applied after close.
+     * Idempotent.
      */
     @Override
     public void close() {

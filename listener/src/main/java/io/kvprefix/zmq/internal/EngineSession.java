@@ -220,7 +220,7 @@ public final class EngineSession implements EngineSync.Port {
         }
     }
 
-    /** Closes both sockets (idempotent). */
+    /** Closes the sockets (idempotent); the gauges keep what they showed last. */
     public void closeSockets() {
         if (sub != null) {
             sub.close();
@@ -234,7 +234,6 @@ public final class EngineSession implements EngineSync.Port {
             dealer.close();
             dealer = null;
         }
-        state = "closed";
     }
 
     /** Reads what the live socket has (at most {@code max} messages). */

@@ -35,6 +35,8 @@ public final class EngineSync {
     public static final int MAX_FUTILE_ATTEMPTS = 4;
     /** The first backoff after a futile attempt; it doubles up to the replay timeout. */
     public static final long FIRST_BACKOFF_NANOS = 100_000_000L;
+    /** How long a start-up request nobody answered waits before it is sent again anyway. */
+    public static final long DEFERRED_NANOS = 30_000_000_000L;
 
     private static final long NONE = ReplayAttempt.NONE;
 
@@ -88,6 +90,8 @@ public final class EngineSync {
     private ReplayAttempt attempt;
     /** A start-up request waits for the engine to show up (a live batch or a connection). */
     private boolean deferred;
+    /** When a deferred request is sent anyway (the replay socket may have been down alone). */
+    private long deferredUntil;
 
     private int futile;
     private long backoff = FIRST_BACKOFF_NANOS;
@@ -275,6 +279,10 @@ public final class EngineSync {
     public void onTick(long now) {
         ReplayAttempt a = attempt;
         if (a == null) {
+            if (deferred && now - deferredUntil >= 0) {
+                deferred = false;
+                begin(now, 0);
+            }
             return;
         }
         if (!a.sent) {
@@ -517,7 +525,11 @@ public final class EngineSync {
         Held h = pending.peek();
         if (h == null) {
             deferred = true;
-            port.log(false, reason + "; asking again when the engine shows up");
+            deferredUntil = now + DEFERRED_NANOS;
+            port.log(
+                    false,
+                    reason + "; asking again when the engine shows up (or in " + DEFERRED_NANOS / 1_000_000_000L
+                            + " s)");
         } else if (next != NONE && h.seq() <= next) {
             port.log(false, reason + "; going on with the live stream (nothing is missing)");
             drain(now);

@@ -390,6 +390,30 @@ class EngineSyncTest {
     }
 
     @Test
+    void aStartUpRequestNobodyAnswersIsSentAgainAfterALongPause() {
+        EngineSync s = sync(true, 100);
+        s.start(0);
+        long now = 0;
+        for (int attempt = 1; attempt <= EngineSync.MAX_FUTILE_ATTEMPTS; attempt++) {
+            now += TIMEOUT + 1;
+            s.onTick(now); // the last one gives up: the request waits
+            if (attempt < EngineSync.MAX_FUTILE_ATTEMPTS) {
+                now += EngineSync.FIRST_BACKOFF_NANOS << (attempt - 1);
+                s.onTick(now);
+            }
+        }
+        assertEquals(EngineSync.MAX_FUTILE_ATTEMPTS, counters.get(Counter.REPLAYS));
+        s.onTick(now + EngineSync.DEFERRED_NANOS - 1);
+        assertEquals(EngineSync.MAX_FUTILE_ATTEMPTS, counters.get(Counter.REPLAYS));
+        s.onTick(now + EngineSync.DEFERRED_NANOS); // only the replay socket was down: asked again anyway
+        assertEquals(EngineSync.MAX_FUTILE_ATTEMPTS + 1, counters.get(Counter.REPLAYS));
+        replayed(s, 0, 1, 2);
+        s.onReplayEnd(now + EngineSync.DEFERRED_NANOS);
+        assertEquals(List.of(0L, 1L, 2L), port.applied);
+        assertEquals("live", s.state());
+    }
+
+    @Test
     void pendingOverflowGivesUpTheReplay() {
         EngineSync s = started(3);
         live(s, 0, 2, 3, 4);
