@@ -1,44 +1,123 @@
 package io.kvprefix.internal.offheap;
 
+import java.util.ArrayList;
+
 /**
  * One worker's names: engine hash {@code E} to the id of the block it names, off-heap, 12 bytes a
- * name: the keys (8 bytes each) and then the values (block id + 1, 4 bytes each; 0 = empty) in one
- * block of pool memory. Open addressing with linear probing and backward-shift deletion, so there
- * are no tombstones; it doubles when it is 80% full and halves when a worker is cleared, so a name
- * costs 12 to 30 bytes.
+ * name. The map is cut into <em>segments</em> (extendible hashing): the top bits of a key's mixed
+ * hash pick a segment through a directory on the heap, and each segment is an open-addressing table
+ * with linear probing and backward-shift deletion (no tombstones): the keys (8 bytes each) and then
+ * the values (block id + 1, 4 bytes each; 0 = empty) in one block of pool memory. A segment that
+ * reaches 80% load doubles while it is smaller than {@link #MAX_SEGMENT} records, and splits in two
+ * by the next hash bit once it has that size. So the map grows in steps of one segment (at most
+ * 96 KiB and a transient copy) rather than doubling all at once, and a worker's names can fill a
+ * memory budget to its last few hundred KiB; a name costs 15 to 30 bytes, as a doubling table's.
+ *
+ * <p>Room for a store's names is made before the store changes anything ({@link #ensureRoomFor}): it
+ * counts the keys each segment would gain and grows just those segments; if the budget does not
+ * allow it, it answers false and the map holds the same names (some segments may be larger).
  *
  * <p>Thread-safety: not thread-safe. Only the writer that owns the worker touches it.
  */
 final class NameMap {
+    /** Records of the smallest segment. */
     static final int MIN_CAPACITY = 16;
+    /** Records of a segment past which it splits instead of doubling (8,192: 96 KiB). */
+    static final int MAX_SEGMENT = 1 << 13;
+
     private static final int MAX_LOAD_PERCENT = 80;
+    /** The deepest directory (2^24 entries); past it a segment doubles whatever its size. */
+    private static final int MAX_DEPTH = 24;
+
+    /** One open-addressing table of the map: the keys whose mixed hash starts with {@code prefix}. */
+    private static final class Segment {
+        final MemoryPool.Block block;
+        final long keys;
+        final long values;
+        final int mask;
+        /** How many top hash bits its keys share, and those bits. */
+        final int depth;
+
+        final long prefix;
+        int size;
+        /** Scratch of {@link #ensureRoomFor}: keys of the store that map here. */
+        int adds;
+
+        Segment(MemoryPool.Block block, int capacity, int depth, long prefix) {
+            this.block = block;
+            this.keys = block.address;
+            this.values = block.address + 8L * capacity;
+            this.mask = capacity - 1;
+            this.depth = depth;
+            this.prefix = prefix;
+        }
+
+        int limit() {
+            return (int) ((long) (mask + 1) * MAX_LOAD_PERCENT / 100);
+        }
+
+        long key(int i) {
+            return Mem.getLong(keys + 8L * i);
+        }
+
+        int value(int i) {
+            return Mem.getInt(values + 4L * i);
+        }
+
+        void set(int i, long key, int value) {
+            Mem.setLong(keys + 8L * i, key);
+            Mem.setInt(values + 4L * i, value);
+        }
+
+        /** The record holding {@code key}, or the empty record where its probe run ends. */
+        int find(long key, long h) {
+            int i = home(h, mask);
+            while (value(i) != 0 && key(i) != key) {
+                i = (i + 1) & mask;
+            }
+            return i;
+        }
+
+        void insertNew(long key, long h, int storedValue) {
+            int i = home(h, mask);
+            while (value(i) != 0) {
+                i = (i + 1) & mask;
+            }
+            set(i, key, storedValue);
+            size++;
+        }
+    }
 
     private final MemoryPool pool;
-    private MemoryPool.Block block;
-    private long keys;
-    private long values;
-    private int mask;
+    /** The largest segment under this pool's budget (a small budget cannot hold a 96 KiB segment's copy). */
+    private final int maxSegment;
+
+    private final ArrayList<Segment> segments = new ArrayList<>();
+    private final ArrayList<Segment> touched = new ArrayList<>();
+    private Segment[] dir;
+    private int depth;
     private int size;
 
-    private NameMap(MemoryPool pool, MemoryPool.Block block, int capacity) {
+    private NameMap(MemoryPool pool, Segment first) {
         this.pool = pool;
-        attach(block, capacity);
+        long bySize = Long.highestOneBit(Math.max(MIN_CAPACITY, pool.budget() / (12L * 32)));
+        this.maxSegment = (int) Math.min(MAX_SEGMENT, Math.max(MIN_CAPACITY, bySize));
+        this.dir = new Segment[] {first};
+        segments.add(first);
     }
 
-    private void attach(MemoryPool.Block b, int capacity) {
-        this.block = b;
-        this.keys = b.address;
-        this.values = b.address + 8L * capacity;
-        this.mask = capacity - 1;
+    /** An empty map (one smallest segment), or null if the budget does not allow it. */
+    static NameMap create(MemoryPool pool) {
+        Segment s = allocate(pool, MIN_CAPACITY, 0, 0);
+        return s == null ? null : new NameMap(pool, s);
     }
 
-    /** A map with room for {@code expected} names, or null if the budget does not allow it. */
-    static NameMap create(MemoryPool pool, int expected) {
-        int cap = capacityFor(expected);
-        MemoryPool.Block b = pool.allocate(bytesFor(cap));
-        return b == null ? null : new NameMap(pool, b, cap);
+    private static Segment allocate(MemoryPool pool, int capacity, int depth, long prefix) {
+        MemoryPool.Block b = pool.allocate(12L * capacity);
+        return b == null ? null : new Segment(b, capacity, depth, prefix);
     }
 
+    /** The smallest power-of-two capacity that holds {@code names} at the load limit. */
     static int capacityFor(long names) {
         long need = Math.max(MIN_CAPACITY, names * 100 / MAX_LOAD_PERCENT + 1);
         if (need > (1 << 30)) {
@@ -47,147 +126,219 @@ final class NameMap {
         return Integer.highestOneBit((int) need - 1) << 1;
     }
 
-    private static long bytesFor(int capacity) {
-        return 12L * capacity;
+    private static long mix(long key) {
+        return key * 0x9E3779B97F4A7C15L;
     }
 
-    private static int home(long key, int mask) {
-        long h = key * 0x9E3779B97F4A7C15L;
+    private static int home(long h, int mask) {
         return (int) (h ^ (h >>> 29) ^ (h >>> 47)) & mask;
+    }
+
+    /** The segment of mixed hash {@code h}: its top {@code depth} bits (none at depth 0) index the directory. */
+    private Segment segment(long h) {
+        return dir[(int) ((h >>> 1) >>> (63 - depth))];
     }
 
     int size() {
         return size;
     }
 
-    int capacity() {
-        return mask + 1;
+    /** Records in all segments. */
+    long capacity() {
+        long c = 0;
+        for (Segment s : segments) {
+            c += s.mask + 1;
+        }
+        return c;
     }
 
     long bytes() {
-        return block.bytes();
-    }
-
-    private long key(int i) {
-        return Mem.getLong(keys + 8L * i);
-    }
-
-    private int value(int i) {
-        return Mem.getInt(values + 4L * i);
-    }
-
-    private void set(int i, long key, int value) {
-        Mem.setLong(keys + 8L * i, key);
-        Mem.setInt(values + 4L * i, value);
-    }
-
-    /** True if {@code more} names fit without growing. */
-    boolean hasRoomFor(int more) {
-        return (long) (size + more) * 100 <= (long) (mask + 1) * MAX_LOAD_PERCENT;
-    }
-
-    /** Grows so that {@code more} names fit; false (and unchanged) if the budget does not allow it. */
-    boolean ensureRoomFor(int more) {
-        if (hasRoomFor(more)) {
-            return true;
+        long b = 0;
+        for (Segment s : segments) {
+            b += s.block.bytes();
         }
-        int cap = capacityFor((long) size + more);
-        MemoryPool.Block nb = pool.allocate(bytesFor(cap));
-        if (nb == null) {
-            return false;
-        }
-        rehashInto(nb, cap);
-        return true;
-    }
-
-    private void rehashInto(MemoryPool.Block nb, int cap) {
-        MemoryPool.Block oldBlock = block;
-        long oldKeys = keys;
-        long oldValues = values;
-        int oldCap = mask + 1;
-        attach(nb, cap);
-        size = 0;
-        for (int i = 0; i < oldCap; i++) {
-            int v = Mem.getInt(oldValues + 4L * i);
-            if (v != 0) {
-                insertNew(Mem.getLong(oldKeys + 8L * i), v);
-            }
-        }
-        oldBlock.free();
-    }
-
-    private void insertNew(long key, int storedValue) {
-        int i = home(key, mask);
-        while (value(i) != 0) {
-            i = (i + 1) & mask;
-        }
-        set(i, key, storedValue);
-        size++;
+        return b;
     }
 
     /** Loads the home key of {@code key} (to start its cache miss early); the value means nothing. */
     long touch(long key) {
-        return key(home(key, mask));
-    }
-
-    /** The record holding {@code key}, or the empty record where its probe run ends. */
-    private int find(long key) {
-        int i = home(key, mask);
-        while (value(i) != 0 && key(i) != key) {
-            i = (i + 1) & mask;
-        }
-        return i;
+        long h = mix(key);
+        Segment s = segment(h);
+        return s.key(home(h, s.mask));
     }
 
     /** The block named {@code key}, or -1. */
     int get(long key) {
-        return value(find(key)) - 1;
+        long h = mix(key);
+        Segment s = segment(h);
+        return s.value(s.find(key, h)) - 1;
     }
 
-    /** Maps {@code key} to {@code block}; returns the previous block or -1. The caller ensured room. */
+    /** Maps {@code key} to {@code block}; returns the previous block or -1. The caller made room ({@link #ensureRoomFor}). */
     int put(long key, int blockId) {
-        int i = find(key);
-        int v = value(i);
+        long h = mix(key);
+        Segment s = segment(h);
+        int i = s.find(key, h);
+        int v = s.value(i);
         if (v == 0) {
-            if (!hasRoomFor(1)) {
-                throw new IllegalStateException("name map full: room was not reserved");
+            if (s.size + 1 > s.limit()) {
+                throw new IllegalStateException("name map full: room was not made");
             }
+            s.size++;
             size++;
         }
-        set(i, key, blockId + 1);
+        s.set(i, key, blockId + 1);
         return v - 1;
     }
 
     /** Removes {@code key}; returns its block or -1 if absent. */
     int remove(long key) {
-        int i = find(key);
-        int v = value(i);
+        long h = mix(key);
+        Segment s = segment(h);
+        int i = s.find(key, h);
+        int v = s.value(i);
         if (v != 0) {
-            shiftBack(i);
+            shiftBack(s, i);
+            s.size--;
             size--;
         }
         return v - 1;
     }
 
     /** Backward-shift deletion: moves later records of the probe run into the hole at {@code hole}. */
-    private void shiftBack(int hole) {
+    private static void shiftBack(Segment s, int hole) {
         int i = hole;
+        int mask = s.mask;
         while (true) {
             i = (i + 1) & mask;
-            int v = value(i);
+            int v = s.value(i);
             if (v == 0) {
                 break;
             }
-            long key = key(i);
-            int h = home(key, mask);
+            long key = s.key(i);
+            int h = home(mix(key), mask);
             // The record at i may move to the hole if its home is not within (hole, i] cyclically.
             boolean movable = hole <= i ? (h <= hole || h > i) : (h <= hole && h > i);
             if (movable) {
-                set(hole, key, v);
+                s.set(hole, key, v);
                 hole = i;
             }
         }
-        set(hole, 0L, 0);
+        s.set(hole, 0L, 0);
+    }
+
+    /**
+     * Makes room for the names {@code keys[0..n)} a store may add, growing only the segments they
+     * fall in; false if the budget does not allow it (the map's names are unchanged either way).
+     */
+    boolean ensureRoomFor(long[] keys, int n) {
+        while (true) {
+            touched.clear();
+            boolean tight = false;
+            for (int i = 0; i < n; i++) { // an upper bound first: every key new
+                Segment s = segment(mix(keys[i]));
+                if (s.adds++ == 0) {
+                    touched.add(s);
+                }
+                tight |= s.size + s.adds > s.limit();
+            }
+            if (tight) { // some segment may be short: count the keys that are really new (twice if given twice)
+                for (Segment s : touched) {
+                    s.adds = 0;
+                }
+                for (int i = 0; i < n; i++) {
+                    long h = mix(keys[i]);
+                    Segment s = segment(h);
+                    if (s.value(s.find(keys[i], h)) == 0) {
+                        s.adds++;
+                    }
+                }
+            }
+            Segment full = null;
+            int need = 0;
+            for (Segment s : touched) {
+                if (full == null && s.size + s.adds > s.limit()) {
+                    full = s;
+                    need = s.adds;
+                }
+                s.adds = 0;
+            }
+            if (full == null) {
+                return true;
+            }
+            if (!grow(full, need)) {
+                return false;
+            }
+        }
+    }
+
+    /** Gives {@code s} room for {@code more} names: doubles (or more) it while small, else splits it. */
+    private boolean grow(Segment s, int more) {
+        int want = capacityFor((long) s.size + more);
+        boolean split = want > maxSegment && s.depth < MAX_DEPTH;
+        return split ? split(s) : resize(s, Math.max(want, 2 * (s.mask + 1)));
+    }
+
+    private boolean resize(Segment s, int capacity) {
+        Segment r = allocate(pool, capacity, s.depth, s.prefix);
+        if (r == null) {
+            return false;
+        }
+        moveAll(s, r, null, 0);
+        replace(s, r, r);
+        return true;
+    }
+
+    private boolean split(Segment s) {
+        Segment a = allocate(pool, maxSegment, s.depth + 1, s.prefix << 1);
+        if (a == null) {
+            return false;
+        }
+        Segment b = allocate(pool, maxSegment, s.depth + 1, (s.prefix << 1) | 1);
+        if (b == null) {
+            a.block.free();
+            return false;
+        }
+        if (s.depth == depth) {
+            Segment[] d = new Segment[dir.length * 2];
+            for (int j = 0; j < dir.length; j++) {
+                d[2 * j] = dir[j];
+                d[2 * j + 1] = dir[j];
+            }
+            dir = d;
+            depth++;
+        }
+        moveAll(s, a, b, 63 - s.depth);
+        replace(s, a, b);
+        return true;
+    }
+
+    /** Copies every name of {@code from} into {@code to}, or, with {@code other}, by hash bit {@code bit}. */
+    private static void moveAll(Segment from, Segment to, Segment other, int bit) {
+        for (int i = 0; i <= from.mask; i++) {
+            int v = from.value(i);
+            if (v != 0) {
+                long key = from.key(i);
+                long h = mix(key);
+                Segment into = other != null && ((h >>> bit) & 1) != 0 ? other : to;
+                into.insertNew(key, h, v);
+            }
+        }
+    }
+
+    /** Points the directory's entries of {@code old} at {@code low} (first half) and {@code high}, and frees it. */
+    private void replace(Segment old, Segment low, Segment high) {
+        int span = 1 << (depth - old.depth);
+        int start = (int) (old.prefix << (depth - old.depth));
+        for (int j = 0; j < span; j++) {
+            dir[start + j] = low == high || j < span / 2 ? low : high;
+        }
+        segments.remove(old);
+        segments.add(low);
+        if (high != low) {
+            segments.add(high);
+        }
+        old.block.free();
     }
 
     /**
@@ -196,10 +347,12 @@ final class NameMap {
      */
     int blocks(int[] into) {
         int k = 0;
-        for (int i = 0; i <= mask; i++) {
-            int v = value(i);
-            if (v != 0) {
-                into[k++] = v - 1;
+        for (Segment s : segments) {
+            for (int i = 0; i <= s.mask; i++) {
+                int v = s.value(i);
+                if (v != 0) {
+                    into[k++] = v - 1;
+                }
             }
         }
         return k;
@@ -207,12 +360,18 @@ final class NameMap {
 
     /** Removes every name, keeping the memory. */
     void clear() {
-        Mem.zero(block.address, block.bytes());
+        for (Segment s : segments) {
+            Mem.zero(s.block.address, s.block.bytes());
+            s.size = 0;
+        }
         size = 0;
     }
 
     /** Frees the memory; the map must not be used afterwards. */
     void free() {
-        block.free();
+        for (Segment s : segments) {
+            s.block.free();
+        }
+        segments.clear();
     }
 }

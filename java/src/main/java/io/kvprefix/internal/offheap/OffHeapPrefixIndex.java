@@ -158,11 +158,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
                 return EventStatus.CAPACITY_EXCEEDED;
             }
             if (h == null) {
-                h = newWorker(worker, n);
+                h = newWorker(worker, blockHashes, n);
                 if (h == null) {
                     return EventStatus.CAPACITY_EXCEEDED;
                 }
-            } else if (!h.names.ensureRoomFor(n)) {
+            } else if (!h.names.ensureRoomFor(blockHashes, n)) {
                 return EventStatus.CAPACITY_EXCEEDED;
             }
             return writer.store(h, parent, blockHashes, locals, n, ws);
@@ -171,13 +171,17 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
-    /** A slot and a name map for a worker's first store, or null if there is no room for either. */
-    private WorkerHoldings newWorker(Worker worker, int n) {
+    /** A slot and a name map with room for its names for a worker's first store, or null if there is no room for either. */
+    private WorkerHoldings newWorker(Worker worker, long[] names0, int n) {
         int slot = slots.claim(worker);
         if (slot == WorkerSlots.FULL) {
             return null;
         }
-        NameMap names = NameMap.create(pool, n);
+        NameMap names = NameMap.create(pool);
+        if (names != null && !names.ensureRoomFor(names0, n)) {
+            names.free();
+            names = null;
+        }
         if (names == null) {
             slots.releaseUnused(slot);
             return null;
@@ -204,7 +208,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
         heldPairs.addAndGet(-writer.clear(h, writeScratch.get()));
         // Give the memory back: a fresh minimal map, or (if even that does not fit) the old one emptied.
-        NameMap fresh = h.names.capacity() > NameMap.MIN_CAPACITY ? NameMap.create(pool, 0) : null;
+        NameMap fresh = h.names.capacity() > NameMap.MIN_CAPACITY ? NameMap.create(pool) : null;
         if (fresh != null) {
             h.names.free();
             h.names = fresh;
@@ -376,6 +380,15 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     /** Off-heap bytes held now; 0 after close. */
     long bytesUsed() {
         return pool.used();
+    }
+
+    /** The memory pool and the run arena (package-private: for this package's tests, which exhaust them on purpose). */
+    MemoryPool pool() {
+        return pool;
+    }
+
+    RunArena arena() {
+        return arena;
     }
 
     /** Child-table rebuilds so far. */
