@@ -27,15 +27,17 @@ payload); "plain" answers are ["", seq, payload] and end ["", END, ""]; "topic" 
 ["", topic, seq, payload] and end ["", "", END, ""] (an empty topic frame). At most one request per
 engine is served between two live batches, as vLLM's publisher thread does.
 
-Spec (JSON): {"seed": N, "step_ms": 2 (pause between publishing steps), "engines": [{
+Spec (JSON): {"seed": N, "interval": 0.002 (seconds between publishing steps), "engines": [{
     "name": "A", "encoding": "array"|"map", "replay": "none"|"plain"|"topic", "topic": "",
     "ranks": [0, 1] (dp ranks the batches name, round robin) or null (batches name none),
     "batches": 100, "block_size": 4, "signed": true (hashes >= 2**63 sent as negative int64),
     "drop": [[first, last], ...] (sequence numbers not sent live, but kept for replay),
     "buffer": 10000 (batches kept for replay), "pause_after_drop": false (after the batch that
     follows a dropped range, wait until this engine's replay socket is asked), "early": 0 (batches
-    published before the ports are reported, so before anyone can subscribe), "replay_hole_once": false (leave one batch out of the
-    first replay answer that has at least three), "replay_hwm": null (the ROUTER's SNDHWM; null keeps
+    published before the ports are reported, so before anyone can subscribe), "replay_hole_once": false
+    (leave one batch out of the first replay answer that has at least three), "replay_delay": 0
+    (seconds to wait before answering each replay request; the publisher stalls meanwhile),
+    "replay_hwm": null (the ROUTER's SNDHWM; null keeps
     libzmq's default, 1,000), "lie": null | "below" (answer a request from S with the buffered batches
     below S, up to 5, never S or later) | "above" (answer it with the batches from S on, numbered
     10,000 higher), "identity": null | "uuid" (24-byte sequence frames: the number, then a 16-byte id
@@ -121,6 +123,7 @@ class Engine:
         self.pause_after_drop = spec.get("pause_after_drop", False)
         self.early = spec.get("early", 0)
         self.hole_once = spec.get("replay_hole_once", False)
+        self.replay_delay = spec.get("replay_delay", 0)
         self.lie = spec.get("lie")
         self.identity = spec.get("identity")
         self.stream_id = uuid.uuid4().bytes if self.identity == "uuid" else b""
@@ -309,6 +312,8 @@ class Engine:
         if len(frame) != 3:
             return                                  # vLLM logs "Invalid replay request" and ignores it
         client, _, start = frame
+        if self.replay_delay > 0:
+            time.sleep(self.replay_delay)
         self.replay_requests += 1
         start_seq = int.from_bytes(start, "big")
         if self.lie == "below":
@@ -371,7 +376,7 @@ def main():
     spec = json.load(open(sys.argv[1]))
     truth_path = sys.argv[2]
     rng = random.Random(spec.get("seed", 1))
-    step = spec.get("step_ms", 2) / 1000.0
+    step = spec.get("interval", 0.002)
     ctx = zmq.Context()
     engines = [Engine(ctx, e, random.Random(rng.getrandbits(64))) for e in spec["engines"]]
     # the early batches go out before the ports are known: no subscriber can have them live (only a

@@ -10,7 +10,7 @@ import java.util.OptionalLong;
  * answer must repeat batch {@code lastSeq} byte for byte, or the engine restarted meanwhile (then the
  * engine's workers are cleared and its stream is fetched from 0). Without the hash, the request starts
  * at {@code lastSeq + 1} and a restart whose new numbering has passed {@code lastSeq} cannot be told
- * from a quiet engine (docs/SPEC.md section 8).
+ * from a quiet engine (docs/SPEC.md section 9).
  *
  * <p>Thread-safety: immutable.
  *

@@ -50,6 +50,10 @@ public final class SubscriberStats {
         STALE_REPLAY_ANSWERS("stale_replay_answers"),
         /** Events the index refused with an exception (for example because it was closed). */
         APPLY_ERRORS("apply_errors"),
+        /** Blocks of the stores the index applied {@code ok}. */
+        BLOCKS_STORED("blocks_stored"),
+        /** Block hashes of the removals the index applied {@code ok} (a removal naming an unknown hash is not counted). */
+        BLOCKS_REMOVED("blocks_removed"),
         /**
          * Replay answers that contradict the request or the live stream (numbers below the one asked
          * for or not increasing, bytes that differ from the live copy, a buffer that starts past a live
@@ -263,6 +267,21 @@ public final class SubscriberStats {
     /** Counters summed over every engine, those removed included. */
     public Counts total() {
         return total;
+    }
+
+    /**
+     * True when no replay is outstanding: no engine is waiting for a replay's answers or holding
+     * live batches back behind one. An engine that has sent nothing yet ({@code waiting}) does not
+     * count as outstanding: an idle engine publishes nothing, and nothing is known to be missing.
+     * This is what {@code kvprefix listen}'s {@code /health/ready} reports.
+     */
+    public boolean caughtUp() {
+        for (EngineStats e : engines) {
+            if (e.state().equals("replaying") || e.pendingBatches() > 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** One line for a log: engines, events, gaps, replays, resyncs, decode errors, the worst lag. */

@@ -66,7 +66,7 @@ class RecoveryIntegrationTest {
         long seed = TestScale.seed();
         String why = TestScale.replay(seed);
         String spec = """
-                {"seed": %d, "step_ms": 0.2, "engines": [
+                {"seed": %d, "interval": 0.0002, "engines": [
                  {"name": "BOOT", "encoding": "array", "replay": "plain", "ranks": [0], "batches": 4000, "early": 4000},
                  {"name": "GAP", "encoding": "map", "replay": "topic", "topic": "kv@G", "ranks": [0], "batches": 2700,
                   "drop": [[100, 2599]], "pause_after_drop": true},

@@ -7,34 +7,40 @@ import java.util.ArrayList;
  * name. The map is cut into <em>segments</em> (extendible hashing): the top bits of a key's mixed
  * hash pick a segment through a directory on the heap, and each segment is an open-addressing table
  * with linear probing and backward-shift deletion (no tombstones): the keys (8 bytes each) and then
- * the values (block id + 1, 4 bytes each; 0 = empty) in one block of pool memory. A segment that
- * reaches 80% load doubles while it is smaller than {@link #MAX_SEGMENT} records, and splits in two
- * by the next hash bit once it has that size. So the map grows in steps of one segment (at most
- * 96 KiB and a transient copy) rather than doubling all at once, and a worker's names can fill a
- * memory budget to its last few hundred KiB; a name costs 15 to 30 bytes, as a doubling table's.
+ * the values (block id + 1, 4 bytes each; 0 = empty) in one block of pool memory. A segment's
+ * capacity is any number of records (the home record is a multiply-shift of the hash, not a mask),
+ * so it is sized exactly: it grows by half when 80% full while it is smaller than
+ * {@link #MAX_SEGMENT} records, which keeps it between 53% and 80% full, and once it is that large it
+ * splits in two by the next hash bit. So a name costs 15 to 23 bytes, and the map grows one segment
+ * at a time (at most 96 KiB and a transient copy), never all at once: a worker's names can fill a
+ * memory budget to its last few hundred KiB.
  *
  * <p>Room for a store's names is made before the store changes anything ({@link #ensureRoomFor}): it
- * counts the keys each segment would gain and grows just those segments; if the budget does not
- * allow it, it answers false and the map holds the same names (some segments may be larger).
+ * counts the keys each segment would gain and grows just those; if the budget does not allow it, it
+ * answers false and the map holds the same names (some segments may be larger).
  *
  * <p>Thread-safety: not thread-safe. Only the writer that owns the worker touches it.
  */
 final class NameMap {
     /** Records of the smallest segment. */
     static final int MIN_CAPACITY = 16;
-    /** Records of a segment past which it splits instead of doubling (8,192: 96 KiB). */
+    /** Records of a segment past which it splits instead of growing (8,192: 96 KiB). */
     static final int MAX_SEGMENT = 1 << 13;
 
     private static final int MAX_LOAD_PERCENT = 80;
-    /** The deepest directory (2^24 entries); past it a segment doubles whatever its size. */
+    /** How full each half of a split segment starts. */
+    private static final int SPLIT_LOAD_PERCENT = 60;
+    /** The deepest directory (2^24 entries); past it a segment grows whatever its size. */
     private static final int MAX_DEPTH = 24;
+    /** A placeholder value {@link #claim} leaves until {@link #setAt} fills it. */
+    private static final int CLAIMED = -1;
 
     /** One open-addressing table of the map: the keys whose mixed hash starts with {@code prefix}. */
     private static final class Segment {
         final MemoryPool.Block block;
         final long keys;
         final long values;
-        final int mask;
+        final int capacity;
         /** How many top hash bits its keys share, and those bits. */
         final int depth;
 
@@ -47,13 +53,22 @@ final class NameMap {
             this.block = block;
             this.keys = block.address;
             this.values = block.address + 8L * capacity;
-            this.mask = capacity - 1;
+            this.capacity = capacity;
             this.depth = depth;
             this.prefix = prefix;
         }
 
         int limit() {
-            return (int) ((long) (mask + 1) * MAX_LOAD_PERCENT / 100);
+            return (int) ((long) capacity * MAX_LOAD_PERCENT / 100);
+        }
+
+        /** The home record of mixed hash {@code h}: its low 32 bits (the directory reads the top ones) scaled to the capacity. */
+        int home(long h) {
+            return (int) ((((h ^ (h >>> 29)) & 0xFFFFFFFFL) * capacity) >>> 32);
+        }
+
+        int next(int i) {
+            return i + 1 == capacity ? 0 : i + 1;
         }
 
         long key(int i) {
@@ -71,17 +86,17 @@ final class NameMap {
 
         /** The record holding {@code key}, or the empty record where its probe run ends. */
         int find(long key, long h) {
-            int i = home(h, mask);
+            int i = home(h);
             while (value(i) != 0 && key(i) != key) {
-                i = (i + 1) & mask;
+                i = next(i);
             }
             return i;
         }
 
         void insertNew(long key, long h, int storedValue) {
-            int i = home(h, mask);
+            int i = home(h);
             while (value(i) != 0) {
-                i = (i + 1) & mask;
+                i = next(i);
             }
             set(i, key, storedValue);
             size++;
@@ -97,19 +112,41 @@ final class NameMap {
     private Segment[] dir;
     private int depth;
     private int size;
+    /** The record of the last {@link #claim}. */
+    private long claimed;
 
-    private NameMap(MemoryPool pool, Segment first) {
+    private NameMap(MemoryPool pool, int maxSegment) {
         this.pool = pool;
-        long bySize = Long.highestOneBit(Math.max(MIN_CAPACITY, pool.budget() / (12L * 32)));
-        this.maxSegment = (int) Math.min(MAX_SEGMENT, Math.max(MIN_CAPACITY, bySize));
-        this.dir = new Segment[] {first};
-        segments.add(first);
+        this.maxSegment = maxSegment;
     }
 
-    /** An empty map (one smallest segment), or null if the budget does not allow it. */
-    static NameMap create(MemoryPool pool) {
-        Segment s = allocate(pool, MIN_CAPACITY, 0, 0);
-        return s == null ? null : new NameMap(pool, s);
+    /**
+     * A map with room for {@code expected} names (as many segments as they need), or null if the
+     * budget does not allow it.
+     */
+    static NameMap create(MemoryPool pool, int expected) {
+        long bySize = Long.highestOneBit(Math.max(MIN_CAPACITY, pool.budget() / (12L * 32)));
+        NameMap m = new NameMap(pool, (int) Math.min(MAX_SEGMENT, Math.max(MIN_CAPACITY, bySize)));
+        int d = 0;
+        long perSegment = expected;
+        while (capacityFor(perSegment) > m.maxSegment && d < MAX_DEPTH) {
+            d++;
+            perSegment = (expected >> d) + 1;
+        }
+        m.depth = d;
+        m.dir = new Segment[1 << d];
+        // a segment's share varies with the hash: room for six standard deviations more than the mean
+        long room = d == 0 ? perSegment : perSegment + 6 * (long) Math.sqrt(perSegment) + 16;
+        for (int j = 0; j < m.dir.length; j++) {
+            Segment s = allocate(pool, capacityFor(room), d, j);
+            if (s == null) {
+                m.free();
+                return null;
+            }
+            m.dir[j] = s;
+            m.segments.add(s);
+        }
+        return m;
     }
 
     private static Segment allocate(MemoryPool pool, int capacity, int depth, long prefix) {
@@ -117,21 +154,17 @@ final class NameMap {
         return b == null ? null : new Segment(b, capacity, depth, prefix);
     }
 
-    /** The smallest power-of-two capacity that holds {@code names} at the load limit. */
+    /** The capacity for {@code names} names: exactly 80% full with them (at least {@link #MIN_CAPACITY}). */
     static int capacityFor(long names) {
         long need = Math.max(MIN_CAPACITY, names * 100 / MAX_LOAD_PERCENT + 1);
         if (need > (1 << 30)) {
             throw new IllegalStateException("a worker with more than 850 million names is not supported");
         }
-        return Integer.highestOneBit((int) need - 1) << 1;
+        return (int) need;
     }
 
     private static long mix(long key) {
         return key * 0x9E3779B97F4A7C15L;
-    }
-
-    private static int home(long h, int mask) {
-        return (int) (h ^ (h >>> 29) ^ (h >>> 47)) & mask;
     }
 
     /** The segment of mixed hash {@code h}: its top {@code depth} bits (none at depth 0) index the directory. */
@@ -147,7 +180,7 @@ final class NameMap {
     long capacity() {
         long c = 0;
         for (Segment s : segments) {
-            c += s.mask + 1;
+            c += s.capacity;
         }
         return c;
     }
@@ -164,7 +197,7 @@ final class NameMap {
     long touch(long key) {
         long h = mix(key);
         Segment s = segment(h);
-        return s.key(home(h, s.mask));
+        return s.key(s.home(h));
     }
 
     /** The block named {@code key}, or -1. */
@@ -181,14 +214,56 @@ final class NameMap {
         int i = s.find(key, h);
         int v = s.value(i);
         if (v == 0) {
-            if (s.size + 1 > s.limit()) {
-                throw new IllegalStateException("name map full: room was not made");
-            }
-            s.size++;
-            size++;
+            addOne(s);
         }
         s.set(i, key, blockId + 1);
         return v - 1;
+    }
+
+    private void addOne(Segment s) {
+        if (s.size + 1 > s.limit()) {
+            throw new IllegalStateException("name map full: room was not made");
+        }
+        s.size++;
+        size++;
+    }
+
+    /**
+     * Claims {@code key}'s record for a value to come (the caller made room): returns the block the
+     * name meant before + 1 (0 if none), and {@link #claimed()} is then the record for {@link #setAt}.
+     * Until {@link #setAt} fills it, the name means nothing; records stay valid as long as no name is
+     * removed and no room is made.
+     */
+    int claim(long key) {
+        long h = mix(key);
+        Segment s = segment(h);
+        int i = s.find(key, h);
+        int v = s.value(i);
+        if (v == 0) {
+            addOne(s);
+        }
+        s.set(i, key, CLAIMED);
+        claimed = s.values + 4L * i;
+        return v == CLAIMED ? 0 : v;
+    }
+
+    /** The record of the last {@link #claim}. */
+    long claimed() {
+        return claimed;
+    }
+
+    /** Fills {@code record} (from {@link #claimed()}) with {@code blockId}. */
+    void setAt(long record, int blockId) {
+        Mem.setInt(record, blockId + 1);
+    }
+
+    /** Gives back a claimed record: its name means {@code oldBlock} again (-1: the name is gone). */
+    void unclaim(long key, int oldBlock) {
+        if (oldBlock >= 0) {
+            put(key, oldBlock);
+        } else {
+            remove(key);
+        }
     }
 
     /** Removes {@code key}; returns its block or -1 if absent. */
@@ -208,15 +283,14 @@ final class NameMap {
     /** Backward-shift deletion: moves later records of the probe run into the hole at {@code hole}. */
     private static void shiftBack(Segment s, int hole) {
         int i = hole;
-        int mask = s.mask;
         while (true) {
-            i = (i + 1) & mask;
+            i = s.next(i);
             int v = s.value(i);
             if (v == 0) {
                 break;
             }
             long key = s.key(i);
-            int h = home(mix(key), mask);
+            int h = s.home(mix(key));
             // The record at i may move to the hole if its home is not within (hole, i] cyclically.
             boolean movable = hole <= i ? (h <= hole || h > i) : (h <= hole && h > i);
             if (movable) {
@@ -272,11 +346,17 @@ final class NameMap {
         }
     }
 
-    /** Gives {@code s} room for {@code more} names: doubles (or more) it while small, else splits it. */
+    /** Gives {@code s} room for {@code more} names: grows it by half (or more) while small, else splits it. */
     private boolean grow(Segment s, int more) {
-        int want = capacityFor((long) s.size + more);
-        boolean split = want > maxSegment && s.depth < MAX_DEPTH;
-        return split ? split(s) : resize(s, Math.max(want, 2 * (s.mask + 1)));
+        int need = capacityFor((long) s.size + more);
+        int want = Math.max(need, s.capacity + s.capacity / 2);
+        if (want <= maxSegment || s.depth >= MAX_DEPTH) {
+            return resize(s, want);
+        }
+        if (need <= maxSegment && s.capacity < maxSegment) {
+            return resize(s, maxSegment);
+        }
+        return split(s);
     }
 
     private boolean resize(Segment s, int capacity) {
@@ -290,11 +370,18 @@ final class NameMap {
     }
 
     private boolean split(Segment s) {
-        Segment a = allocate(pool, maxSegment, s.depth + 1, s.prefix << 1);
+        int bit = 63 - s.depth;
+        int high = 0;
+        for (int i = 0; i < s.capacity; i++) {
+            if (s.value(i) != 0 && ((mix(s.key(i)) >>> bit) & 1) != 0) {
+                high++;
+            }
+        }
+        Segment a = allocate(pool, splitCapacity(s.size - high), s.depth + 1, s.prefix << 1);
         if (a == null) {
             return false;
         }
-        Segment b = allocate(pool, maxSegment, s.depth + 1, (s.prefix << 1) | 1);
+        Segment b = allocate(pool, splitCapacity(high), s.depth + 1, (s.prefix << 1) | 1);
         if (b == null) {
             a.block.free();
             return false;
@@ -308,14 +395,18 @@ final class NameMap {
             dir = d;
             depth++;
         }
-        moveAll(s, a, b, 63 - s.depth);
+        moveAll(s, a, b, bit);
         replace(s, a, b);
         return true;
     }
 
+    private static int splitCapacity(int names) {
+        return Math.max(MIN_CAPACITY, (int) ((long) names * 100 / SPLIT_LOAD_PERCENT) + 1);
+    }
+
     /** Copies every name of {@code from} into {@code to}, or, with {@code other}, by hash bit {@code bit}. */
     private static void moveAll(Segment from, Segment to, Segment other, int bit) {
-        for (int i = 0; i <= from.mask; i++) {
+        for (int i = 0; i < from.capacity; i++) {
             int v = from.value(i);
             if (v != 0) {
                 long key = from.key(i);
@@ -348,7 +439,7 @@ final class NameMap {
     int blocks(int[] into) {
         int k = 0;
         for (Segment s : segments) {
-            for (int i = 0; i <= s.mask; i++) {
+            for (int i = 0; i < s.capacity; i++) {
                 int v = s.value(i);
                 if (v != 0) {
                     into[k++] = v - 1;

@@ -63,7 +63,7 @@ class MemoryBudgetTest {
             long next = 1;
             int ops = TestScale.iterations(8_000, 60_000);
             List<Chain> all = new ArrayList<>();
-            for (int op = 0; op < ops; op++) {
+            for (int op = 0; op < ops || (refused == 0 && op < 5 * ops); op++) { // on past the first refusal
                 Worker w = Worker.of(1 + r.nextInt(workers));
                 Held h = held.computeIfAbsent(w, k -> new Held());
                 KvEvent e;
