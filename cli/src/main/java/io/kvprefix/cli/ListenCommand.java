@@ -56,15 +56,15 @@ import picocli.CommandLine.Option;
             "every gap and reconnection (in as many requests as a long replay takes); a",
             "restarted engine is found and fetched anew. Only a range the engine no longer",
             "has clears its workers, which are then fed from the live stream (docs/SPEC.md",
-            "section 9). After --duration (or Ctrl-C) prints the result of each match and",
+            "section 10). After --duration (or Ctrl-C) prints the result of each match and",
             "explain line of --queries, then one JSON stats object as the last line of",
-            "standard output. --metrics-port serves Prometheus metrics and health checks meanwhile."
+            "standard output. --metrics-port serves Prometheus metrics and health checks meanwhile.",
+            "With --nats it applies a fleet's stream instead (kvprefix relay fills it)."
         })
 final class ListenCommand implements Callable<Integer> {
 
     @Option(
             names = "--engine",
-            required = true,
             paramLabel = "ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=T][,format=F]",
             description = {
                 "an engine's KV-event publisher, for example",
@@ -73,10 +73,38 @@ final class ListenCommand implements Callable<Integer> {
                 "/RANK fixes the dp rank; without it each batch's data_parallel_rank is used.",
                 "replay=ENDPOINT is the engine's replay socket, asked for batches lost in a gap.",
                 "topic=T subscribes to topics starting with T (default: every topic).",
-                "format=F is the format of the batch payloads: vllm (the default, and so far",
-                "the only one)."
+                "format=F is the format of the batch payloads: vllm (the default) or sglang."
             })
-    List<String> engines;
+    List<String> engines = new ArrayList<>();
+
+    @Option(
+            names = "--trtllm-events",
+            paramLabel = "FILE|-=WORKER[/RANK][,block_size=N]",
+            description = {
+                "TensorRT-LLM KV-cache events, one JSON line each (json.dumps of what",
+                "get_kv_cache_events() returns), read from FILE or standard input (-) to its",
+                "end and applied for worker WORKER (its own id, not an --engine's); block_size=N",
+                "is the engine's tokens_per_block (default: learned from the stored blocks).",
+                "Its counters are printed as one JSON line before the stats object."
+            })
+    String trtllmEvents;
+
+    @Option(
+            names = "--nats",
+            paramLabel = "URL",
+            description = {
+                "instead of engines, apply a fleet's JetStream stream (kvprefix relay fills it;",
+                "docs/SPEC.md section 9), for example nats://127.0.0.1:4222; the stats then",
+                "add the stream sequence applied and the lag"
+            })
+    String nats;
+
+    @Option(
+            names = "--stream",
+            paramLabel = "NAME",
+            defaultValue = "KVPREFIX_EVENTS",
+            description = "with --nats: the stream's name (default: ${DEFAULT-VALUE})")
+    String stream;
 
     @Option(
             names = "--duration",
@@ -155,8 +183,14 @@ final class ListenCommand implements Callable<Integer> {
     boolean quiet;
 
     @Override
-    public Integer call() throws InterruptedException {
+    public Integer call() throws Exception {
+        if (nats != null) {
+            return NatsListen.run(this);
+        }
         List<EngineEndpoint> specs = parseEngines();
+        if (specs.isEmpty() && trtllmEvents == null) {
+            throw new IllegalArgumentException("give at least one --engine or --trtllm-events, or --nats");
+        }
         Duration runFor = duration == null ? null : seconds(duration, "--duration");
         Duration every = seconds(statsInterval, "--stats-interval");
         Duration replayWait = seconds(replayTimeout, "--replay-timeout");
@@ -164,21 +198,7 @@ final class ListenCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--impl: unknown implementation '" + impl
                     + "': known implementations are " + String.join(", ", Implementations.names()));
         }
-        IndexConfig.Builder cb = IndexConfig.builder();
-        try {
-            cb.maxWorkers(maxWorkers);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--max-workers: " + e.getMessage(), e);
-        }
-        if (memoryBudget != null) {
-            long bytes = Args.parseBytes(memoryBudget, "--memory-budget");
-            try {
-                cb.memoryBudgetBytes(bytes);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("--memory-budget: " + e.getMessage(), e);
-            }
-        }
-        IndexConfig config = cb.build();
+        IndexConfig config = indexConfig();
         PrintStream err = System.err;
         Path queryFile = null;
         if (queries != null) {
@@ -206,6 +226,8 @@ final class ListenCommand implements Callable<Integer> {
                 },
                 "kvprefix-listen-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
+        TrtllmFeed trtllm = null;
+        Thread feed = null;
         try (ListenMetrics m = metrics;
                 PrefixIndex index = instrument(m, Implementations.create(impl, config))) {
             KvEventSubscriber sub =
@@ -217,16 +239,33 @@ final class ListenCommand implements Callable<Integer> {
                 if (m != null) {
                     m.watch(sub);
                 }
+                if (trtllmEvents != null) {
+                    trtllm = new TrtllmFeed(trtllmEvents, index);
+                    long id = trtllm.workerId;
+                    if (specs.stream().anyMatch(e -> e.workerId() == id)) { // one writer per worker id
+                        throw new IllegalArgumentException("--trtllm-events: worker " + Long.toUnsignedString(id)
+                                + " is also an --engine's worker; give it an id of its own");
+                    }
+                    feed = new Thread(trtllm, "kvprefix-trtllm-events");
+                    feed.setDaemon(true); // a pipe that never closes must not keep the JVM after --duration
+                    feed.start();
+                }
                 if (!quiet) {
                     err.println("kvprefix listen: subscribed to " + specs.size() + " engine(s) ("
                             + (runFor == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
                 }
                 long deadline = runFor == null ? Long.MAX_VALUE : System.nanoTime() + runFor.toNanos();
-                while (true) {
+                while (specs.isEmpty()) { // only a TensorRT-LLM feed: until its input ends, or --duration, or Ctrl-C
+                    if (!feed.isAlive() || System.nanoTime() >= deadline || stop.await(20, TimeUnit.MILLISECONDS)) {
+                        break;
+                    }
+                }
+                while (!specs.isEmpty()) {
                     long left = deadline - System.nanoTime();
                     if (left <= 0 || stop.await(Math.min(left, every.toNanos()), TimeUnit.NANOSECONDS)) {
                         break;
                     }
+
                     if (!quiet) {
                         err.println("kvprefix listen: " + sub.stats().summary());
                     }
@@ -238,10 +277,24 @@ final class ListenCommand implements Callable<Integer> {
                 sub.close(); // nothing is applied after this: the stats below describe the index the queries see
             }
             SubscriberStats finalStats = sub.stats();
+            if (feed != null) {
+                if (runFor == null && specs.isEmpty()) {
+                    feed.join(); // the loop above ended with its input, or on Ctrl-C
+                } else {
+                    feed.join(100); // --duration is over: what was read so far counts
+                }
+                if (trtllm.error() != null) {
+                    err.println("kvprefix listen: " + trtllm.error());
+                    return 1;
+                }
+            }
             if (queryFile != null && !runQueries(queryFile, index, err)) {
                 return 1;
             }
             PrintStream out = System.out;
+            if (trtllm != null) {
+                out.println(trtllm.toJson());
+            }
             out.println(finalStats.toJson());
             out.flush();
             if (!quiet) {
@@ -267,6 +320,25 @@ final class ListenCommand implements Callable<Integer> {
         }
     }
 
+    /** The index's configuration from --max-workers and --memory-budget (a usage error names the option). */
+    IndexConfig indexConfig() {
+        IndexConfig.Builder cb = IndexConfig.builder();
+        try {
+            cb.maxWorkers(maxWorkers);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--max-workers: " + e.getMessage(), e);
+        }
+        if (memoryBudget != null) {
+            long bytes = Args.parseBytes(memoryBudget, "--memory-budget");
+            try {
+                cb.memoryBudgetBytes(bytes);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--memory-budget: " + e.getMessage(), e);
+            }
+        }
+        return cb.build();
+    }
+
     private static PrefixIndex instrument(ListenMetrics m, PrefixIndex index) {
         return m == null ? index : m.instrument(index);
     }
@@ -284,14 +356,14 @@ final class ListenCommand implements Callable<Integer> {
         return out;
     }
 
-    private static Duration seconds(double s, String option) {
+    static Duration seconds(double s, String option) {
         if (!(s > 0) || s > 1e9) {
             throw new IllegalArgumentException(option + " must be a positive number of seconds, got " + s);
         }
         return Duration.ofNanos((long) (s * 1e9));
     }
 
-    private static Path readableFile(String name) {
+    static Path readableFile(String name) {
         try {
             Path p = Path.of(name);
             if (Files.isRegularFile(p) && Files.isReadable(p)) {
@@ -312,7 +384,7 @@ final class ListenCommand implements Callable<Integer> {
      * result line for each; event lines are skipped (the index reflects the engines), invalid lines
      * are answered {@code invalid_input}. False if the file cannot be read.
      */
-    private static boolean runQueries(Path file, PrefixIndex index, PrintStream err) {
+    static boolean runQueries(Path file, PrefixIndex index, PrintStream err) {
         OpStreamParser parser = new OpStreamParser();
         MatchResult result = new MatchResult();
         long skipped = 0;
@@ -340,7 +412,7 @@ final class ListenCommand implements Callable<Integer> {
                         out.scores(result);
                     }
                     case Op.TokenMatch t -> {
-                        index.match(t.tokenIds(), 0, t.tokenIds().length, t.hasher(index.config()), result);
+                        index.match(t.tokenIds(), 0, t.tokenIds().length, t.hasher(index.config()), t.mm(), result);
                         out.scores(result);
                     }
                     case Op.Explain x -> out.explanation(x.on(index));

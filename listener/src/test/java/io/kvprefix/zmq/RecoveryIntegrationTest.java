@@ -132,6 +132,7 @@ class RecoveryIntegrationTest {
                             .blockSize(q.blockSize())
                             .loraName(q.lora())
                             .build(),
+                    q.mm(),
                     got);
             assertEquals(q.depth(), got.depthOf(Worker.of(workers.get(q.engine()), q.rank())), q.engine() + " " + why);
         }

@@ -13,7 +13,11 @@ import java.util.ArrayList;
  * {@link #MAX_SEGMENT} records, which keeps it between 53% and 80% full, and once it is that large it
  * splits in two by the next hash bit. So a name costs 15 to 23 bytes, and the map grows one segment
  * at a time (at most 96 KiB and a transient copy), never all at once: a worker's names can fill a
- * memory budget to its last few hundred KiB.
+ * memory budget to its last few hundred KiB. When the budget does not let a segment grow, it may
+ * fill to 90% before a store that falls in it is refused.
+ *
+ * <p>A tagged map (a worker's any-tier view, docs/SPEC.md section 3.1) keeps one more byte per
+ * record after the values: the tiers that hold the block under that name.
  *
  * <p>Room for a store's names is made before the store changes anything ({@link #ensureRoomFor}): it
  * counts the keys each segment would gain and grows just those; if the budget does not allow it, it
@@ -28,6 +32,11 @@ final class NameMap {
     static final int MAX_SEGMENT = 1 << 13;
 
     private static final int MAX_LOAD_PERCENT = 80;
+    /**
+     * How full a segment may get when the budget does not let it grow: a store is refused only when
+     * a segment it falls in is this full, not when the first of many reaches 80%.
+     */
+    private static final int TIGHT_LOAD_PERCENT = 90;
     /** How full each half of a split segment starts. */
     private static final int SPLIT_LOAD_PERCENT = 60;
     /** The deepest directory (2^24 entries); past it a segment grows whatever its size. */
@@ -40,6 +49,9 @@ final class NameMap {
         final MemoryPool.Block block;
         final long keys;
         final long values;
+        /** The tag bytes after the values, or 0 in an untagged map. */
+        final long tags;
+
         final int capacity;
         /** How many top hash bits its keys share, and those bits. */
         final int depth;
@@ -48,11 +60,14 @@ final class NameMap {
         int size;
         /** Scratch of {@link #ensureRoomFor}: keys of the store that map here. */
         int adds;
+        /** Scratch of {@link #ensureRoomFor}: the budget did not let it grow for this store. */
+        boolean tight;
 
-        Segment(MemoryPool.Block block, int capacity, int depth, long prefix) {
+        Segment(MemoryPool.Block block, int capacity, int depth, long prefix, boolean tagged) {
             this.block = block;
             this.keys = block.address;
             this.values = block.address + 8L * capacity;
+            this.tags = tagged ? values + 4L * capacity : 0;
             this.capacity = capacity;
             this.depth = depth;
             this.prefix = prefix;
@@ -60,6 +75,10 @@ final class NameMap {
 
         int limit() {
             return (int) ((long) capacity * MAX_LOAD_PERCENT / 100);
+        }
+
+        int tightLimit() {
+            return (int) ((long) capacity * TIGHT_LOAD_PERCENT / 100);
         }
 
         /** The home record of mixed hash {@code h}: its low 32 bits (the directory reads the top ones) scaled to the capacity. */
@@ -84,6 +103,16 @@ final class NameMap {
             Mem.setInt(values + 4L * i, value);
         }
 
+        int tagAt(int i) {
+            return tags == 0 ? 0 : Mem.getByte(tags + i) & 0xFF;
+        }
+
+        void setTagAt(int i, int tag) {
+            if (tags != 0) {
+                Mem.setByte(tags + i, (byte) tag);
+            }
+        }
+
         /** The record holding {@code key}, or the empty record where its probe run ends. */
         int find(long key, long h) {
             int i = home(h);
@@ -93,17 +122,19 @@ final class NameMap {
             return i;
         }
 
-        void insertNew(long key, long h, int storedValue) {
+        void insertNew(long key, long h, int storedValue, int tag) {
             int i = home(h);
             while (value(i) != 0) {
                 i = next(i);
             }
             set(i, key, storedValue);
+            setTagAt(i, tag);
             size++;
         }
     }
 
     private final MemoryPool pool;
+    private final boolean tagged;
     /** The largest segment under this pool's budget (a small budget cannot hold a 96 KiB segment's copy). */
     private final int maxSegment;
 
@@ -115,9 +146,10 @@ final class NameMap {
     /** The record of the last {@link #claim}. */
     private long claimed;
 
-    private NameMap(MemoryPool pool, int maxSegment) {
+    private NameMap(MemoryPool pool, int maxSegment, boolean tagged) {
         this.pool = pool;
         this.maxSegment = maxSegment;
+        this.tagged = tagged;
     }
 
     /**
@@ -125,8 +157,13 @@ final class NameMap {
      * budget does not allow it.
      */
     static NameMap create(MemoryPool pool, int expected) {
+        return create(pool, expected, false);
+    }
+
+    /** A map, tagged or not, with room for {@code expected} names, or null if the budget does not allow it. */
+    static NameMap create(MemoryPool pool, int expected, boolean tagged) {
         long bySize = Long.highestOneBit(Math.max(MIN_CAPACITY, pool.budget() / (12L * 32)));
-        NameMap m = new NameMap(pool, (int) Math.min(MAX_SEGMENT, Math.max(MIN_CAPACITY, bySize)));
+        NameMap m = new NameMap(pool, (int) Math.min(MAX_SEGMENT, Math.max(MIN_CAPACITY, bySize)), tagged);
         int d = 0;
         long perSegment = expected;
         while (capacityFor(perSegment) > m.maxSegment && d < MAX_DEPTH) {
@@ -138,7 +175,7 @@ final class NameMap {
         // a segment's share varies with the hash: room for six standard deviations more than the mean
         long room = d == 0 ? perSegment : perSegment + 6 * (long) Math.sqrt(perSegment) + 16;
         for (int j = 0; j < m.dir.length; j++) {
-            Segment s = allocate(pool, capacityFor(room), d, j);
+            Segment s = m.allocate(capacityFor(room), d, j);
             if (s == null) {
                 m.free();
                 return null;
@@ -149,9 +186,9 @@ final class NameMap {
         return m;
     }
 
-    private static Segment allocate(MemoryPool pool, int capacity, int depth, long prefix) {
-        MemoryPool.Block b = pool.allocate(12L * capacity);
-        return b == null ? null : new Segment(b, capacity, depth, prefix);
+    private Segment allocate(int capacity, int depth, long prefix) {
+        MemoryPool.Block b = pool.allocate((tagged ? 13L : 12L) * capacity);
+        return b == null ? null : new Segment(b, capacity, depth, prefix, tagged);
     }
 
     /** The capacity for {@code names} names: exactly 80% full with them (at least {@link #MIN_CAPACITY}). */
@@ -207,7 +244,10 @@ final class NameMap {
         return s.value(s.find(key, h)) - 1;
     }
 
-    /** Maps {@code key} to {@code block}; returns the previous block or -1. The caller made room ({@link #ensureRoomFor}). */
+    /**
+     * Maps {@code key} to {@code block}; returns the previous block or -1. The caller made room
+     * ({@link #ensureRoomFor}). A new name's tag is 0; an existing name keeps its tag.
+     */
     int put(long key, int blockId) {
         long h = mix(key);
         Segment s = segment(h);
@@ -215,13 +255,14 @@ final class NameMap {
         int v = s.value(i);
         if (v == 0) {
             addOne(s);
+            s.setTagAt(i, 0);
         }
         s.set(i, key, blockId + 1);
         return v - 1;
     }
 
     private void addOne(Segment s) {
-        if (s.size + 1 > s.limit()) {
+        if (s.size + 1 > s.tightLimit()) {
             throw new IllegalStateException("name map full: room was not made");
         }
         s.size++;
@@ -241,6 +282,7 @@ final class NameMap {
         int v = s.value(i);
         if (v == 0) {
             addOne(s);
+            s.setTagAt(i, 0);
         }
         s.set(i, key, CLAIMED);
         claimed = s.values + 4L * i;
@@ -263,6 +305,37 @@ final class NameMap {
             put(key, oldBlock);
         } else {
             remove(key);
+        }
+    }
+
+    /** The tag of {@code key} (0 if absent, or if the map is not tagged). */
+    int tag(long key) {
+        long h = mix(key);
+        Segment s = segment(h);
+        int i = s.find(key, h);
+        return s.value(i) == 0 ? 0 : s.tagAt(i);
+    }
+
+    /** Sets the tag of {@code key}, which must be present, in a tagged map. */
+    void setTag(long key, int tag) {
+        long h = mix(key);
+        Segment s = segment(h);
+        int i = s.find(key, h);
+        if (s.value(i) == 0 || !tagged) {
+            throw new IllegalStateException("no tag for an absent name, or in an untagged map");
+        }
+        s.setTagAt(i, tag);
+    }
+
+    /** Calls {@code to} with every (name, block id) pair. */
+    void forEach(java.util.function.BiConsumer<Long, Integer> to) {
+        for (Segment s : segments) {
+            for (int i = 0; i < s.capacity; i++) {
+                int v = s.value(i);
+                if (v != 0) {
+                    to.accept(s.key(i), v - 1);
+                }
+            }
         }
     }
 
@@ -295,10 +368,12 @@ final class NameMap {
             boolean movable = hole <= i ? (h <= hole || h > i) : (h <= hole && h > i);
             if (movable) {
                 s.set(hole, key, v);
+                s.setTagAt(hole, s.tagAt(i));
                 hole = i;
             }
         }
         s.set(hole, 0L, 0);
+        s.setTagAt(hole, 0);
     }
 
     /**
@@ -331,18 +406,30 @@ final class NameMap {
             Segment full = null;
             int need = 0;
             for (Segment s : touched) {
-                if (full == null && s.size + s.adds > s.limit()) {
+                if (full == null && s.size + s.adds > s.limit() && !s.tight) {
                     full = s;
                     need = s.adds;
+                }
+                if (s.tight && s.size + s.adds > s.tightLimit()) {
+                    clearTight();
+                    return false; // a segment the budget did not let grow is as full as it may get
                 }
                 s.adds = 0;
             }
             if (full == null) {
+                clearTight();
                 return true;
             }
             if (!grow(full, need)) {
-                return false;
+                full.tight = true; // fill it past 80% instead: the budget is what it is
             }
+        }
+    }
+
+    private void clearTight() {
+        for (Segment s : touched) {
+            s.adds = 0;
+            s.tight = false;
         }
     }
 
@@ -360,7 +447,7 @@ final class NameMap {
     }
 
     private boolean resize(Segment s, int capacity) {
-        Segment r = allocate(pool, capacity, s.depth, s.prefix);
+        Segment r = allocate(capacity, s.depth, s.prefix);
         if (r == null) {
             return false;
         }
@@ -377,11 +464,11 @@ final class NameMap {
                 high++;
             }
         }
-        Segment a = allocate(pool, splitCapacity(s.size - high), s.depth + 1, s.prefix << 1);
+        Segment a = allocate(splitCapacity(s.size - high), s.depth + 1, s.prefix << 1);
         if (a == null) {
             return false;
         }
-        Segment b = allocate(pool, splitCapacity(high), s.depth + 1, (s.prefix << 1) | 1);
+        Segment b = allocate(splitCapacity(high), s.depth + 1, (s.prefix << 1) | 1);
         if (b == null) {
             a.block.free();
             return false;
@@ -412,7 +499,7 @@ final class NameMap {
                 long key = from.key(i);
                 long h = mix(key);
                 Segment into = other != null && ((h >>> bit) & 1) != 0 ? other : to;
-                into.insertNew(key, h, v);
+                into.insertNew(key, h, v, from.tagAt(i));
             }
         }
     }

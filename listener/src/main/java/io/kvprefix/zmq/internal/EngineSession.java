@@ -5,6 +5,7 @@ import io.kvprefix.KvEvent;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.zmq.BatchDecodeException;
+import io.kvprefix.zmq.BatchTap;
 import io.kvprefix.zmq.DecodeIssue;
 import io.kvprefix.zmq.DecodedBatch;
 import io.kvprefix.zmq.EngineEndpoint;
@@ -36,7 +37,8 @@ import org.zeromq.ZMonitor;
  * format) and {@link EngineSync}, and its counters. Events are applied to the index here, in sequence
  * order. The publisher's identity, when its frames carry one, is read here: the 16 bytes after the
  * sequence number of a 24-byte sequence frame (vLLM PR #57789, with a snapshot endpoint), or the
- * epoch SGLang appends to the topic ({@code \0sgl-kv-epoch=...}, with a snapshot endpoint).
+ * epoch SGLang appends to the topic ({@code \0sgl-kv-epoch=...}, with a snapshot endpoint). Without
+ * an index, the batches are handed to a {@link BatchTap} instead.
  *
  * <p>Thread-safety: every method except the gauges ({@link #engine()}, {@link #counters()},
  * {@link #state()}, {@link #lastSeq()}, {@link #lagMillis()}, {@link #pending()},
@@ -53,7 +55,13 @@ public final class EngineSession implements EngineSync.Port {
     private static final AtomicLong MONITORS = new AtomicLong();
 
     private final EngineEndpoint engine;
+    /** The index fed, or null when a {@link BatchTap} is handed the batches instead. */
     private final PrefixIndex index;
+
+    private final BatchTap tap;
+    /** Where to take up the stream, or null to start it afresh. */
+    private final ResumePoint resume;
+
     private final SubscriberSettings settings;
     private final EngineCounters counters = new EngineCounters();
     private final EngineEventDecoder decoder;
@@ -79,26 +87,35 @@ public final class EngineSession implements EngineSync.Port {
     private volatile ResumePoint resumePoint;
 
     /**
-     * @param from where the index's state of this engine ends (restored from a snapshot), or null to
-     *     start from sequence 0
+     * A session that feeds {@code index}, or, when {@code index} is null, hands its batches to
+     * {@code tap}.
+     *
+     * @param resume where the state of this engine ends (restored from a snapshot, or where a relay
+     *     stopped), or null to start from sequence 0
      */
-    public EngineSession(EngineEndpoint engine, PrefixIndex index, SubscriberSettings settings, ResumePoint from) {
+    public EngineSession(
+            EngineEndpoint engine, PrefixIndex index, BatchTap tap, SubscriberSettings settings, ResumePoint resume) {
+        if ((index == null) == (tap == null)) {
+            throw new IllegalArgumentException("a session feeds an index or a tap, exactly one");
+        }
         this.engine = engine;
         this.index = index;
+        this.tap = tap;
+        this.resume = resume;
         this.settings = settings;
         this.decoder = EngineEventDecoder.forEngine(engine);
         this.sync = new EngineSync(
                 this,
                 counters,
                 engine.replayEndpoint().isPresent(),
-                from == null ? 0 : from.nextSeq(),
-                from == null || from.batchHash().isEmpty()
+                resume == null ? 0 : resume.nextSeq(),
+                resume == null || resume.batchHash().isEmpty()
                         ? null
-                        : from.batchHash().getAsLong(),
+                        : resume.batchHash().getAsLong(),
                 settings.replayTimeoutNanos(),
                 settings.maxPendingBatches());
         engine.dpRank().ifPresent(r -> workersFed.add(new Worker(engine.workerId(), r)));
-        if (from != null && engine.dpRank().isEmpty()) {
+        if (resume != null && index != null && engine.dpRank().isEmpty()) {
             // the restored state holds the ranks its batches named: a resync must clear them too
             for (Worker w : index.workers()) {
                 if (w.workerId() == engine.workerId()) {
@@ -392,6 +409,10 @@ public final class EngineSession implements EngineSync.Port {
 
     @Override
     public void apply(long seq, byte[] payload) {
+        if (tap != null) {
+            tap.batch(engine, seq, payload);
+            return;
+        }
         DecodedBatch batch;
         try {
             batch = decoder.decode(payload);
@@ -481,6 +502,10 @@ public final class EngineSession implements EngineSync.Port {
 
     @Override
     public void clearWorkers() {
+        if (tap != null) {
+            tap.cleared(engine);
+            return;
+        }
         for (Worker w : workersFed) {
             applyToIndex(new KvEvent.Cleared(w));
         }
@@ -493,6 +518,9 @@ public final class EngineSession implements EngineSync.Port {
 
     /** The engine is being removed: drop what it fed into the index ({@code RemoveWorker} unless another engine shares its worker id). */
     public void forget(boolean workerIdShared) {
+        if (tap != null) {
+            return; // a tap is told of the engine's batches, not of who subscribes to it
+        }
         if (workerIdShared) {
             clearWorkers();
         } else {

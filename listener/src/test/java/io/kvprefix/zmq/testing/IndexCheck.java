@@ -70,8 +70,8 @@ public final class IndexCheck {
                                 .build());
                 MatchResult got = new MatchResult();
                 MatchResult want = new MatchResult();
-                actual.match(q.tokens(), 0, q.tokens().length, h, got);
-                oracle.match(q.tokens(), 0, q.tokens().length, h, want);
+                actual.match(q.tokens(), 0, q.tokens().length, h, q.mm(), got);
+                oracle.match(q.tokens(), 0, q.tokens().length, h, q.mm(), want);
                 assertEquals(want.scores(), got.scores(), "query " + n + " of engine " + q.engine() + " " + why);
                 nonEmpty += got.isEmpty() ? 0 : 1;
                 n++;
