@@ -89,6 +89,47 @@ class NameMapTest {
     }
 
     @Test
+    void aTaggedMapKeepsEveryTagThroughGrowthSplitsAndRemovals() {
+        long seed = TestScale.seed();
+        SplittableRandom r = new SplittableRandom(seed);
+        MemoryPool pool = new MemoryPool(Long.MAX_VALUE);
+        NameMap map = NameMap.create(pool, 0, true);
+        Map<Long, Integer> tags = new HashMap<>();
+        List<Long> keys = new ArrayList<>();
+        for (int op = 0; op < 60_000; op++) {
+            if (keys.isEmpty() || r.nextInt(4) != 0) { // a new name, tagged as the any-tier view does
+                long[] k = {r.nextLong()};
+                assertTrue(map.ensureRoomFor(k, 1), TestScale.replay(seed));
+                map.put(k[0], op);
+                int tag = 1 + r.nextInt(7);
+                map.setTag(k[0], tag);
+                tags.put(k[0], tag);
+                keys.add(k[0]);
+            } else { // a removal shifts later records of the probe run back: their tags must move with them
+                int at = r.nextInt(keys.size());
+                long k = keys.get(at);
+                keys.set(at, keys.get(keys.size() - 1));
+                keys.remove(keys.size() - 1);
+                map.remove(k);
+                tags.remove(k);
+                assertEquals(0, map.tag(k), TestScale.replay(seed));
+            }
+        }
+        assertTrue(map.capacity() > NameMap.MAX_SEGMENT, "split at least once: " + map.capacity());
+        for (Map.Entry<Long, Integer> e : tags.entrySet()) {
+            assertEquals(e.getValue().intValue(), map.tag(e.getKey()), TestScale.replay(seed));
+        }
+        long[] k = {keys.get(0)};
+        map.put(k[0], 5); // a name it holds keeps its tag when its block changes
+        assertEquals(tags.get(k[0]).intValue(), map.tag(k[0]));
+        int[] seen = {0};
+        map.forEach((name, block) -> seen[0]++);
+        assertEquals(tags.size(), seen[0]);
+        map.free();
+        assertEquals(0, pool.used());
+    }
+
+    @Test
     void aMapMadeForManyNamesHasTheirSegmentsAtOnce() {
         MemoryPool pool = new MemoryPool(Long.MAX_VALUE);
         NameMap map = NameMap.create(pool, 100_000);
