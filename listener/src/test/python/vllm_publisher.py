@@ -44,7 +44,8 @@ Spec (JSON): {"seed": N, "interval": 0.002 (seconds between publishing steps), "
     fixed for the process, vLLM PR #57789) | "epoch" (the topic gets SGLang's "\0sgl-kv-epoch=" and a
     per-process epoch), "ports": null | {"pub": N, "replay": M} (bind these ports: a restarted engine),
     "bind_late": false (with "ports": bind the PUB socket only after the early batches, so nobody
-    receives them live, as when the engine published while its subscriber was away)}]}
+    receives them live, as when the engine published while its subscriber was away), "clears": true
+    (false: no AllBlocksCleared, so the cache only grows, as a benchmark of a full index needs)}]}
 
 Standard output: "READY {name: {"pub": port, "replay": port|null, "topic": str}}" once bound, then
 "DONE {name: last_seq}" once every batch is out; it keeps answering replay requests until standard
@@ -127,6 +128,7 @@ class Engine:
         self.replay_delay = spec.get("replay_delay", 0)
         self.lie = spec.get("lie")
         self.identity = spec.get("identity")
+        self.clears = spec.get("clears", True)
         self.stream_id = uuid.uuid4().bytes if self.identity == "uuid" else b""
         self.live_topic = self.topic
         if self.identity == "epoch":
@@ -189,7 +191,7 @@ class Engine:
                 for v in victims:
                     cache.held.pop(v, None)
                 events.append(("R", victims, None, None))
-            elif roll < 0.90:
+            elif roll < 0.90 and self.clears:
                 cache.clear()
                 events.append(("C",))
             elif roll < 0.95:
