@@ -82,14 +82,14 @@ class ListenCommandTest {
                 new Case(2, "--memory-budget", "listen", "--engine", ok, "--memory-budget", "lots"),
                 new Case(2, "64 KiB", "listen", "--engine", ok, "--memory-budget", "1k"),
                 new Case(
-                        1,
-                        "cannot read --queries",
+                        2,
+                        "--queries '" + dir.resolve("none.jsonl") + "': no such file",
                         "listen",
                         "--engine",
                         ok,
                         "--queries",
                         dir.resolve("none.jsonl").toString()),
-                new Case(1, "it is a directory", "listen", "--engine", ok, "--queries", dir.toString()))) {
+                new Case(2, "is a directory", "listen", "--engine", ok, "--queries", dir.toString()))) {
             var r = CliRunner.run(c.args());
             String what = String.join(" ", c.args()) + ": " + r.err();
             assertEquals(c.exit(), r.exit(), what);

@@ -184,7 +184,7 @@ class ListenMetricsTest {
                 String metrics = get(listen.base + "/metrics").body();
                 double replayed = value(metrics, "kvprefix_subscriber_replayed_batches_total");
                 double replaying = value(metrics, "kvprefix_subscriber_replaying");
-                // the engine is also asked at once when it is added (SPEC section 9): that start-up
+                // the engine is also asked at once when it is added (SPEC section 10): that start-up
                 // request holds readiness back too, but only the gap's replay brings the withheld batches
                 boolean gapSeen = value(metrics, "kvprefix_subscriber_gaps_total") >= 1;
                 seen.add(r.statusCode() + " replayed=" + replayed + " replaying=" + replaying + " gap=" + gapSeen);
