@@ -31,6 +31,7 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+trap 'echo "listen-recovery.sh: line $LINENO failed (exit $?)" >&2' ERR
 
 cat >"$WORK/spec.json" <<EOF
 {"seed": $SEED, "interval": 0, "engines": [
@@ -51,10 +52,25 @@ grep -q "^READY" "$WORK/pub.out" || { echo "publisher did not start: $(cat "$WOR
 PORTS=$(sed -n 's/^READY //p' "$WORK/pub.out")
 PUB=$(/usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1])["E"]["pub"])' "$PORTS")
 REPLAY=$(/usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1])["E"]["replay"])' "$PORTS")
+# The stand-in writes its truth file once a subscriber has arrived and answers no replay meanwhile:
+# a throwaway subscriber lets it do that first, so the times below are listen's alone.
+/usr/bin/python3 -c 'import sys, time, zmq
+s = zmq.Context().socket(zmq.SUB); s.subscribe(b""); s.connect(sys.argv[1]); time.sleep(120)' \
+  "tcp://127.0.0.1:$PUB" &
+WARM_PID=$!
+for _ in $(seq 1200); do
+  grep -q "^DONE" "$WORK/pub.out" && break
+  kill -0 "$PUB_PID" 2>/dev/null || break
+  sleep 0.1
+done
+kill "$WARM_PID" 2>/dev/null || true
+wait "$WARM_PID" 2>/dev/null || true
+grep -q "^DONE" "$WORK/pub.out" || { echo "publisher did not finish: $(cat "$WORK/pub.err")" >&2; exit 1; }
 
 ARGS=(listen --engine "tcp://127.0.0.1:$PUB=1,replay=tcp://127.0.0.1:$REPLAY" --metrics-port 0
   --metrics-host 127.0.0.1 --duration 600 --stats-interval 3600)
 [[ "$BUDGET" != unlimited ]] && ARGS+=(--memory-budget "$BUDGET")
+: >"$WORK/listen.err" # exists before the background job opens it: the loop below reads it at once
 "$ROOT/kvprefix" "${ARGS[@]}" >"$WORK/listen.out" 2>"$WORK/listen.err" &
 LISTEN_PID=$!
 URL=
