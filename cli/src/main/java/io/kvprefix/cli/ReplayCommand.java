@@ -1,6 +1,7 @@
 package io.kvprefix.cli;
 
 import io.kvprefix.IndexConfig;
+import io.kvprefix.IndexStats;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.bench.Implementations;
 import io.kvprefix.opstream.Replayer;
@@ -98,8 +99,15 @@ final class ReplayCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         try (PrefixIndex index = Implementations.create(impl, config)) {
             replayer = new Replayer(index).maxLineBytes(maxLineBytes);
+            long[] firstRefusal = {-1, 0}; // line, bytes in use then
             if (!quiet) {
                 replayer.log(note -> err.println("kvprefix replay: " + note));
+                if (config.memoryBudgetBytes() != IndexConfig.UNLIMITED) {
+                    replayer.onFirstCapacityExceeded(line -> {
+                        firstRefusal[0] = line;
+                        firstRefusal[1] = index.stats().bytesUsed();
+                    });
+                }
             }
             Replayer.Summary summary = replayer.run(in, new StdoutStream(System.out));
             if (!quiet) {
@@ -110,6 +118,9 @@ final class ReplayCommand implements Callable<Integer> {
                         impl,
                         (System.nanoTime() - t0) / 1e9,
                         hidden > 0 ? "; " + hidden + " more invalid lines not described" : "");
+                if (config.memoryBudgetBytes() != IndexConfig.UNLIMITED) {
+                    err.println("kvprefix replay: " + budgetNote(index, config.memoryBudgetBytes(), firstRefusal));
+                }
             }
             return 0;
         } catch (StdoutFailure e) {
@@ -127,6 +138,20 @@ final class ReplayCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    /** {@code memory: 31.9 of 32.0 MiB in use, 1179879 blocks held; first capacity_exceeded at line 5123, with 31.1 MiB (97%)}. */
+    private static String budgetNote(PrefixIndex index, long budget, long[] firstRefusal) {
+        IndexStats st = index.stats();
+        String s = String.format(
+                "memory: %.1f of %.1f MiB in use, %d blocks held",
+                st.bytesUsed() / 1048576.0, budget / 1048576.0, st.blocks());
+        return s
+                + (firstRefusal[0] < 0
+                        ? "; nothing refused for memory"
+                        : String.format(
+                                "; first capacity_exceeded at line %d, with %.1f MiB (%.0f%% of the budget)",
+                                firstRefusal[0], firstRefusal[1] / 1048576.0, 100.0 * firstRefusal[1] / budget));
     }
 
     private IndexConfig config() {

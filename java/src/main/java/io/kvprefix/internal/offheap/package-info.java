@@ -59,5 +59,13 @@
  * sleepable RCU, which writers enter too for the length of an event. Every byte comes from a
  * {@link io.kvprefix.internal.offheap.MemoryPool} with the configured budget, from libc's
  * {@code calloc}/{@code free}; runs are carved from slabs ({@link io.kvprefix.internal.offheap.RunArena}).
+ *
+ * <p><b>Under a budget</b> the index fills it almost to the last byte before it refuses a store, and a
+ * refusal costs about what a store does (no scan): a name map grows one segment at a time (at most
+ * 96 KiB, {@link io.kvprefix.internal.offheap.NameMap}); a slab that does not fit is taken smaller; the
+ * run arena counts the records stores gave back as room; and the pool keeps the child table's size
+ * back so that a rebuild dropping tombstones always fits (a full budget otherwise refused every new
+ * branch of an index whose evicted runs left tombstones), rebuilding fuller when nothing more fits. A
+ * store still refused half-way undoes what it did.
  */
 package io.kvprefix.internal.offheap;

@@ -164,15 +164,24 @@ public final class Truth {
      */
     public long[][] feed(
             PrefixIndex oracle, String engine, Function<OptionalInt, Worker> workerOf, long lostFrom, long resumeAt) {
+        return feed(oracle, engine, workerOf, lostFrom < 0 ? List.of() : List.of(new long[] {lostFrom, resumeAt}));
+    }
+
+    /**
+     * As {@link #feed(PrefixIndex, String, Function, long, long)} with any number of lost ranges, in
+     * order: for each {@code [from, resumeAt]}, the batches from {@code from} up to {@code resumeAt}
+     * are skipped and {@code workerOf(empty)} is cleared before batch {@code resumeAt}.
+     */
+    public long[][] feed(PrefixIndex oracle, String engine, Function<OptionalInt, Worker> workerOf, List<long[]> lost) {
         long[][] counts = new long[EventKind.values().length][EventStatus.values().length];
-        boolean cleared = false;
+        int r = 0;
         for (Batch b : batches(engine)) {
-            if (lostFrom >= 0 && b.seq() >= lostFrom && b.seq() < resumeAt) {
-                continue;
-            }
-            if (lostFrom >= 0 && b.seq() >= resumeAt && !cleared) {
+            while (r < lost.size() && b.seq() >= lost.get(r)[1]) {
                 oracle.apply(new KvEvent.Cleared(workerOf.apply(OptionalInt.empty())));
-                cleared = true;
+                r++;
+            }
+            if (r < lost.size() && b.seq() >= lost.get(r)[0]) {
+                continue;
             }
             for (KvEvent e : events(b, workerOf)) {
                 EventKind k = e instanceof KvEvent.Removed
