@@ -2,29 +2,31 @@ package io.kvprefix;
 
 import io.kvprefix.internal.router.LoadTable;
 import io.kvprefix.internal.router.PredictedBlocks;
-import io.kvprefix.internal.router.RoutingPolicy;
+import io.kvprefix.internal.router.Selector;
 import io.kvprefix.internal.router.WorkerLoad;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 
 /**
- * Picks the worker for each request: KV-cache-aware routing with load balancing, the policy of
- * docs/SPEC.md section 6 (NVIDIA Dynamo's), on top of a {@link PrefixIndex}.
+ * Picks the worker for each request: KV-cache-aware routing with load balancing on top of a
+ * {@link PrefixIndex}, with one of the policies of docs/SPEC.md section 6 ({@link RoutingPolicy}).
  *
  * <pre>{@code
- * Router router = Router.builder().index(index).worker(Worker.of(1)).worker(Worker.of(2)).build();
+ * Router router = Router.builder().index(index).policy("kvprefix-ttft")
+ *         .worker(Worker.of(1)).worker(Worker.of(2)).build();
  * RoutingDecision d = router.route(tokens);      // one hash-and-match call, then the policy
  * send(request, d.worker());
  * ...first token out...  d.prefillFinished();
  * ...request done...     d.finished();
  * }</pre>
  *
- * <p><b>The policy.</b> For a request of {@code isl} tokens at block size {@code bs} and each
- * registered worker {@code w} with match depth {@code d_w} blocks:
+ * <p><b>The default policy</b> is NVIDIA Dynamo's ({@link RoutingPolicy#DYNAMO_COST}). For a request
+ * of {@code isl} tokens at block size {@code bs} and each registered worker {@code w} with match depth
+ * {@code d_w} blocks:
  * <pre>
  *   prefill_blocks_w = (isl - d_w * bs + active_prefill_tokens_w) / bs      (a real number)
  *   decode_blocks_w  = active_decode_blocks_w + floor(isl / bs)             (this request counts on every candidate)
@@ -37,18 +39,25 @@ import java.util.function.ToLongFunction;
  * all costs are equal, from a generator seeded with {@link Builder#seed}: the same seed and the same
  * sequence of calls give the same choices.
  *
+ * <p><b>The other policies</b> ({@link Builder#policy}): {@code sglang-cache-aware} (SGLang's model
+ * gateway), {@code llm-d-scorers} (llm-d's default scorer profile; it reads the engine metrics given
+ * to {@link #reportEngineMetrics}) and {@code kvprefix-ttft}, kvprefix's own: the least estimated
+ * time to first token, from the prefill backlog the router sent each worker, the progress the worker
+ * has made on it since, and each worker's prefill speed, which the router learns from the time between
+ * a decision and its {@link RoutingDecision#prefillFinished()}. docs/SPEC.md section 6 states each.
+ *
  * <p><b>Load.</b> The router tracks load from its own decisions only: a decision charges the chosen
  * worker {@code isl - d * bs} active prefill tokens (with its real depth {@code d}) until
- * {@link RoutingDecision#prefillFinished()}, and {@code floor(isl / bs)} active decode blocks until
- * {@link RoutingDecision#finished()}.
+ * {@link RoutingDecision#prefillFinished()}, and {@code floor(isl / bs)} active decode blocks and one
+ * active request until {@link RoutingDecision#finished()}.
  *
- * <p><b>Options</b> (every default reproduces docs/SPEC.md section 6): overlap weight (1.0), temperature
- * (0), seed (0), minimum match (none), spreading of misses (off), capacity weights (1.0 each), and
- * predicted mode (off); see {@link Builder}.
+ * <p><b>Options</b> (every default reproduces docs/SPEC.md section 6.1): overlap weight (1.0),
+ * temperature (0), seed (0), minimum match (none), spreading of misses (off), capacity weights (1.0
+ * each), and predicted mode (off); see {@link Builder}.
  *
  * <p><b>Workers.</b> The router routes only among workers registered with {@link Builder#worker},
  * {@link #addWorker} and not removed with {@link #removeWorker}; workers the index knows but the
- * router does not are ignored. Workers may join and leave at any time.
+ * router does not are ignored. Workers may join and leave at any time; each join or leave costs O(1).
  *
  * <p><b>Predicted mode.</b> Without KV events (or to cover the delay before an engine's events
  * arrive), the router can predict cache contents from its own decisions: after each decision the
@@ -60,9 +69,9 @@ import java.util.function.ToLongFunction;
  *
  * <p><b>Cost.</b> Without predicted mode a decision is one {@link PrefixIndex#match(int[], int, int,
  * BlockHasher, MatchResult)} call (hash and match; one native downcall on the native path), outside
- * any lock, then O(workers) work under a short lock; nothing is allocated but the decision. In
- * predicted mode the request is hashed once, matched against both indexes, and its new blocks are
- * stored in the predicted index, which allocates.
+ * any lock, then O(workers) work under a short lock; nothing is allocated but the decision (and, with
+ * kvprefix-ttft, one small node for its pending prefill). In predicted mode the request is hashed once,
+ * matched against both indexes, and its new blocks are stored in the predicted index, which allocates.
  *
  * <p>Thread-safety: thread-safe; any number of threads may route, add and remove workers and release
  * decisions at once (the per-worker load table is guarded by one short lock, the match runs outside it).
@@ -72,6 +81,7 @@ public final class Router implements AutoCloseable {
     private final PredictedBlocks predicted;
     private final BlockHasher hasher;
     private final LoadTable table;
+    private final RoutingPolicy policy;
     private final ToLongFunction<Worker> blockCount;
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
     private volatile boolean closed;
@@ -81,10 +91,14 @@ public final class Router implements AutoCloseable {
         IndexConfig config =
                 b.index != null ? b.index.config() : b.indexConfig != null ? b.indexConfig : IndexConfig.defaults();
         this.hasher = b.index != null ? b.index.hasher() : config.hasher();
-        this.table = new LoadTable(new RoutingPolicy(
-                b.overlapWeight, b.temperature, b.minMatchBlocks, b.minMatchTokens, b.spreadMisses, b.seed));
-        for (int i = 0; i < b.workers.size(); i++) {
-            table.add(b.workers.get(i), b.weights.get(i));
+        this.policy = b.policy;
+        this.table = new LoadTable(
+                b.policy,
+                new Selector.Options(
+                        b.overlapWeight, b.temperature, b.minMatchBlocks, b.minMatchTokens, b.spreadMisses, b.seed),
+                b.clock);
+        for (var e : b.workers.entrySet()) {
+            table.add(e.getKey(), e.getValue());
         }
         if (b.predicted) {
             PrefixIndex p = PrefixIndex.create(
@@ -121,7 +135,7 @@ public final class Router implements AutoCloseable {
         int bs = hasher.blockSize();
         if (predicted == null) {
             events.match(tokens, offset, length, hasher, s.first);
-            table.decide(s.first, null, length, bs, blockCount, s.choice);
+            table.decide(s.first, null, true, length, bs, blockCount, s.choice);
             return decision(s, length, bs);
         }
         checkChainSeed(hasher);
@@ -150,7 +164,7 @@ public final class Router implements AutoCloseable {
         Scratch s = scratch.get();
         if (predicted == null) {
             events.match(localHashes, 0, n, s.first);
-            table.decide(s.first, null, inputTokens, bs, blockCount, s.choice);
+            table.decide(s.first, null, true, inputTokens, bs, blockCount, s.choice);
             return decision(s, inputTokens, bs);
         }
         s.ensure(n);
@@ -165,7 +179,7 @@ public final class Router implements AutoCloseable {
             events.match(s.locals, 0, blocks, s.first);
         }
         predicted.match(s.locals, 0, blocks, s.second);
-        table.decide(events != null ? s.first : null, s.second, isl, bs, blockCount, s.choice);
+        table.decide(events != null ? s.first : null, s.second, events != null, isl, bs, blockCount, s.choice);
         WorkerLoad chosen = s.choice.load;
         RoutingDecision d = decision(s, isl, bs);
         predicted.record(chosen, s.locals, s.chains, blocks);
@@ -174,9 +188,10 @@ public final class Router implements AutoCloseable {
 
     private RoutingDecision decision(Scratch s, int isl, int bs) {
         LoadTable.Choice c = s.choice;
-        RoutingDecision d =
-                new RoutingDecision(table, c.load, c.depth, isl, bs, c.prefillTokens, c.decodeBlocks, c.cost);
+        RoutingDecision d = new RoutingDecision(
+                table, c.load, c.pending, c.depth, isl, bs, c.prefillTokens, c.decodeBlocks, c.cost);
         c.load = null;
+        c.pending = null;
         return d;
     }
 
@@ -224,6 +239,29 @@ public final class Router implements AutoCloseable {
             predicted.removeWorker(worker);
         }
         return true;
+    }
+
+    /**
+     * Records the engine metrics of {@code worker}, as scraped from it (vLLM's {@code num_requests_waiting}
+     * and {@code kv_cache_usage_perc}): the llm-d-scorers policy reads them; the other policies ignore
+     * them. Returns false, recording nothing, if the worker is not registered.
+     *
+     * @throws IllegalArgumentException if {@code waitingRequests < 0} or {@code kvCacheUsage} is not in [0, 1]
+     */
+    public boolean reportEngineMetrics(Worker worker, int waitingRequests, double kvCacheUsage) {
+        Objects.requireNonNull(worker, "worker");
+        if (waitingRequests < 0) {
+            throw new IllegalArgumentException("waitingRequests must be >= 0, got " + waitingRequests);
+        }
+        if (!(kvCacheUsage >= 0 && kvCacheUsage <= 1)) {
+            throw new IllegalArgumentException("kvCacheUsage must be in [0, 1], got " + kvCacheUsage);
+        }
+        return table.reportMetrics(worker, waitingRequests, kvCacheUsage);
+    }
+
+    /** The policy this router routes with. */
+    public RoutingPolicy policy() {
+        return policy;
     }
 
     /** The registered workers, sorted. */
@@ -320,10 +358,35 @@ public final class Router implements AutoCloseable {
         private Duration predictedTtl = Duration.ofSeconds(120);
         private long predictedMaxBlocks = 1L << 20;
         private LongSupplier clock = System::nanoTime;
-        private final ArrayList<Worker> workers = new ArrayList<>();
-        private final ArrayList<Double> weights = new ArrayList<>();
+        private RoutingPolicy policy = RoutingPolicy.DYNAMO_COST;
+        /** Options set that only some policies use, for {@link #build()}'s check. */
+        private boolean costOptionSet;
+
+        private boolean minMatchSet;
+        private final LinkedHashMap<Worker, Double> workers = new LinkedHashMap<>();
 
         private Builder() {}
+
+        /**
+         * The routing policy (default {@link RoutingPolicy#DYNAMO_COST}, docs/SPEC.md section 6.1).
+         * The overlap weight, temperature and miss spreading apply to {@code dynamo-cost} only, the
+         * minimum match to {@code dynamo-cost} and {@code kvprefix-ttft}; {@link #build()} refuses them
+         * with another policy.
+         */
+        public Builder policy(RoutingPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * The routing policy by name: {@code dynamo-cost}, {@code sglang-cache-aware}, {@code llm-d-scorers}
+         * or {@code kvprefix-ttft} ({@link RoutingPolicy#of}).
+         *
+         * @throws IllegalArgumentException naming the known policies if {@code name} is none of them
+         */
+        public Builder policy(String name) {
+            return policy(RoutingPolicy.of(Objects.requireNonNull(name, "name")));
+        }
 
         /**
          * The event-fed index to match against (default none). The router reads it and never writes or
@@ -350,6 +413,7 @@ public final class Router implements AutoCloseable {
                 throw new IllegalArgumentException("overlapWeight must be a finite number >= 0, got " + w);
             }
             overlapWeight = w;
+            costOptionSet = true;
             return this;
         }
 
@@ -359,6 +423,7 @@ public final class Router implements AutoCloseable {
                 throw new IllegalArgumentException("temperature must be a finite number >= 0, got " + t);
             }
             temperature = t;
+            costOptionSet = true;
             return this;
         }
 
@@ -383,6 +448,7 @@ public final class Router implements AutoCloseable {
                 throw new IllegalArgumentException("minMatchBlocks must be >= 0, got " + blocks);
             }
             minMatchBlocks = blocks;
+            minMatchSet = true;
             return this;
         }
 
@@ -395,6 +461,7 @@ public final class Router implements AutoCloseable {
                 throw new IllegalArgumentException("minMatchTokens must be >= 0, got " + tokens);
             }
             minMatchTokens = tokens;
+            minMatchSet = true;
             return this;
         }
 
@@ -406,6 +473,7 @@ public final class Router implements AutoCloseable {
          */
         public Builder spreadMisses(boolean on) {
             spreadMisses = on;
+            costOptionSet = true;
             return this;
         }
 
@@ -420,14 +488,7 @@ public final class Router implements AutoCloseable {
          */
         public Builder worker(Worker worker, double capacityWeight) {
             Objects.requireNonNull(worker, "worker");
-            checkWeight(capacityWeight);
-            int i = workers.indexOf(worker);
-            if (i >= 0) {
-                weights.set(i, capacityWeight);
-            } else {
-                workers.add(worker);
-                weights.add(capacityWeight);
-            }
+            workers.put(worker, checkWeight(capacityWeight));
             return this;
         }
 
@@ -466,7 +527,10 @@ public final class Router implements AutoCloseable {
             return this;
         }
 
-        /** The clock of predicted mode, in nanoseconds (default {@link System#nanoTime()}); tests pass a fake one. */
+        /**
+         * The router's clock, in nanoseconds (default {@link System#nanoTime()}): predicted mode's time to
+         * live and kvprefix-ttft's prefill timing read it; tests and simulations pass their own.
+         */
         public Builder clock(LongSupplier nanoClock) {
             clock = Objects.requireNonNull(nanoClock, "clock");
             return this;
@@ -475,10 +539,19 @@ public final class Router implements AutoCloseable {
         /**
          * Builds the router.
          *
-         * @throws IllegalStateException if there is neither an event-fed index nor predicted mode, or both
-         *         an index and an index configuration were given
+         * @throws IllegalStateException if there is neither an event-fed index nor predicted mode, if both
+         *         an index and an index configuration were given, or if an option was set that the policy
+         *         does not use
          */
         public Router build() {
+            if (costOptionSet && policy != RoutingPolicy.DYNAMO_COST) {
+                throw new IllegalStateException("the overlap weight, temperature and miss spreading apply to the "
+                        + "dynamo-cost policy only, not to " + policy);
+            }
+            if (minMatchSet && policy != RoutingPolicy.DYNAMO_COST && policy != RoutingPolicy.KVPREFIX_TTFT) {
+                throw new IllegalStateException(
+                        "the minimum match applies to dynamo-cost and kvprefix-ttft only, not to " + policy);
+            }
             if (index == null && !predicted) {
                 throw new IllegalStateException("a router needs an event-fed index, predicted mode, or both");
             }

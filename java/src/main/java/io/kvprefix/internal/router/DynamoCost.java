@@ -2,10 +2,11 @@ package io.kvprefix.internal.router;
 
 import io.kvprefix.Worker;
 import java.util.SplittableRandom;
-import java.util.function.ToLongFunction;
 
 /**
- * The cost function and the selection rule of docs/SPEC.md section 6 (Dynamo's), plus the options the
+ * NVIDIA Dynamo's KV router cost, the default policy of docs/SPEC.md section 6 (Dynamo's
+ * {@code lib/kv-router/src/scheduling/selector/default.rs} with the defaults of its
+ * {@code config.rs}: overlap credit 1, prefill load scale 1, temperature 0), plus the options the
  * router exposes on top of it (minimum match, spreading of misses, capacity weights).
  *
  * <p>For a request of {@code isl} tokens at block size {@code bs}, and a worker {@code w} with depth
@@ -27,123 +28,97 @@ import java.util.function.ToLongFunction;
  * <p>Thread-safety: not thread-safe; {@link LoadTable} calls it only under its lock (the random
  * generator and the round-robin cursor are its mutable state).
  */
-public final class RoutingPolicy {
+final class DynamoCost implements Selector {
     /** Relative tolerance under which two costs count as equal. */
     static final double TIE_TOLERANCE = 1e-9;
 
-    private final double overlapWeight;
-    private final double temperature;
-    private final int minMatchBlocks;
-    private final int minMatchTokens;
-    private final boolean spreadMisses;
+    private final Options options;
     private final SplittableRandom random;
     private Worker lastMiss;
+    private boolean missed;
     private double[] weights = new double[16];
 
-    /**
-     * @param overlapWeight weight of the prefill term, finite and {@code >= 0}
-     * @param temperature 0 for argmin, {@code > 0} for softmax sampling
-     * @param minMatchBlocks depths below this (in blocks) do not count
-     * @param minMatchTokens depths covering fewer tokens than this do not count
-     * @param spreadMisses round-robin misses over the least-cost workers
-     * @param seed seed of the sampling generator
-     */
-    public RoutingPolicy(
-            double overlapWeight,
-            double temperature,
-            int minMatchBlocks,
-            int minMatchTokens,
-            boolean spreadMisses,
-            long seed) {
-        this.overlapWeight = overlapWeight;
-        this.temperature = temperature;
-        this.minMatchBlocks = minMatchBlocks;
-        this.minMatchTokens = minMatchTokens;
-        this.spreadMisses = spreadMisses;
-        this.random = new SplittableRandom(seed);
+    DynamoCost(Options options) {
+        this.options = options;
+        this.random = new SplittableRandom(options.seed());
     }
 
-    /** The smallest depth (blocks) that counts at this block size: at least 1. */
-    int minimumDepth(int blockSize) {
-        int fromTokens = (int) Math.min(Integer.MAX_VALUE, ((long) minMatchTokens + blockSize - 1) / blockSize);
-        return Math.max(1, Math.max(minMatchBlocks, fromTokens));
+    @Override
+    public boolean missed() {
+        return missed;
     }
 
-    /**
-     * Fills {@code costs[0..n)} for the candidates {@code ws[0..n)} (sorted by worker, depths in
-     * {@link WorkerLoad#depth}) and returns the index of the chosen one.
-     */
-    int choose(WorkerLoad[] ws, int n, double[] costs, int isl, int blockSize, ToLongFunction<Worker> blockCount) {
+    @Override
+    public int choose(WorkerLoad[] ws, int n, double[] costs, Request r) {
         int maxDepth = 0;
         for (int i = 0; i < n; i++) {
             maxDepth = Math.max(maxDepth, ws[i].depth);
         }
-        boolean miss = maxDepth < minimumDepth(blockSize);
-        long requestBlocks = isl / blockSize;
+        boolean miss = maxDepth < options.minimumDepth(r.blockSize);
+        missed = miss;
+        long requestBlocks = r.isl / r.blockSize;
         double min = Double.POSITIVE_INFINITY;
         double max = Double.NEGATIVE_INFINITY;
         for (int i = 0; i < n; i++) {
             WorkerLoad w = ws[i];
             long d = miss ? 0 : w.depth;
-            double prefillBlocks = ((double) isl - (double) (d * blockSize) + (double) w.prefillTokens()) / blockSize;
+            double prefillBlocks =
+                    ((double) r.isl - (double) (d * r.blockSize) + (double) w.prefillTokens()) / r.blockSize;
             double decodeBlocks = (double) (w.decodeBlocks() + requestBlocks);
-            double c = (overlapWeight * prefillBlocks + decodeBlocks) / w.weight();
+            double c = (options.overlapWeight() * prefillBlocks + decodeBlocks) / w.weight();
             costs[i] = c;
             min = Math.min(min, c);
             max = Math.max(max, c);
         }
         double tolerance = TIE_TOLERANCE * Math.max(1.0, Math.abs(min));
-        if (temperature > 0) {
+        if (options.temperature() > 0) {
             return sample(n, costs, min, max, tolerance);
         }
         double limit = min + tolerance;
-        return miss && spreadMisses ? spreadMiss(ws, n, costs, limit) : lowestCost(ws, n, costs, limit, blockCount);
+        return miss && options.spreadMisses() ? spreadMiss(ws, n, costs, limit) : lowestCost(ws, n, costs, limit, r);
     }
 
-    /** A miss among equally cheap workers: the next one after the previous miss's, round robin. */
+    /** A miss among equally cheap workers: the lowest one after the previous miss's, round robin. */
     private int spreadMiss(WorkerLoad[] ws, int n, double[] costs, double limit) {
-        int first = -1;
+        int lowest = -1;
         int after = -1;
         for (int i = 0; i < n; i++) {
-            if (costs[i] <= limit) {
-                if (first < 0) {
-                    first = i;
-                }
-                if (after < 0 && lastMiss != null && ws[i].worker().compareTo(lastMiss) > 0) {
-                    after = i;
-                }
+            if (costs[i] > limit) {
+                continue;
+            }
+            Worker w = ws[i].worker();
+            if (lowest < 0 || w.compareTo(ws[lowest].worker()) < 0) {
+                lowest = i;
+            }
+            if (lastMiss != null && w.compareTo(lastMiss) > 0 && (after < 0 || w.compareTo(ws[after].worker()) < 0)) {
+                after = i;
             }
         }
-        int pick = after >= 0 ? after : first;
+        int pick = after >= 0 ? after : lowest;
         lastMiss = ws[pick].worker();
         return pick;
     }
 
     /** The cheapest worker; ties go to the one holding fewer blocks, then to the lower worker. */
-    private static int lowestCost(
-            WorkerLoad[] ws, int n, double[] costs, double limit, ToLongFunction<Worker> blockCount) {
-        int ties = 0;
-        int firstTie = -1;
-        for (int i = 0; i < n; i++) {
-            if (costs[i] <= limit) {
-                if (ties++ == 0) {
-                    firstTie = i;
-                }
-            }
-        }
-        if (ties == 1) {
-            return firstTie;
-        }
-        // candidates are in worker order, so keeping the first of equal counts keeps the lower worker
+    private static int lowestCost(WorkerLoad[] ws, int n, double[] costs, double limit, Request r) {
         int best = -1;
+        int ties = 0;
         long bestCount = Long.MAX_VALUE;
-        for (int i = firstTie; i < n; i++) {
-            if (costs[i] <= limit) {
-                long c = blockCount.applyAsLong(ws[i].worker());
-                if (c < bestCount) {
-                    bestCount = c;
-                    best = i;
-                }
+        for (int i = 0; i < n; i++) {
+            if (costs[i] > limit) {
+                continue;
+            }
+            if (++ties == 1) {
+                best = i;
+                continue;
+            }
+            if (ties == 2) {
+                bestCount = r.blockCount.applyAsLong(ws[best].worker());
+            }
+            long c = r.blockCount.applyAsLong(ws[i].worker());
+            if (c < bestCount || c == bestCount && ws[i].worker().compareTo(ws[best].worker()) < 0) {
+                bestCount = c;
+                best = i;
             }
         }
         return best;
@@ -157,7 +132,7 @@ public final class RoutingPolicy {
         if (weights.length < n) {
             weights = new double[Math.max(n, weights.length * 2)];
         }
-        double scale = range * temperature;
+        double scale = range * options.temperature();
         double sum = 0;
         for (int i = 0; i < n; i++) {
             double w = Math.exp(-(costs[i] - min) / scale);

@@ -1,0 +1,79 @@
+package io.kvprefix.internal.router;
+
+import java.util.SplittableRandom;
+
+/**
+ * llm-d's scheduler with its default profile ({@code llm-d-scorers}, docs/SPEC.md section 6.3):
+ * {@code llm-d/llm-d-router} (at {@code ebab6879}) {@code pkg/epp/config/loader/defaults.go} weights
+ * the queue scorer by {@value #QUEUE_WEIGHT}, the KV-cache-utilization scorer by
+ * {@value #KV_WEIGHT} and the prefix-cache scorer by {@value #PREFIX_WEIGHT}, and the max-score
+ * picker takes the highest total, ties drawn uniformly (it shuffles, then sorts stably).
+ *
+ * <ul>
+ *   <li>queue ({@code scorer/queuedepth}): {@code (max_q - q) / (max_q - min_q)} over the workers'
+ *       waiting requests, 1 for everyone when all are equal;
+ *   <li>KV-cache utilization ({@code scorer/kvcacheutilization}): {@code 1 - usage};
+ *   <li>prefix cache ({@code scorer/prefix}, match-length weight 0 by default): matched blocks over the
+ *       request's blocks (at most {@value #MAX_PREFIX_TOKENS} tokens' worth).
+ * </ul>
+ * The queue and usage inputs are the engine metrics the caller reported (0 until then), as llm-d
+ * scrapes vLLM's {@code num_requests_waiting} and {@code kv_cache_usage_perc}. Costs are the negated
+ * totals.
+ *
+ * <p>Thread-safety: not thread-safe; {@link LoadTable} calls it only under its lock.
+ */
+final class LlmdScorers implements Selector {
+    static final double QUEUE_WEIGHT = 2;
+    static final double KV_WEIGHT = 2;
+    static final double PREFIX_WEIGHT = 3;
+    /** The approximate prefix producer's {@code maxPrefixTokensToMatch}. */
+    static final int MAX_PREFIX_TOKENS = 131_072;
+
+    private final SplittableRandom random;
+    private boolean missed;
+
+    LlmdScorers(long seed) {
+        this.random = new SplittableRandom(seed);
+    }
+
+    @Override
+    public boolean missed() {
+        return missed;
+    }
+
+    @Override
+    public int choose(WorkerLoad[] ws, int n, double[] costs, Request r) {
+        int minQ = Integer.MAX_VALUE;
+        int maxQ = Integer.MIN_VALUE;
+        int maxDepth = 0;
+        for (int i = 0; i < n; i++) {
+            minQ = Math.min(minQ, ws[i].waitingRequests);
+            maxQ = Math.max(maxQ, ws[i].waitingRequests);
+            maxDepth = Math.max(maxDepth, ws[i].depth);
+        }
+        missed = maxDepth == 0;
+        long total = Math.min(r.isl, MAX_PREFIX_TOKENS) / r.blockSize;
+        int best = -1;
+        int ties = 0;
+        for (int i = 0; i < n; i++) {
+            WorkerLoad w = ws[i];
+            double queue = maxQ == minQ ? 1.0 : (double) (maxQ - w.waitingRequests) / (maxQ - minQ);
+            double kv = 1 - w.kvCacheUsage;
+            double prefix = total == 0 ? 0 : (double) Math.min(w.depth, total) / total;
+            double score = QUEUE_WEIGHT * clamp(queue) + KV_WEIGHT * clamp(kv) + PREFIX_WEIGHT * clamp(prefix);
+            costs[i] = -score;
+            if (best < 0 || costs[i] < costs[best]) {
+                best = i;
+                ties = 1;
+            } else if (costs[i] == costs[best] && random.nextInt(++ties) == 0) {
+                best = i;
+            }
+        }
+        return best;
+    }
+
+    /** Every scorer's output is clamped to [0, 1] ({@code enforceScoreRange}). */
+    private static double clamp(double s) {
+        return Math.max(0, Math.min(1, s));
+    }
+}
