@@ -2,9 +2,12 @@ package io.kvprefix;
 
 import io.kvprefix.internal.router.LoadTable;
 import io.kvprefix.internal.router.PredictedBlocks;
+import io.kvprefix.internal.router.RouteExplainer;
 import io.kvprefix.internal.router.Selector;
 import io.kvprefix.internal.router.WorkerLoad;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
@@ -24,48 +27,30 @@ import java.util.function.ToLongFunction;
  * ...request done...     d.finished();
  * }</pre>
  *
- * <p><b>The default policy</b> is NVIDIA Dynamo's ({@link RoutingPolicy#DYNAMO_COST}). For a request
- * of {@code isl} tokens at block size {@code bs} and each registered worker {@code w} with match depth
- * {@code d_w} blocks:
- * <pre>
- *   prefill_blocks_w = (isl - d_w * bs + active_prefill_tokens_w) / bs      (a real number)
- *   decode_blocks_w  = active_decode_blocks_w + floor(isl / bs)             (this request counts on every candidate)
- *   cost_w           = (overlapWeight * prefill_blocks_w + decode_blocks_w) / capacityWeight_w
- * </pre>
- * With temperature 0 the lowest cost wins; costs within a relative 1e-9 of it are ties, broken by the
- * worker holding fewer blocks in the index ({@link PrefixIndex#blockCount}; the event-fed index when
- * there is one), then by the lower worker (unsigned order). With temperature {@code T > 0} the worker
- * is drawn with probability {@code p_w ∝ exp(-(cost_w - min) / ((max - min) * T))}, uniformly when
- * all costs are equal, from a generator seeded with {@link Builder#seed}: the same seed and the same
- * sequence of calls give the same choices.
+ * <p><b>Policies</b> ({@link Builder#policy}; docs/SPEC.md section 6 states each exactly): NVIDIA
+ * Dynamo's cost, the default ({@code dynamo-cost}: {@code overlapWeight * prefill_blocks +
+ * decode_blocks}, lowest wins, ties to the worker holding fewer blocks, then the lower worker; a
+ * temperature samples, seeded by {@link Builder#seed}); SGLang's model gateway
+ * ({@code sglang-cache-aware}); llm-d's default scorer profile ({@code llm-d-scorers}, which reads the
+ * engine metrics given to {@link #reportEngineMetrics}); and {@code kvprefix-ttft}, kvprefix's own:
+ * the least estimated time to first token, from the prefill backlog the router sent each worker, the
+ * progress the worker has made on it since, and each worker's prefill speed, which the router learns
+ * from the time between a decision and its {@link RoutingDecision#prefillFinished()}.
  *
- * <p><b>The other policies</b> ({@link Builder#policy}): {@code sglang-cache-aware} (SGLang's model
- * gateway), {@code llm-d-scorers} (llm-d's default scorer profile; it reads the engine metrics given
- * to {@link #reportEngineMetrics}) and {@code kvprefix-ttft}, kvprefix's own: the least estimated
- * time to first token, from the prefill backlog the router sent each worker, the progress the worker
- * has made on it since, and each worker's prefill speed, which the router learns from the time between
- * a decision and its {@link RoutingDecision#prefillFinished()}. docs/SPEC.md section 6 states each.
- *
- * <p><b>Load.</b> The router tracks load from its own decisions only: a decision charges the chosen
- * worker {@code isl - d * bs} active prefill tokens (with its real depth {@code d}) until
- * {@link RoutingDecision#prefillFinished()}, and {@code floor(isl / bs)} active decode blocks and one
- * active request until {@link RoutingDecision#finished()}.
- *
- * <p><b>Options</b> (every default reproduces docs/SPEC.md section 6.1): overlap weight (1.0),
- * temperature (0), seed (0), minimum match (none), spreading of misses (off), capacity weights (1.0
- * each), and predicted mode (off); see {@link Builder}.
+ * <p><b>Load</b> comes from the router's own decisions only: {@code isl - d * bs} prefill tokens until
+ * {@link RoutingDecision#prefillFinished()}, {@code floor(isl / bs)} decode blocks and one request until
+ * {@link RoutingDecision#finished()}. <b>Options</b> (the defaults reproduce docs/SPEC.md section 6.1):
+ * overlap weight, temperature, seed, minimum match, miss spreading, capacity weights, predicted mode.
  *
  * <p><b>Workers.</b> The router routes only among workers registered with {@link Builder#worker},
  * {@link #addWorker} and not removed with {@link #removeWorker}; workers the index knows but the
  * router does not are ignored. Workers may join and leave at any time; each join or leave costs O(1).
  *
  * <p><b>Predicted mode.</b> Without KV events (or to cover the delay before an engine's events
- * arrive), the router can predict cache contents from its own decisions: after each decision the
- * request's blocks are recorded as held by the chosen worker in a predicted index the router owns,
- * each for {@link Builder#predictedTtl} after the last decision that routed it, with at most
- * {@link Builder#predictedMaxBlocks} predicted blocks in total (the oldest go first). Expiry runs
- * inline at each routing call and on {@link #expire()}; there is no background thread. With an
- * event-fed index too, a worker's depth is the larger of the two.
+ * arrive), the router records each decision's blocks as held by the chosen worker in a predicted index
+ * it owns, for {@link Builder#predictedTtl} after the last decision that routed them, at most
+ * {@link Builder#predictedMaxBlocks} in total (the oldest go first), expired inline at each routing
+ * call and on {@link #expire()}. With an event-fed index too, a worker's depth is the larger of the two.
  *
  * <p><b>Cost.</b> Without predicted mode a decision is one {@link PrefixIndex#match(int[], int, int,
  * BlockHasher, MatchResult)} call (hash and match; one native downcall on the native path), outside
@@ -84,6 +69,7 @@ public final class Router implements AutoCloseable {
     private final RoutingPolicy policy;
     private final ToLongFunction<Worker> blockCount;
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
+    private volatile RoutingObserver[] observers = new RoutingObserver[0];
     private volatile boolean closed;
 
     private Router(Builder b) {
@@ -153,13 +139,8 @@ public final class Router implements AutoCloseable {
      * @throws IllegalStateException if no worker is registered, or the router or its index is closed
      */
     public RoutingDecision route(long[] localHashes, int inputTokens) {
-        Objects.requireNonNull(localHashes, "localHashes");
-        int bs = hasher.blockSize();
+        int bs = checkFits(localHashes, inputTokens);
         int n = localHashes.length;
-        if (inputTokens < (long) n * bs) {
-            throw new IllegalArgumentException(
-                    n + " blocks of " + bs + " tokens do not fit in " + inputTokens + " input tokens");
-        }
         checkOpen();
         Scratch s = scratch.get();
         if (predicted == null) {
@@ -189,10 +170,80 @@ public final class Router implements AutoCloseable {
     private RoutingDecision decision(Scratch s, int isl, int bs) {
         LoadTable.Choice c = s.choice;
         RoutingDecision d = new RoutingDecision(
-                table, c.load, c.pending, c.depth, isl, bs, c.prefillTokens, c.decodeBlocks, c.cost);
+                table, c.load, c.pending, c.depth, isl, bs, c.prefillTokens, c.decodeBlocks, c.cost, c.missed);
         c.load = null;
         c.pending = null;
+        for (RoutingObserver o : observers) {
+            o.decided(d);
+        }
         return d;
+    }
+
+    /** Adds an observer of every later decision ({@link RoutingObserver}); an observer added twice is called twice. */
+    public synchronized void addObserver(RoutingObserver observer) {
+        Objects.requireNonNull(observer, "observer");
+        RoutingObserver[] o = Arrays.copyOf(observers, observers.length + 1);
+        o[o.length - 1] = observer;
+        observers = o;
+    }
+
+    /** Removes one registration of {@code observer}; false if it was not added. */
+    public synchronized boolean removeObserver(RoutingObserver observer) {
+        List<RoutingObserver> o = new ArrayList<>(List.of(observers));
+        boolean removed = o.remove(observer);
+        observers = o.toArray(new RoutingObserver[0]);
+        return removed;
+    }
+
+    /** Explains {@link #route(int[])} for {@code tokens}, hashed with the index's hasher. */
+    public RouteExplanation explain(int[] tokens) {
+        return explain(tokens, 0, tokens.length, hasher);
+    }
+
+    /**
+     * Explains where {@link #route(int[], int, int, BlockHasher)} would send this request and why
+     * (docs/SPEC.md section 4.1): the index's {@link PrefixIndex#explain}, then every worker's depth,
+     * cost and verdict. Nothing is charged, chosen or drawn (expired predicted blocks are dropped, as a
+     * routing call would); the routing path pays nothing for this method.
+     *
+     * @throws IllegalStateException if no worker is registered, or the router or its index is closed
+     */
+    public RouteExplanation explain(int[] tokens, int offset, int length, BlockHasher hasher) {
+        Objects.checkFromIndexSize(offset, length, tokens.length);
+        Objects.requireNonNull(hasher, "hasher");
+        checkOpen();
+        MatchExplanation ev = events == null ? null : events.explain(tokens, offset, length, hasher);
+        MatchExplanation pr = null;
+        if (predicted != null) {
+            checkChainSeed(hasher);
+            predicted.expire();
+            pr = predicted.index().explain(tokens, offset, length, hasher);
+        }
+        return RouteExplainer.explain(ev, pr, length, hasher.blockSize(), table, blockCount);
+    }
+
+    /** Explains {@link #route(long[], int)} for a request given as local hashes at the index's block size. */
+    public RouteExplanation explain(long[] localHashes, int inputTokens) {
+        int bs = checkFits(localHashes, inputTokens);
+        checkOpen();
+        int n = localHashes.length;
+        MatchExplanation ev = events == null ? null : events.explain(localHashes, 0, n);
+        MatchExplanation pr = null;
+        if (predicted != null) {
+            predicted.expire();
+            pr = predicted.index().explain(localHashes, 0, n);
+        }
+        return RouteExplainer.explain(ev, pr, inputTokens, bs, table, blockCount);
+    }
+
+    /** The block size, after checking that {@code localHashes} fit in {@code inputTokens}. */
+    private int checkFits(long[] localHashes, int inputTokens) {
+        int bs = hasher.blockSize();
+        if (inputTokens < (long) Objects.requireNonNull(localHashes, "localHashes").length * bs) {
+            throw new IllegalArgumentException(
+                    localHashes.length + " blocks of " + bs + " tokens do not fit in " + inputTokens + " input tokens");
+        }
+        return bs;
     }
 
     private void checkChainSeed(BlockHasher h) {
@@ -242,9 +293,9 @@ public final class Router implements AutoCloseable {
     }
 
     /**
-     * Records the engine metrics of {@code worker}, as scraped from it (vLLM's {@code num_requests_waiting}
-     * and {@code kv_cache_usage_perc}): the llm-d-scorers policy reads them; the other policies ignore
-     * them. Returns false, recording nothing, if the worker is not registered.
+     * Records {@code worker}'s engine metrics as scraped (vLLM's {@code num_requests_waiting} and
+     * {@code kv_cache_usage_perc}), which llm-d-scorers reads and the other policies ignore. Returns
+     * false, recording nothing, if the worker is not registered.
      *
      * @throws IllegalArgumentException if {@code waitingRequests < 0} or {@code kvCacheUsage} is not in [0, 1]
      */
@@ -359,9 +410,7 @@ public final class Router implements AutoCloseable {
         private long predictedMaxBlocks = 1L << 20;
         private LongSupplier clock = System::nanoTime;
         private RoutingPolicy policy = RoutingPolicy.DYNAMO_COST;
-        /** Options set that only some policies use, for {@link #build()}'s check. */
-        private boolean costOptionSet;
-
+        private boolean costOptionSet; // set options only some policies use, for build()'s check
         private boolean minMatchSet;
         private final LinkedHashMap<Worker, Double> workers = new LinkedHashMap<>();
 
@@ -378,12 +427,7 @@ public final class Router implements AutoCloseable {
             return this;
         }
 
-        /**
-         * The routing policy by name: {@code dynamo-cost}, {@code sglang-cache-aware}, {@code llm-d-scorers}
-         * or {@code kvprefix-ttft} ({@link RoutingPolicy#of}).
-         *
-         * @throws IllegalArgumentException naming the known policies if {@code name} is none of them
-         */
+        /** The routing policy by name ({@link RoutingPolicy#of}: {@code kvprefix-ttft}, ...); an unknown name throws. */
         public Builder policy(String name) {
             return policy(RoutingPolicy.of(Objects.requireNonNull(name, "name")));
         }
@@ -409,20 +453,14 @@ public final class Router implements AutoCloseable {
 
         /** Weight of the prefill term in the cost (default 1.0; 0 routes by decode load alone). Finite, {@code >= 0}. */
         public Builder overlapWeight(double w) {
-            if (!(w >= 0) || Double.isInfinite(w)) {
-                throw new IllegalArgumentException("overlapWeight must be a finite number >= 0, got " + w);
-            }
-            overlapWeight = w;
+            overlapWeight = finiteNonNegative(w, "overlapWeight");
             costOptionSet = true;
             return this;
         }
 
         /** Softmax temperature (default 0: always the lowest cost). Finite, {@code >= 0}. */
         public Builder temperature(double t) {
-            if (!(t >= 0) || Double.isInfinite(t)) {
-                throw new IllegalArgumentException("temperature must be a finite number >= 0, got " + t);
-            }
-            temperature = t;
+            temperature = finiteNonNegative(t, "temperature");
             costOptionSet = true;
             return this;
         }
@@ -492,6 +530,13 @@ public final class Router implements AutoCloseable {
             return this;
         }
 
+        private static double finiteNonNegative(double v, String what) {
+            if (!(v >= 0) || Double.isInfinite(v)) {
+                throw new IllegalArgumentException(what + " must be a finite number >= 0, got " + v);
+            }
+            return v;
+        }
+
         static double checkWeight(double w) {
             if (!(w > 0) || Double.isInfinite(w)) {
                 throw new IllegalArgumentException("capacity weight must be a finite number > 0, got " + w);
@@ -515,10 +560,7 @@ public final class Router implements AutoCloseable {
             return this;
         }
 
-        /**
-         * The most predicted (worker, block) pairs kept (default 1,048,576 = 2^20, Dynamo's); past it the
-         * oldest expire first. At least 1.
-         */
+        /** The most predicted (worker, block) pairs kept (default 2^20, Dynamo's); past it the oldest go first. At least 1. */
         public Builder predictedMaxBlocks(long max) {
             if (max < 1) {
                 throw new IllegalArgumentException("predictedMaxBlocks must be >= 1, got " + max);
@@ -539,19 +581,11 @@ public final class Router implements AutoCloseable {
         /**
          * Builds the router.
          *
-         * @throws IllegalStateException if there is neither an event-fed index nor predicted mode, if both
-         *         an index and an index configuration were given, or if an option was set that the policy
-         *         does not use
+         * @throws IllegalStateException without an event-fed index or predicted mode, with both an index
+         *     and an index configuration, or with an option set that the policy does not use
          */
         public Router build() {
-            if (costOptionSet && policy != RoutingPolicy.DYNAMO_COST) {
-                throw new IllegalStateException("the overlap weight, temperature and miss spreading apply to the "
-                        + "dynamo-cost policy only, not to " + policy);
-            }
-            if (minMatchSet && policy != RoutingPolicy.DYNAMO_COST && policy != RoutingPolicy.KVPREFIX_TTFT) {
-                throw new IllegalStateException(
-                        "the minimum match applies to dynamo-cost and kvprefix-ttft only, not to " + policy);
-            }
+            Selector.Options.check(policy, costOptionSet, minMatchSet);
             if (index == null && !predicted) {
                 throw new IllegalStateException("a router needs an event-fed index, predicted mode, or both");
             }

@@ -43,6 +43,7 @@ public final class RoutingDecision {
     private final long prefillTokens;
     private final long decodeBlocks;
     private final double cost;
+    private final boolean belowMinimumMatch;
 
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
@@ -56,7 +57,8 @@ public final class RoutingDecision {
             int blockSize,
             long prefillTokens,
             long decodeBlocks,
-            double cost) {
+            double cost,
+            boolean belowMinimumMatch) {
         this.table = table;
         this.load = load;
         this.pending = pending;
@@ -66,6 +68,7 @@ public final class RoutingDecision {
         this.prefillTokens = prefillTokens;
         this.decodeBlocks = decodeBlocks;
         this.cost = cost;
+        this.belowMinimumMatch = belowMinimumMatch;
     }
 
     /** The chosen worker. */
@@ -113,6 +116,16 @@ public final class RoutingDecision {
      */
     public double cost() {
         return cost;
+    }
+
+    /**
+     * True if the policy routed by load alone because no registered worker matched enough: below the
+     * minimum match (at least one block; see {@link Router.Builder#minMatchBlocks}) for dynamo-cost and
+     * kvprefix-ttft, no overlap or not above the 30% threshold for sglang-cache-aware, no overlap for
+     * llm-d-scorers (docs/SPEC.md section 6).
+     */
+    public boolean belowMinimumMatch() {
+        return belowMinimumMatch;
     }
 
     /**

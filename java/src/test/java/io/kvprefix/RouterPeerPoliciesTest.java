@@ -138,4 +138,25 @@ class RouterPeerPoliciesTest {
             assertTrue(seen[w] > 850 && seen[w] < 1150, "worker " + w + " drawn " + seen[w] + " times of 3000");
         }
     }
+
+    @Test
+    void explainRanksFirstWhatEveryPolicyThenChooses() {
+        store(index, W2, prefix(index, a, 3));
+        for (RoutingPolicy p : RoutingPolicy.values()) {
+            try (Router r = Router.builder()
+                    .index(index)
+                    .policy(p)
+                    .worker(W1)
+                    .worker(W2)
+                    .worker(W3)
+                    .build()) {
+                RouteExplanation e = r.explain(a);
+                RoutingDecision d = r.route(a);
+                assertEquals(W2, e.preferred(), p.policyName());
+                assertEquals(d.worker(), e.preferred(), p.policyName());
+                assertEquals(d.cost(), e.of(W2).orElseThrow().cost(), 1e-12, p.policyName());
+                assertEquals(3, e.of(W2).orElseThrow().depth(), p.policyName());
+            }
+        }
+    }
 }

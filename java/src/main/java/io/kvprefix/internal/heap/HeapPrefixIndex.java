@@ -5,9 +5,11 @@ import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
+import io.kvprefix.MatchExplanation;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.internal.Explanations;
 import io.kvprefix.internal.MatchResults;
 import io.kvprefix.internal.event.DecodedEvent;
 import io.kvprefix.internal.event.EventDecoder;
@@ -51,13 +53,15 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     private static final class WorkerState {
         final Worker worker;
         final int slot;
-        final Long2ObjectOpenHashMap<HeapEntry> names = new Long2ObjectOpenHashMap<>();
-        final Object2IntOpenHashMap<HeapEntry> held = new Object2IntOpenHashMap<>();
+        final Long2ObjectOpenHashMap<HeapEntry> names;
+        final Object2IntOpenHashMap<HeapEntry> held;
         // presized: fastutil shrinks on removal down to the initial size, so a small set would
         // shrink and regrow (allocating) on every hole cycle
         final ObjectOpenHashSet<HeapEntry> unreachable = new ObjectOpenHashSet<>(256);
 
-        WorkerState(Worker worker, int slot) {
+        WorkerState(Worker worker, int slot, int expectedNames) {
+            this.names = new Long2ObjectOpenHashMap<>(expectedNames);
+            this.held = new Object2IntOpenHashMap<>(expectedNames);
             this.worker = worker;
             this.slot = slot;
             held.defaultReturnValue(0);
@@ -179,7 +183,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
             int slot = usedSlots.nextClearBit(0);
             usedSlots.set(slot);
             bitWords = Math.max(bitWords, (slot >>> 6) + 1);
-            ws = new WorkerState(worker, slot);
+            ws = new WorkerState(worker, slot, (int) Math.min(1 << 26, config.expectedBlocksPerWorker()));
             workers.put(worker, ws);
             slotWorkers[slot] = worker;
         }
@@ -424,6 +428,59 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     private void matchLocked(long[] q, int off, int len, MatchResult into, HeapMatcher.Scratch s) {
         matcher.match(table, bitWords, slotWorkers, q, off, len, into, s);
+    }
+
+    @Override
+    public MatchExplanation explain(long[] localHashes, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, localHashes.length);
+        return Explanations.of(length, probe(Arrays.copyOfRange(localHashes, offset, offset + length)));
+    }
+
+    @Override
+    public MatchExplanation explain(int[] tokens, int offset, int length, BlockHasher h) {
+        Objects.requireNonNull(h, "hasher");
+        hashers.checkChainSeed(h);
+        checkOpen();
+        return Explanations.ofTokens(this, hashers.salts(), tokens, offset, length, h, this::probe);
+    }
+
+    /**
+     * Every known worker's walk over {@code q} under the read lock: the request's entries position by
+     * position as far as they exist; a worker's depth is where its reach bits end, and its hole ends
+     * at the first later entry it holds.
+     */
+    private List<Explanations.Probe> probe(long[] q) {
+        long stamp = lock.readLock();
+        try {
+            checkOpen();
+            List<HeapEntry> path = new ArrayList<>();
+            long chain = 0;
+            for (int p = 0; p < q.length; p++) {
+                chain = p == 0 ? q[0] : PortableHashKernel.chainStep(chainFn, chain, q[p], new long[2]);
+                HeapEntry e = HeapMatcher.inChain(table.get(HeapMatcher.key(p, q[p])), p, q[p], chain);
+                if (e == null) {
+                    break;
+                }
+                path.add(e);
+            }
+            List<Explanations.Probe> out = new ArrayList<>(workers.size());
+            for (WorkerState ws : workers.values()) {
+                int depth = 0;
+                while (depth < path.size() && path.get(depth).reaches(ws.slot)) {
+                    depth++;
+                }
+                int resumes = -1;
+                for (int p = depth + 1; p < path.size() && resumes < 0; p++) {
+                    if (ws.held.containsKey(path.get(p))) {
+                        resumes = p;
+                    }
+                }
+                out.add(new Explanations.Probe(ws.worker, depth, resumes));
+            }
+            return out;
+        } finally {
+            lock.unlockRead(stamp);
+        }
     }
 
     // ------------------------------------------------------------------ introspection

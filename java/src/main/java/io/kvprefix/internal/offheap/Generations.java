@@ -1,6 +1,9 @@
 package io.kvprefix.internal.offheap;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The index's shared structures over time: the current child table and its rebuilds, the gates
@@ -76,6 +79,27 @@ final class Generations {
     /** Waits until every reader (and writer) that entered before this call has left. */
     void synchronizeReaders() {
         readers.synchronize();
+    }
+
+    /**
+     * Runs {@code body} with every writer held out and inside the read gate: a view nothing changes
+     * under, for explain (the writers wait for as long as {@code body} runs). Called outside the gates.
+     */
+    <T> T withWritersHeldOut(Supplier<T> body) {
+        List<T> out = new ArrayList<>(1);
+        writers.exclusively(() -> {
+            if (closed) {
+                throw closedException();
+            }
+            int token = readers.enter();
+            try {
+                out.add(body.get());
+            } finally {
+                readers.exit(token);
+            }
+            return true;
+        });
+        return out.get(0);
     }
 
     /**

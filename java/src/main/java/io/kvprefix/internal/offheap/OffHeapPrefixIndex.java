@@ -5,15 +5,18 @@ import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
+import io.kvprefix.MatchExplanation;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.internal.Explanations;
 import io.kvprefix.internal.MatchResults;
 import io.kvprefix.internal.event.DecodedEvent;
 import io.kvprefix.internal.event.EventDecoder;
 import io.kvprefix.internal.event.IndexWriter;
 import io.kvprefix.internal.hash.SaltedHashers;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -64,7 +67,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         this.hashers = decoder.hashers();
         this.kernel = MatchKernel.of(config);
         this.pool = new MemoryPool(config.memoryBudgetBytes());
-        long expectedRuns = config.expectedBlocks() / 16;
+        long expectedRuns = config.expectedBlocks() / 32; // runs hold up to 64 blocks; on real streams about 20
         this.generations = new Generations(pool, expectedRuns);
         this.arena = new RunArena(pool, generations.reclaimer(), (int) Math.min(1 << 24, expectedRuns));
         generations.reclaimer().attach(arena);
@@ -177,7 +180,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         if (slot == WorkerSlots.FULL) {
             return null;
         }
-        NameMap names = NameMap.create(pool, n);
+        // Sized for the worker's expected share up front (if the config says), or for this store.
+        NameMap names = NameMap.create(pool, (int) Math.max(n, Math.min(1 << 26, config.expectedBlocksPerWorker())));
+        if (names == null && n < config.expectedBlocksPerWorker()) {
+            names = NameMap.create(pool, n); // the share does not fit the budget: start small
+        }
         if (names == null) {
             slots.releaseUnused(slot);
             return null;
@@ -302,6 +309,28 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
+    @Override
+    public MatchExplanation explain(long[] localHashes, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, localHashes.length);
+        long[] q = Arrays.copyOfRange(localHashes, offset, offset + length);
+        return Explanations.of(length, probe(q));
+    }
+
+    @Override
+    public MatchExplanation explain(int[] tokens, int offset, int length, BlockHasher h) {
+        Objects.requireNonNull(h, "hasher");
+        hashers.checkChainSeed(h);
+        checkOpen();
+        return Explanations.ofTokens(this, hashers.salts(), tokens, offset, length, h, this::probe);
+    }
+
+    /** Every known worker's walk over {@code q}, with the writers held out (see {@link ChainExplainer}). */
+    private List<Explanations.Probe> probe(long[] q) {
+        checkOpen();
+        return generations.withWritersHeldOut(() -> ChainExplainer.probe(
+                generations.children(), arena.runTable(), List.copyOf(workers.values()), q, q.length));
+    }
+
     // =================================================================== introspection
 
     @Override
@@ -339,6 +368,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             }
             entries = storedBlocks();
             capacity = generations.children().capacity;
+            heap += arena.heapBytes();
         } finally {
             generations.exitRead(token);
         }

@@ -50,25 +50,12 @@ final class DynamoCost implements Selector {
 
     @Override
     public int choose(WorkerLoad[] ws, int n, double[] costs, Request r) {
-        int maxDepth = 0;
-        for (int i = 0; i < n; i++) {
-            maxDepth = Math.max(maxDepth, ws[i].depth);
-        }
-        boolean miss = maxDepth < options.minimumDepth(r.blockSize);
-        missed = miss;
-        long requestBlocks = r.isl / r.blockSize;
+        boolean miss = fillCosts(ws, n, costs, r);
         double min = Double.POSITIVE_INFINITY;
         double max = Double.NEGATIVE_INFINITY;
         for (int i = 0; i < n; i++) {
-            WorkerLoad w = ws[i];
-            long d = miss ? 0 : w.depth;
-            double prefillBlocks =
-                    ((double) r.isl - (double) (d * r.blockSize) + (double) w.prefillTokens()) / r.blockSize;
-            double decodeBlocks = (double) (w.decodeBlocks() + requestBlocks);
-            double c = (options.overlapWeight() * prefillBlocks + decodeBlocks) / w.weight();
-            costs[i] = c;
-            min = Math.min(min, c);
-            max = Math.max(max, c);
+            min = Math.min(min, costs[i]);
+            max = Math.max(max, costs[i]);
         }
         double tolerance = TIE_TOLERANCE * Math.max(1.0, Math.abs(min));
         if (options.temperature() > 0) {
@@ -76,6 +63,42 @@ final class DynamoCost implements Selector {
         }
         double limit = min + tolerance;
         return miss && options.spreadMisses() ? spreadMiss(ws, n, costs, limit) : lowestCost(ws, n, costs, limit, r);
+    }
+
+    /** The lowest cost, ties broken as at temperature 0 without spreading; no draw, no cursor moved. */
+    @Override
+    public int preview(WorkerLoad[] ws, int n, double[] costs, Request r) {
+        fillCosts(ws, n, costs, r);
+        double min = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < n; i++) {
+            min = Math.min(min, costs[i]);
+        }
+        return lowestCost(ws, n, costs, min + TIE_TOLERANCE * Math.max(1.0, Math.abs(min)), r);
+    }
+
+    @Override
+    public int minimumDepth(Request r) {
+        return options.minimumDepth(r.blockSize);
+    }
+
+    /** Fills {@code costs[0..n)}; true if the request is a miss (every depth counts as 0). */
+    private boolean fillCosts(WorkerLoad[] ws, int n, double[] costs, Request r) {
+        int maxDepth = 0;
+        for (int i = 0; i < n; i++) {
+            maxDepth = Math.max(maxDepth, ws[i].depth);
+        }
+        boolean miss = maxDepth < options.minimumDepth(r.blockSize);
+        missed = miss;
+        long requestBlocks = r.isl / r.blockSize;
+        for (int i = 0; i < n; i++) {
+            WorkerLoad w = ws[i];
+            long d = miss ? 0 : w.depth;
+            double prefillBlocks =
+                    ((double) r.isl - (double) (d * r.blockSize) + (double) w.prefillTokens()) / r.blockSize;
+            double decodeBlocks = (double) (w.decodeBlocks() + requestBlocks);
+            costs[i] = (options.overlapWeight() * prefillBlocks + decodeBlocks) / w.weight();
+        }
+        return miss;
     }
 
     /** A miss among equally cheap workers: the lowest one after the previous miss's, round robin. */

@@ -43,6 +43,21 @@ final class LlmdScorers implements Selector {
 
     @Override
     public int choose(WorkerLoad[] ws, int n, double[] costs, Request r) {
+        return select(ws, n, costs, r, true);
+    }
+
+    @Override
+    public int preview(WorkerLoad[] ws, int n, double[] costs, Request r) {
+        return select(ws, n, costs, r, false);
+    }
+
+    @Override
+    public int minimumDepth(Request r) {
+        return 1;
+    }
+
+    /** The choice; with {@code draw} false, the first of tied totals instead of a uniform draw. */
+    private int select(WorkerLoad[] ws, int n, double[] costs, Request r, boolean draw) {
         int minQ = Integer.MAX_VALUE;
         int maxQ = Integer.MIN_VALUE;
         int maxDepth = 0;
@@ -65,7 +80,7 @@ final class LlmdScorers implements Selector {
             if (best < 0 || costs[i] < costs[best]) {
                 best = i;
                 ties = 1;
-            } else if (costs[i] == costs[best] && random.nextInt(++ties) == 0) {
+            } else if (costs[i] == costs[best] && draw && random.nextInt(++ties) == 0) {
                 best = i;
             }
         }

@@ -279,4 +279,65 @@ public final class LoadTable {
         /** True if the policy routed by load alone (nothing matched well enough). */
         public boolean missed;
     }
+
+    /**
+     * What {@link #decide} would see for this request, without choosing, charging or drawing anything:
+     * every registered worker with its depth and cost, the one the policy ranks first, and whether
+     * the request is a miss.
+     *
+     * @throws IllegalStateException if no worker is registered
+     */
+    public Costs costs(
+            MatchResult first,
+            MatchResult second,
+            boolean eventFed,
+            int isl,
+            int blockSize,
+            ToLongFunction<Worker> blockCount) {
+        synchronized (lock) {
+            int n = size;
+            if (n == 0) {
+                throw new IllegalStateException("no workers registered: add workers before routing");
+            }
+            scatter(first);
+            scatter(second);
+            try {
+                Selector.Request r = request;
+                r.isl = isl;
+                r.blockSize = blockSize;
+                r.now = clock.getAsLong();
+                r.eventFed = eventFed;
+                r.blockCount = blockCount;
+                double[] c = new double[n];
+                int preferred = selector.preview(dense, n, c, r);
+                int[] depths = new int[n];
+                Worker[] workers = new Worker[n];
+                for (int i = 0; i < n; i++) {
+                    depths[i] = dense[i].depth;
+                    workers[i] = dense[i].worker();
+                }
+                return new Costs(workers, depths, c, preferred, selector.missed(), selector.minimumDepth(r));
+            } finally {
+                request.blockCount = null;
+                for (int i = 0; i < n; i++) {
+                    dense[i].depth = 0;
+                }
+            }
+        }
+    }
+
+    /**
+     * The outcome of {@link #costs}: registered workers in the table's order, their depths and costs.
+     *
+     * <p>Thread-safety: effectively immutable (nobody writes the arrays after construction).
+     *
+     * @param workers the registered workers (in no particular order)
+     * @param depths each one's depth (the larger of the two matches)
+     * @param costs each one's cost
+     * @param preferred the position of the worker the policy ranks first
+     * @param miss true if the policy would route by load alone (nothing matched enough)
+     * @param minimumDepth the smallest deepest depth that the policy counts for this request (at least 1)
+     */
+    public record Costs(
+            Worker[] workers, int[] depths, double[] costs, int preferred, boolean miss, int minimumDepth) {}
 }

@@ -19,8 +19,17 @@ public interface Selector {
      */
     int choose(WorkerLoad[] ws, int n, double[] costs, Request r);
 
-    /** True if the last {@link #choose} routed by load alone because nothing matched well enough. */
+    /**
+     * As {@link #choose}, but changing no state but {@link #missed()}: no random draw, no cursor moved;
+     * where {@link #choose} would draw among ties, the first of them. For explanations.
+     */
+    int preview(WorkerLoad[] ws, int n, double[] costs, Request r);
+
+    /** True if the last {@link #choose} or {@link #preview} routed by load alone because nothing matched enough. */
     boolean missed();
+
+    /** The smallest deepest depth (blocks) this policy counts for the request: at least 1. */
+    int minimumDepth(Request r);
 
     /** True if the table must keep each worker's pending prefills and learn its speed for this selector. */
     default boolean tracksPrefills() {
@@ -76,6 +85,23 @@ public interface Selector {
             int minMatchTokens,
             boolean spreadMisses,
             long seed) {
+        /**
+         * Refuses options that {@code policy} does not use: the overlap weight, temperature and miss
+         * spreading belong to dynamo-cost, the minimum match to dynamo-cost and kvprefix-ttft.
+         *
+         * @throws IllegalStateException naming the option and the policy
+         */
+        public static void check(RoutingPolicy policy, boolean costOptionSet, boolean minMatchSet) {
+            if (costOptionSet && policy != RoutingPolicy.DYNAMO_COST) {
+                throw new IllegalStateException("the overlap weight, temperature and miss spreading apply to the "
+                        + "dynamo-cost policy only, not to " + policy);
+            }
+            if (minMatchSet && policy != RoutingPolicy.DYNAMO_COST && policy != RoutingPolicy.KVPREFIX_TTFT) {
+                throw new IllegalStateException(
+                        "the minimum match applies to dynamo-cost and kvprefix-ttft only, not to " + policy);
+            }
+        }
+
         /** The smallest depth (blocks) that counts at this block size: at least 1. */
         int minimumDepth(int blockSize) {
             int fromTokens = (int) Math.min(Integer.MAX_VALUE, ((long) minMatchTokens + blockSize - 1) / blockSize);

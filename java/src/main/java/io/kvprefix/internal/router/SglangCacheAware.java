@@ -43,6 +43,22 @@ final class SglangCacheAware implements Selector {
 
     @Override
     public int choose(WorkerLoad[] ws, int n, double[] costs, Request r) {
+        return select(ws, n, costs, r, true);
+    }
+
+    @Override
+    public int preview(WorkerLoad[] ws, int n, double[] costs, Request r) {
+        return select(ws, n, costs, r, false);
+    }
+
+    /** Event mode: any overlap; tree mode: the least depth whose tokens are above the threshold. */
+    @Override
+    public int minimumDepth(Request r) {
+        return r.eventFed ? 1 : Math.max(1, (int) Math.floor(CACHE_THRESHOLD * r.isl / r.blockSize) + 1);
+    }
+
+    /** The choice; with {@code draw} false, the first of tied candidates instead of a uniform draw. */
+    private int select(WorkerLoad[] ws, int n, double[] costs, Request r, boolean draw) {
         long sum = 0;
         int minLoad = 0;
         int maxDepth = 0;
@@ -58,10 +74,10 @@ final class SglangCacheAware implements Selector {
         double avg = (double) sum / n;
         int pick;
         if (r.eventFed) {
-            pick = maxDepth > 0 ? deepestThenLeastLoaded(ws, n) : -1;
+            pick = maxDepth > 0 ? deepestThenLeastLoaded(ws, n, draw) : -1;
         } else {
             boolean hit = (double) maxDepth * r.blockSize / Math.max(1, r.isl) > CACHE_THRESHOLD;
-            pick = hit ? leastLoadedAtDepth(ws, n, maxDepth) : -1;
+            pick = hit ? leastLoadedAtDepth(ws, n, maxDepth, draw) : -1;
         }
         missed = pick < 0;
         if (pick < 0) {
@@ -82,7 +98,7 @@ final class SglangCacheAware implements Selector {
     }
 
     /** Max depth, then min load, then uniform among exact ties (reservoir sampling). */
-    private int deepestThenLeastLoaded(WorkerLoad[] ws, int n) {
+    private int deepestThenLeastLoaded(WorkerLoad[] ws, int n, boolean draw) {
         int best = -1;
         int ties = 0;
         for (int i = 0; i < n; i++) {
@@ -94,7 +110,7 @@ final class SglangCacheAware implements Selector {
             if (c < 0) {
                 best = i;
                 ties = 1;
-            } else if (c == 0 && random.nextInt(++ties) == 0) {
+            } else if (c == 0 && draw && random.nextInt(++ties) == 0) {
                 best = i;
             }
         }
@@ -109,7 +125,7 @@ final class SglangCacheAware implements Selector {
     }
 
     /** Among at most {@link #MATCHED_TENANTS_CAP} workers at {@code depth} (in map order), the least loaded. */
-    private int leastLoadedAtDepth(WorkerLoad[] ws, int n, int depth) {
+    private int leastLoadedAtDepth(WorkerLoad[] ws, int n, int depth, boolean draw) {
         int k = 0;
         for (int i = 0; i < n; i++) {
             if (ws[i].depth != depth) {
@@ -135,7 +151,7 @@ final class SglangCacheAware implements Selector {
             if (c < 0) {
                 best = i;
                 ties = 1;
-            } else if (c == 0 && random.nextInt(++ties) == 0) {
+            } else if (c == 0 && draw && random.nextInt(++ties) == 0) {
                 best = i;
             }
         }

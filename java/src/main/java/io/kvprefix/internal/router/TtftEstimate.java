@@ -56,6 +56,17 @@ final class TtftEstimate implements Selector {
         return true;
     }
 
+    /** {@link #choose} draws nothing and moves nothing: the preview is the choice. */
+    @Override
+    public int preview(WorkerLoad[] ws, int n, double[] costs, Request r) {
+        return choose(ws, n, costs, r);
+    }
+
+    @Override
+    public int minimumDepth(Request r) {
+        return options.minimumDepth(r.blockSize);
+    }
+
     @Override
     public int choose(WorkerLoad[] ws, int n, double[] costs, Request r) {
         if (backlogs.length < n) {
