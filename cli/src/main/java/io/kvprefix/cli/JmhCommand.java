@@ -38,6 +38,9 @@ final class JmhCommand implements Callable<Integer> {
 
     /** Runs JMH's own command line with {@code args} (Main calls this directly, before picocli parses anything). */
     static int runJmh(String[] args) {
+        if (args.length == 1 && args[0].equals("--help")) {
+            args = new String[] {"-h"}; // every other command takes --help; JMH's own flag is -h
+        }
         try {
             org.openjdk.jmh.Main.main(args);
             return 0;

@@ -23,6 +23,8 @@ final class PrefillSpeed {
     private double sd;
     private double suu;
     private double sud;
+    /** {@link #tokensPerNano()} as of the last sample: decisions read it for every worker. */
+    private double speed;
 
     PrefillSpeed(double forgetting) {
         this.forgetting = forgetting;
@@ -35,6 +37,7 @@ final class PrefillSpeed {
         sd = sd * forgetting + nanos;
         suu = suu * forgetting + (double) tokens * tokens;
         sud = sud * forgetting + (double) tokens * nanos;
+        speed = fit();
     }
 
     /** The weighted mean of the samples' tokens (0 without samples). */
@@ -52,6 +55,10 @@ final class PrefillSpeed {
      * {@link #MIN_SAMPLES} samples, samples all of one size, or a slope that is not positive).
      */
     double tokensPerNano() {
+        return speed;
+    }
+
+    private double fit() {
         if (n < MIN_SAMPLES) {
             return 0;
         }
