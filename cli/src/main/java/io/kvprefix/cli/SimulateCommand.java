@@ -23,10 +23,11 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code kvprefix simulate}: replays a request trace (a Mooncake file, or the built-in workload)
- * against mock engines with each routing policy in the loop, side by side, and reports cache reuse,
- * prefill work, simulated TTFT, the spread of requests and the router's own cost per decision: a table
- * on standard output, and {@code report.json} and {@code index.html} in {@code --out}. The last line
- * of standard output is {@code report: PATH-TO-index.html}.
+ * against simulated engines with each routing policy in the loop, side by side, and reports cache
+ * reuse, prefill work, simulated TTFT, the spread of requests and the router's own cost per decision,
+ * then the same at several request rates (docs/BENCHMARKS.md section 5): tables on standard output,
+ * and {@code report.json} and {@code index.html} in {@code --out}. The last line of standard output is
+ * {@code report: PATH-TO-index.html}.
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
@@ -35,11 +36,11 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Replay a request trace against N mock engines (LRU prefix caches) with a router in the loop,",
-            "for several routing policies side by side: kv-aware (events), kv-aware (predicted), round-robin,",
-            "random, least-loaded. Cost model: one prefill at a time per worker, first come first served, at",
-            "--prefill-rate uncached tokens/s; TTFT = queueing + own prefill; decode beside it at --decode-rate",
-            "tokens/s per request. Writes a table, report.json and index.html (charts; opens without a server)."
+            "Replay a request trace against N simulated engines (LRU prefix caches, vLLM V1 chunked prefill) with",
+            "every routing policy side by side: kvprefix-ttft, the peers' (dynamo-cost, sglang-cache-aware,",
+            "llm-d-scorers, each with and without KV events) and round-robin, random, least-loaded; then the same",
+            "at each --sweep-rates request rate. Model and sources: docs/BENCHMARKS.md section 5. Writes a table,",
+            "report.json and index.html (charts, TTFT against rate; opens without a server)."
         })
 public final class SimulateCommand implements Callable<Integer> {
     @Mixin
