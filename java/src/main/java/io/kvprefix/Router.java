@@ -1,13 +1,13 @@
 package io.kvprefix;
 
 import io.kvprefix.internal.router.LoadTable;
+import io.kvprefix.internal.router.Observers;
+import io.kvprefix.internal.router.OptionChecks;
 import io.kvprefix.internal.router.PredictedBlocks;
 import io.kvprefix.internal.router.RouteExplainer;
 import io.kvprefix.internal.router.Selector;
 import io.kvprefix.internal.router.WorkerLoad;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
@@ -40,7 +40,8 @@ import java.util.function.ToLongFunction;
  * <p><b>Load</b> comes from the router's own decisions only: {@code isl - d * bs} prefill tokens until
  * {@link RoutingDecision#prefillFinished()}, {@code floor(isl / bs)} decode blocks and one request until
  * {@link RoutingDecision#finished()}. <b>Options</b> (the defaults reproduce docs/SPEC.md section 6.1):
- * overlap weight, temperature, seed, minimum match, miss spreading, capacity weights, predicted mode.
+ * overlap weight, temperature, seed, minimum match, miss spreading, lower-tier credit, capacity weights,
+ * predicted mode.
  *
  * <p><b>Workers.</b> The router routes only among workers registered with {@link Builder#worker},
  * {@link #addWorker} and not removed with {@link #removeWorker}; workers the index knows but the
@@ -69,7 +70,7 @@ public final class Router implements AutoCloseable {
     private final RoutingPolicy policy;
     private final ToLongFunction<Worker> blockCount;
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
-    private volatile RoutingObserver[] observers = new RoutingObserver[0];
+    private final Observers observers = new Observers();
     private volatile boolean closed;
 
     private Router(Builder b) {
@@ -81,7 +82,13 @@ public final class Router implements AutoCloseable {
         this.table = new LoadTable(
                 b.policy,
                 new Selector.Options(
-                        b.overlapWeight, b.temperature, b.minMatchBlocks, b.minMatchTokens, b.spreadMisses, b.seed),
+                        b.overlapWeight,
+                        b.temperature,
+                        b.minMatchBlocks,
+                        b.minMatchTokens,
+                        b.spreadMisses,
+                        b.seed,
+                        b.lowerTierCredit),
                 b.clock);
         for (var e : b.workers.entrySet()) {
             table.add(e.getKey(), e.getValue());
@@ -173,26 +180,18 @@ public final class Router implements AutoCloseable {
                 table, c.load, c.pending, c.depth, isl, bs, c.prefillTokens, c.decodeBlocks, c.cost, c.missed);
         c.load = null;
         c.pending = null;
-        for (RoutingObserver o : observers) {
-            o.decided(d);
-        }
+        observers.decided(d);
         return d;
     }
 
     /** Adds an observer of every later decision ({@link RoutingObserver}); an observer added twice is called twice. */
-    public synchronized void addObserver(RoutingObserver observer) {
-        Objects.requireNonNull(observer, "observer");
-        RoutingObserver[] o = Arrays.copyOf(observers, observers.length + 1);
-        o[o.length - 1] = observer;
-        observers = o;
+    public void addObserver(RoutingObserver observer) {
+        observers.add(observer);
     }
 
     /** Removes one registration of {@code observer}; false if it was not added. */
-    public synchronized boolean removeObserver(RoutingObserver observer) {
-        List<RoutingObserver> o = new ArrayList<>(List.of(observers));
-        boolean removed = o.remove(observer);
-        observers = o.toArray(new RoutingObserver[0]);
-        return removed;
+    public boolean removeObserver(RoutingObserver observer) {
+        return observers.remove(observer);
     }
 
     /** Explains {@link #route(int[])} for {@code tokens}, hashed with the index's hasher. */
@@ -210,30 +209,18 @@ public final class Router implements AutoCloseable {
      */
     public RouteExplanation explain(int[] tokens, int offset, int length, BlockHasher hasher) {
         Objects.checkFromIndexSize(offset, length, tokens.length);
-        Objects.requireNonNull(hasher, "hasher");
         checkOpen();
-        MatchExplanation ev = events == null ? null : events.explain(tokens, offset, length, hasher);
-        MatchExplanation pr = null;
         if (predicted != null) {
-            checkChainSeed(hasher);
-            predicted.expire();
-            pr = predicted.index().explain(tokens, offset, length, hasher);
+            checkChainSeed(Objects.requireNonNull(hasher, "hasher"));
         }
-        return RouteExplainer.explain(ev, pr, length, hasher.blockSize(), table, blockCount);
+        return RouteExplainer.explain(events, predicted, tokens, offset, length, hasher, table, blockCount);
     }
 
     /** Explains {@link #route(long[], int)} for a request given as local hashes at the index's block size. */
     public RouteExplanation explain(long[] localHashes, int inputTokens) {
         int bs = checkFits(localHashes, inputTokens);
         checkOpen();
-        int n = localHashes.length;
-        MatchExplanation ev = events == null ? null : events.explain(localHashes, 0, n);
-        MatchExplanation pr = null;
-        if (predicted != null) {
-            predicted.expire();
-            pr = predicted.index().explain(localHashes, 0, n);
-        }
-        return RouteExplainer.explain(ev, pr, inputTokens, bs, table, blockCount);
+        return RouteExplainer.explain(events, predicted, localHashes, inputTokens, bs, table, blockCount);
     }
 
     /** The block size, after checking that {@code localHashes} fit in {@code inputTokens}. */
@@ -273,7 +260,7 @@ public final class Router implements AutoCloseable {
      */
     public boolean addWorker(Worker worker, double capacityWeight) {
         Objects.requireNonNull(worker, "worker");
-        return table.add(worker, Builder.checkWeight(capacityWeight));
+        return table.add(worker, OptionChecks.weight(capacityWeight));
     }
 
     /**
@@ -300,14 +287,7 @@ public final class Router implements AutoCloseable {
      * @throws IllegalArgumentException if {@code waitingRequests < 0} or {@code kvCacheUsage} is not in [0, 1]
      */
     public boolean reportEngineMetrics(Worker worker, int waitingRequests, double kvCacheUsage) {
-        Objects.requireNonNull(worker, "worker");
-        if (waitingRequests < 0) {
-            throw new IllegalArgumentException("waitingRequests must be >= 0, got " + waitingRequests);
-        }
-        if (!(kvCacheUsage >= 0 && kvCacheUsage <= 1)) {
-            throw new IllegalArgumentException("kvCacheUsage must be in [0, 1], got " + kvCacheUsage);
-        }
-        return table.reportMetrics(worker, waitingRequests, kvCacheUsage);
+        return table.reportMetrics(Objects.requireNonNull(worker, "worker"), waitingRequests, kvCacheUsage);
     }
 
     /** The policy this router routes with. */
@@ -391,6 +371,13 @@ public final class Router implements AutoCloseable {
     }
 
     /**
+     * The default {@link Builder#lowerTierCredit}: 0.75, Dynamo's host-tier weight
+     * ({@code default_host_cache_hit_weight} in {@code lib/kv-router/src/scheduling/config.rs}), inside the
+     * range of the measured {@code 1 - onload/recompute} that docs/SPEC.md section 6.1 gives.
+     */
+    public static final double DEFAULT_LOWER_TIER_CREDIT = 0.75;
+
+    /**
      * Builds a {@link Router}. Every option has a default, and the defaults reproduce docs/SPEC.md
      * section 6 exactly; a router needs an event-fed {@link #index} or {@link #predicted} mode (or both).
      *
@@ -400,6 +387,7 @@ public final class Router implements AutoCloseable {
         private PrefixIndex index;
         private IndexConfig indexConfig;
         private double overlapWeight = 1.0;
+        private double lowerTierCredit = DEFAULT_LOWER_TIER_CREDIT;
         private double temperature = 0.0;
         private long seed = 0L;
         private int minMatchBlocks = 0;
@@ -412,6 +400,7 @@ public final class Router implements AutoCloseable {
         private RoutingPolicy policy = RoutingPolicy.DYNAMO_COST;
         private boolean costOptionSet; // set options only some policies use, for build()'s check
         private boolean minMatchSet;
+        private boolean tierCreditSet;
         private final LinkedHashMap<Worker, Double> workers = new LinkedHashMap<>();
 
         private Builder() {}
@@ -419,8 +408,8 @@ public final class Router implements AutoCloseable {
         /**
          * The routing policy (default {@link RoutingPolicy#DYNAMO_COST}, docs/SPEC.md section 6.1).
          * The overlap weight, temperature and miss spreading apply to {@code dynamo-cost} only, the
-         * minimum match to {@code dynamo-cost} and {@code kvprefix-ttft}; {@link #build()} refuses them
-         * with another policy.
+         * minimum match and the lower-tier credit to {@code dynamo-cost} and {@code kvprefix-ttft};
+         * {@link #build()} refuses them with another policy.
          */
         public Builder policy(RoutingPolicy policy) {
             this.policy = Objects.requireNonNull(policy, "policy");
@@ -453,14 +442,25 @@ public final class Router implements AutoCloseable {
 
         /** Weight of the prefill term in the cost (default 1.0; 0 routes by decode load alone). Finite, {@code >= 0}. */
         public Builder overlapWeight(double w) {
-            overlapWeight = finiteNonNegative(w, "overlapWeight");
+            overlapWeight = OptionChecks.finiteNonNegative(w, "overlapWeight");
             costOptionSet = true;
+            return this;
+        }
+
+        /**
+         * The share of a GPU hit a block held only on a lower tier (docs/SPEC.md section 3.1) is worth: the
+         * depth counts as {@code gpu + credit * (anyTier - gpu)} blocks (default
+         * {@value #DEFAULT_LOWER_TIER_CREDIT}; dynamo-cost and kvprefix-ttft). 0 ignores lower tiers.
+         */
+        public Builder lowerTierCredit(double credit) {
+            lowerTierCredit = OptionChecks.unit(credit, "lowerTierCredit");
+            tierCreditSet = true;
             return this;
         }
 
         /** Softmax temperature (default 0: always the lowest cost). Finite, {@code >= 0}. */
         public Builder temperature(double t) {
-            temperature = finiteNonNegative(t, "temperature");
+            temperature = OptionChecks.finiteNonNegative(t, "temperature");
             costOptionSet = true;
             return this;
         }
@@ -482,10 +482,7 @@ public final class Router implements AutoCloseable {
          * stricter wins.
          */
         public Builder minMatchBlocks(int blocks) {
-            if (blocks < 0) {
-                throw new IllegalArgumentException("minMatchBlocks must be >= 0, got " + blocks);
-            }
-            minMatchBlocks = blocks;
+            minMatchBlocks = OptionChecks.nonNegative(blocks, "minMatchBlocks");
             minMatchSet = true;
             return this;
         }
@@ -495,10 +492,7 @@ public final class Router implements AutoCloseable {
          * {@code ceil(tokens / blockSize)} blocks at the request's block size.
          */
         public Builder minMatchTokens(int tokens) {
-            if (tokens < 0) {
-                throw new IllegalArgumentException("minMatchTokens must be >= 0, got " + tokens);
-            }
-            minMatchTokens = tokens;
+            minMatchTokens = OptionChecks.nonNegative(tokens, "minMatchTokens");
             minMatchSet = true;
             return this;
         }
@@ -526,22 +520,8 @@ public final class Router implements AutoCloseable {
          */
         public Builder worker(Worker worker, double capacityWeight) {
             Objects.requireNonNull(worker, "worker");
-            workers.put(worker, checkWeight(capacityWeight));
+            workers.put(worker, OptionChecks.weight(capacityWeight));
             return this;
-        }
-
-        private static double finiteNonNegative(double v, String what) {
-            if (!(v >= 0) || Double.isInfinite(v)) {
-                throw new IllegalArgumentException(what + " must be a finite number >= 0, got " + v);
-            }
-            return v;
-        }
-
-        static double checkWeight(double w) {
-            if (!(w > 0) || Double.isInfinite(w)) {
-                throw new IllegalArgumentException("capacity weight must be a finite number > 0, got " + w);
-            }
-            return w;
         }
 
         /** Predicted mode (default off): record each decision's blocks for the chosen worker; see {@link Router}. */
@@ -585,7 +565,7 @@ public final class Router implements AutoCloseable {
          *     and an index configuration, or with an option set that the policy does not use
          */
         public Router build() {
-            Selector.Options.check(policy, costOptionSet, minMatchSet);
+            Selector.Options.check(policy, costOptionSet, minMatchSet || tierCreditSet);
             if (index == null && !predicted) {
                 throw new IllegalStateException("a router needs an event-fed index, predicted mode, or both");
             }

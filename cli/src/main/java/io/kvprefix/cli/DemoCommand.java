@@ -50,7 +50,7 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         SimSettings settings = SimSettings.defaults();
         Trace trace = SyntheticTrace.generate(requests, settings.seed());
-        List<PolicyKind> all = List.of(PolicyKind.values());
+        List<PolicyKind> all = PolicyKind.all();
         System.err.println(
                 "kvprefix demo: " + trace.size() + " chat requests (built-in workload: shared system prompts, "
                         + "multi-turn conversations) on " + settings.workers()

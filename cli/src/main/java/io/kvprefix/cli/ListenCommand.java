@@ -61,7 +61,6 @@ final class ListenCommand implements Callable<Integer> {
 
     @Option(
             names = "--engine",
-            required = true,
             paramLabel = "ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=T][,format=F]",
             description = {
                 "an engine's KV-event publisher, for example",
@@ -70,10 +69,21 @@ final class ListenCommand implements Callable<Integer> {
                 "/RANK fixes the dp rank; without it each batch's data_parallel_rank is used.",
                 "replay=ENDPOINT is the engine's replay socket, asked for batches lost in a gap.",
                 "topic=T subscribes to topics starting with T (default: every topic).",
-                "format=F is the format of the batch payloads: vllm (the default, and so far",
-                "the only one)."
+                "format=F is the format of the batch payloads: vllm (the default) or sglang."
             })
-    List<String> engines;
+    List<String> engines = new ArrayList<>();
+
+    @Option(
+            names = "--trtllm-events",
+            paramLabel = "FILE|-=WORKER[/RANK][,block_size=N]",
+            description = {
+                "TensorRT-LLM KV-cache events, one JSON line each (json.dumps of what",
+                "get_kv_cache_events() returns), read from FILE or standard input (-) to its",
+                "end and applied for worker WORKER (its own id, not an --engine's); block_size=N",
+                "is the engine's tokens_per_block (default: learned from the stored blocks).",
+                "Its counters are printed as one JSON line before the stats object."
+            })
+    String trtllmEvents;
 
     @Option(
             names = "--duration",
@@ -142,6 +152,9 @@ final class ListenCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         List<EngineEndpoint> specs = parseEngines();
+        if (specs.isEmpty() && trtllmEvents == null) {
+            throw new IllegalArgumentException("give at least one --engine or --trtllm-events");
+        }
         Duration runFor = duration == null ? null : seconds(duration, "--duration");
         Duration every = seconds(statsInterval, "--stats-interval");
         Duration replayWait = seconds(replayTimeout, "--replay-timeout");
@@ -182,6 +195,8 @@ final class ListenCommand implements Callable<Integer> {
                 },
                 "kvprefix-listen-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
+        TrtllmFeed trtllm = null;
+        Thread feed = null;
         try (ListenMetrics m = metrics;
                 PrefixIndex index = instrument(m, Implementations.create(impl, config))) {
             SubscriberStats finalStats;
@@ -193,16 +208,33 @@ final class ListenCommand implements Callable<Integer> {
                 if (m != null) {
                     m.watch(sub);
                 }
+                if (trtllmEvents != null) {
+                    trtllm = new TrtllmFeed(trtllmEvents, index);
+                    long id = trtllm.workerId;
+                    if (specs.stream().anyMatch(e -> e.workerId() == id)) { // one writer per worker id
+                        throw new IllegalArgumentException("--trtllm-events: worker " + Long.toUnsignedString(id)
+                                + " is also an --engine's worker; give it an id of its own");
+                    }
+                    feed = new Thread(trtllm, "kvprefix-trtllm-events");
+                    feed.setDaemon(true); // a pipe that never closes must not keep the JVM after --duration
+                    feed.start();
+                }
                 if (!quiet) {
                     err.println("kvprefix listen: subscribed to " + specs.size() + " engine(s) ("
                             + (runFor == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
                 }
                 long deadline = runFor == null ? Long.MAX_VALUE : System.nanoTime() + runFor.toNanos();
-                while (true) {
+                while (specs.isEmpty()) { // only a TensorRT-LLM feed: until its input ends, or --duration, or Ctrl-C
+                    if (!feed.isAlive() || System.nanoTime() >= deadline || stop.await(20, TimeUnit.MILLISECONDS)) {
+                        break;
+                    }
+                }
+                while (!specs.isEmpty()) {
                     long left = deadline - System.nanoTime();
                     if (left <= 0 || stop.await(Math.min(left, every.toNanos()), TimeUnit.NANOSECONDS)) {
                         break;
                     }
+
                     if (!quiet) {
                         err.println("kvprefix listen: " + sub.stats().summary());
                     }
@@ -212,10 +244,24 @@ final class ListenCommand implements Callable<Integer> {
                     m.stopping();
                 }
             }
+            if (feed != null) {
+                if (runFor == null && specs.isEmpty()) {
+                    feed.join(); // the loop above ended with its input, or on Ctrl-C
+                } else {
+                    feed.join(100); // --duration is over: what was read so far counts
+                }
+                if (trtllm.error() != null) {
+                    err.println("kvprefix listen: " + trtllm.error());
+                    return 1;
+                }
+            }
             if (queryFile != null && !runQueries(queryFile, index, err)) {
                 return 1;
             }
             PrintStream out = System.out;
+            if (trtllm != null) {
+                out.println(trtllm.toJson());
+            }
             out.println(finalStats.toJson());
             out.flush();
             if (!quiet) {
@@ -305,7 +351,7 @@ final class ListenCommand implements Callable<Integer> {
                         out.scores(result);
                     }
                     case Op.TokenMatch t -> {
-                        index.match(t.tokenIds(), 0, t.tokenIds().length, t.hasher(index.config()), result);
+                        index.match(t.tokenIds(), 0, t.tokenIds().length, t.hasher(index.config()), t.mm(), result);
                         out.scores(result);
                     }
                     case Op.Explain x -> out.explanation(x.on(index));

@@ -75,7 +75,8 @@ public final class SimulateCommand implements Callable<Integer> {
                 names = "--policies",
                 split = ",",
                 paramLabel = "NAMES",
-                description = "policies to compare, comma-separated names, or all (default: all)")
+                description = "policies to compare, comma-separated names, or all (every one but the diagnostic "
+                        + "dynamo-cost-gpu-only) (default: all)")
         List<String> policies = List.of("all");
 
         @Option(
@@ -84,6 +85,23 @@ public final class SimulateCommand implements Callable<Integer> {
                 defaultValue = "10000",
                 description = "prefill speed of one worker, uncached tokens per second (default: ${DEFAULT-VALUE})")
         double prefillRate;
+
+        @Option(
+                names = "--cpu-blocks",
+                paramLabel = "N",
+                defaultValue = "0",
+                description = {
+                    "blocks of each mock engine's CPU tier (default: ${DEFAULT-VALUE}, none): blocks the GPU",
+                    "evicts go there and are loaded back instead of computed (docs/SPEC.md section 3.1)"
+                })
+        int cpuBlocks;
+
+        @Option(
+                names = "--onload-rate",
+                paramLabel = "TOKENS_PER_S",
+                defaultValue = "400000",
+                description = "how fast a worker loads tokens back from its CPU tier (default: ${DEFAULT-VALUE})")
+        double onloadRate;
 
         @Option(
                 names = "--decode-rate",
@@ -270,6 +288,8 @@ public final class SimulateCommand implements Callable<Integer> {
             return SimSettings.builder()
                     .workers(w.workers())
                     .cacheBlocks(w.cacheBlocks())
+                    .cpuBlocks(cpuBlocks)
+                    .onloadTokensPerS(onloadRate)
                     .seed(w.seed)
                     .prefillTokensPerS(prefillRate)
                     .decodeTokensPerS(decodeRate)

@@ -76,7 +76,7 @@ class SimulateCommandTest {
         List<String> lines = r.out().lines().toList();
         assertEquals("report: " + out.resolve("index.html").toAbsolutePath().normalize(), lines.get(lines.size() - 1));
         List<String> names = new java.util.ArrayList<>();
-        for (PolicyKind k : PolicyKind.values()) {
+        for (PolicyKind k : PolicyKind.all()) {
             names.add(k.key());
         }
         for (String name : concat(names, List.of("infinite-cache bound", "TTFT floor", "rate sweep"))) {
@@ -91,16 +91,16 @@ class SimulateCommandTest {
         String sweep = json.substring(json.indexOf("\"sweep\" : ["));
         assertEquals(7, Pattern.compile("\"rate\" : ").matcher(sweep).results().count(), "seven swept rates");
         assertEquals(
-                PolicyKind.values().length * 7,
+                PolicyKind.all().size() * 7,
                 Pattern.compile("\"policy\" : ").matcher(sweep).results().count());
         assertTrue(json.contains("\"knees\" : {"), json);
         Map<String, Double> hit = hitRates(json.substring(0, json.indexOf("\"sweep\" : [")));
-        assertEquals(PolicyKind.values().length, hit.size(), json);
+        assertEquals(PolicyKind.all().size(), hit.size(), json);
         double bound = number(json, "infinite_cache_hit_rate");
         // by hand: 210 of 240 requests can reuse their 6-block document: 210 * 3072 / (240 * 4096)
         assertEquals(210.0 * 3072 / (240 * 4096), bound, 1e-9);
         double rr = hit.get("round-robin");
-        for (String kv : java.util.Arrays.stream(PolicyKind.values())
+        for (String kv : PolicyKind.all().stream()
                 .filter(PolicyKind::cacheAware)
                 .map(PolicyKind::key)
                 .toList()) {

@@ -7,6 +7,7 @@ import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchExplanation;
 import io.kvprefix.MatchResult;
+import io.kvprefix.Medium;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.internal.Explanations;
@@ -17,8 +18,6 @@ import io.kvprefix.internal.event.IndexWriter;
 import io.kvprefix.internal.hash.PortableHashKernel;
 import io.kvprefix.internal.hash.SaltedHashers;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
-import it.unimi.dsi.fastutil.objects.Object2IntOpenHashMap;
-import it.unimi.dsi.fastutil.objects.ObjectOpenHashSet;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -49,25 +48,6 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     static final long PAIR_BYTES = 64;
 
-    /** Per-worker state. */
-    private static final class WorkerState {
-        final Worker worker;
-        final int slot;
-        final Long2ObjectOpenHashMap<HeapEntry> names;
-        final Object2IntOpenHashMap<HeapEntry> held;
-        // presized: fastutil shrinks on removal down to the initial size, so a small set would
-        // shrink and regrow (allocating) on every hole cycle
-        final ObjectOpenHashSet<HeapEntry> unreachable = new ObjectOpenHashSet<>(256);
-
-        WorkerState(Worker worker, int slot, int expectedNames) {
-            this.names = new Long2ObjectOpenHashMap<>(expectedNames);
-            this.held = new Object2IntOpenHashMap<>(expectedNames);
-            this.worker = worker;
-            this.slot = slot;
-            held.defaultReturnValue(0);
-        }
-    }
-
     private final IndexConfig config;
     private final BlockHasher hasher;
     private final EventDecoder decoder;
@@ -81,6 +61,10 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     private final Long2ObjectOpenHashMap<HeapEntry> table;
     private final Map<Worker, WorkerState> workers = new HashMap<>();
     private final Worker[] slotWorkers;
+    /** Per slot: -1 for a GPU view, the worker's GPU slot for an any-tier view. */
+    private final int[] gpuSlotOf;
+
+    private final HeapTiers tiers = new HeapTiers(this);
     private final BitSet usedSlots = new BitSet();
     private int bitWords; // words needed for the highest slot in use (>= 1)
     private long entryCount;
@@ -100,6 +84,8 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         this.chainFn = new PortableHashKernel(config.seed(), config.chainSeed()).chainFunction();
         this.matcher = new HeapMatcher(config.jumpSize(), chainFn);
         this.slotWorkers = new Worker[config.maxWorkers()];
+        this.gpuSlotOf = new int[config.maxWorkers()];
+        Arrays.fill(gpuSlotOf, -1);
         this.table = new Long2ObjectOpenHashMap<>((int) Math.max(16, config.expectedBlocks()));
         this.bitWords = 1;
         for (int i = 0; i < statusCounts.length; i++) {
@@ -136,6 +122,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     public void clear(Worker worker) {
         WorkerState ws = workers.get(worker);
         if (ws != null) {
+            tiers.drop(ws);
             clear(ws);
         }
     }
@@ -149,20 +136,26 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
             }
         }
         for (WorkerState ws : victims) {
+            tiers.drop(ws);
             clear(ws);
             workers.remove(ws.worker);
-            slotWorkers[ws.slot] = null;
-            usedSlots.clear(ws.slot);
-        }
-        if (!victims.isEmpty()) {
-            bitWords = Math.max(1, (usedSlots.length() + 63) >>> 6);
+            freeSlot(ws.slot);
         }
     }
 
     @Override
     public EventStatus store(
-            Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals, int n) {
+            Worker worker,
+            Medium medium,
+            boolean hasParent,
+            long parentHash,
+            long[] blockHashes,
+            long[] locals,
+            int n) {
         WorkerState ws = workers.get(worker);
+        if (medium != Medium.GPU) {
+            return tiers.storeLower(ws, worker, medium, hasParent, parentHash, blockHashes, locals, n);
+        }
         // Rule 2: the parent must be held by this worker.
         HeapEntry parent = null;
         if (hasParent) {
@@ -172,32 +165,73 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
             }
         }
         // Rule 5: capacity (worker slots, memory budget), checked before anything changes.
-        if (ws == null && usedSlots.cardinality() >= slotWorkers.length) {
-            return EventStatus.CAPACITY_EXCEEDED;
-        }
-        if (config.memoryBudgetBytes() != IndexConfig.UNLIMITED
-                && estimatedBytes() + n * (ENTRY_BYTES + PAIR_BYTES) > config.memoryBudgetBytes()) {
+        if (ws == null && freeSlots() < 1 || !budgetAllows(n)) {
             return EventStatus.CAPACITY_EXCEEDED;
         }
         if (ws == null) {
-            int slot = usedSlots.nextClearBit(0);
-            usedSlots.set(slot);
-            bitWords = Math.max(bitWords, (slot >>> 6) + 1);
-            ws = new WorkerState(worker, slot, (int) Math.min(1 << 26, config.expectedBlocksPerWorker()));
-            workers.put(worker, ws);
-            slotWorkers[slot] = worker;
+            ws = newWorker(worker);
         }
+        HeapEntry[] chain = ws.anyTier == null ? null : new HeapEntry[n];
         // Rule 3: positions follow the parent; chain hashes are computed here from the parent's chain.
         HeapEntry prev = parent;
         int pos = parent == null ? 0 : parent.pos + 1;
         for (int i = 0; i < n; i++, pos++) {
-            long local = locals[i];
-            long chain = prev == null ? local : PortableHashKernel.chainStep(chainFn, prev.chain, local, writeScratch);
-            HeapEntry e = findOrCreate(pos, local, chain, prev);
+            HeapEntry e = place(pos, locals[i], prev);
             bindName(ws, blockHashes[i], e);
+            if (chain != null) {
+                chain[i] = e;
+            }
             prev = e;
         }
+        if (chain != null) {
+            tiers.mirrorStore(ws, blockHashes, chain, n);
+        }
         return EventStatus.OK;
+    }
+
+    /** The entry at {@code pos} with {@code local} after {@code prev} (null: a chain's start), made if new. */
+    HeapEntry place(int pos, long local, HeapEntry prev) {
+        long chain = prev == null ? local : PortableHashKernel.chainStep(chainFn, prev.chain, local, writeScratch);
+        return findOrCreate(pos, local, chain, prev);
+    }
+
+    boolean budgetAllows(int n) {
+        return config.memoryBudgetBytes() == IndexConfig.UNLIMITED
+                || estimatedBytes() + n * (ENTRY_BYTES + PAIR_BYTES) <= config.memoryBudgetBytes();
+    }
+
+    int freeSlots() {
+        return slotWorkers.length - usedSlots.cardinality();
+    }
+
+    /** A new worker's GPU view in a free slot (the caller checked there is one). */
+    WorkerState newWorker(Worker worker) {
+        WorkerState ws = new WorkerState(
+                worker, claimSlot(worker, -1), (int) Math.min(1 << 26, config.expectedBlocksPerWorker()), false);
+        workers.put(worker, ws);
+        return ws;
+    }
+
+    /** Takes a free slot for {@code worker}'s GPU view ({@code gpu} -1) or its any-tier view (its GPU slot). */
+    int claimSlot(Worker worker, int gpu) {
+        int slot = usedSlots.nextClearBit(0);
+        usedSlots.set(slot);
+        bitWords = Math.max(bitWords, (slot >>> 6) + 1);
+        slotWorkers[slot] = worker;
+        gpuSlotOf[slot] = gpu;
+        return slot;
+    }
+
+    void freeSlot(int slot) {
+        slotWorkers[slot] = null;
+        gpuSlotOf[slot] = -1;
+        usedSlots.clear(slot);
+        bitWords = Math.max(1, (usedSlots.length() + 63) >>> 6);
+    }
+
+    @Override
+    public EventStatus copy(Worker worker, Medium medium, long[] hashes) {
+        return tiers.copy(workers.get(worker), medium, hashes);
     }
 
     private HeapEntry findOrCreate(int pos, long local, long chain, HeapEntry parent) {
@@ -223,7 +257,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     /** Rule 4: the name {@code hash} now means {@code e}; the block it named before loses a name. */
-    private void bindName(WorkerState ws, long hash, HeapEntry e) {
+    void bindName(WorkerState ws, long hash, HeapEntry e) {
         HeapEntry old = ws.names.put(hash, e);
         if (old == e) {
             return;
@@ -240,7 +274,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
             return; // already held under another name
         }
         e.holders++;
-        pairCount++;
+        pairCount += ws.view ? 0 : 1;
         if (e.parent == null || e.parent.reaches(ws.slot)) {
             makeReachable(ws, e);
         } else {
@@ -275,7 +309,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
         ws.held.removeInt(e);
         e.holders--;
-        pairCount--;
+        pairCount -= ws.view ? 0 : 1;
         if (e.reaches(ws.slot) && e.firstChild == null) {
             e.clearReach(ws.slot); // a leaf (removed events drop deepest first): nothing below to walk
         } else if (e.reaches(ws.slot)) {
@@ -345,8 +379,20 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     @Override
-    public EventStatus remove(Worker worker, long[] hashes) {
+    public EventStatus remove(Worker worker, Medium medium, long[] hashes) {
         WorkerState ws = workers.get(worker);
+        if (medium != Medium.GPU) {
+            return tiers.removeLower(ws, medium, hashes);
+        }
+        EventStatus s = removeNames(ws, hashes);
+        if (ws != null && ws.anyTier != null) {
+            tiers.takeTier(ws.anyTier, Medium.GPU.bit(), hashes);
+        }
+        return s;
+    }
+
+    /** Section 3's removal on one view: names in order, dropped deepest first. */
+    EventStatus removeNames(WorkerState ws, long[] hashes) {
         EventStatus status = EventStatus.OK;
         HeapEntry[] drop = new HeapEntry[hashes.length];
         int m = 0;
@@ -371,7 +417,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     private static final Comparator<HeapEntry> DEEPEST_FIRST = (a, b) -> Integer.compare(b.pos, a.pos);
 
-    private void clear(WorkerState ws) {
+    void clear(WorkerState ws) {
         List<HeapEntry> heldEntries = new ArrayList<>(ws.held.keySet());
         ws.names.clear();
         ws.held.clear();
@@ -379,7 +425,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         for (HeapEntry e : heldEntries) {
             e.clearReach(ws.slot);
             e.holders--;
-            pairCount--;
+            pairCount -= ws.view ? 0 : 1;
         }
         for (HeapEntry e : heldEntries) {
             collect(e); // skips entries an earlier collect() already dropped along with a descendant
@@ -427,7 +473,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     private void matchLocked(long[] q, int off, int len, MatchResult into, HeapMatcher.Scratch s) {
-        matcher.match(table, bitWords, slotWorkers, q, off, len, into, s);
+        matcher.match(table, bitWords, slotWorkers, tiers.views > 0 ? gpuSlotOf : null, q, off, len, into, s);
     }
 
     @Override
@@ -453,31 +499,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         long stamp = lock.readLock();
         try {
             checkOpen();
-            List<HeapEntry> path = new ArrayList<>();
-            long chain = 0;
-            for (int p = 0; p < q.length; p++) {
-                chain = p == 0 ? q[0] : PortableHashKernel.chainStep(chainFn, chain, q[p], new long[2]);
-                HeapEntry e = HeapMatcher.inChain(table.get(HeapMatcher.key(p, q[p])), p, q[p], chain);
-                if (e == null) {
-                    break;
-                }
-                path.add(e);
-            }
-            List<Explanations.Probe> out = new ArrayList<>(workers.size());
-            for (WorkerState ws : workers.values()) {
-                int depth = 0;
-                while (depth < path.size() && path.get(depth).reaches(ws.slot)) {
-                    depth++;
-                }
-                int resumes = -1;
-                for (int p = depth + 1; p < path.size() && resumes < 0; p++) {
-                    if (ws.held.containsKey(path.get(p))) {
-                        resumes = p;
-                    }
-                }
-                out.add(new Explanations.Probe(ws.worker, depth, resumes));
-            }
-            return out;
+            return HeapExplainer.probe(table, chainFn, workers.values(), q);
         } finally {
             lock.unlockRead(stamp);
         }

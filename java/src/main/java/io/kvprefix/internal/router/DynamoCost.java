@@ -13,6 +13,7 @@ import java.util.SplittableRandom;
  * {@code d_w}, active prefill tokens {@code P_w}, active decode blocks {@code D_w} and capacity weight
  * {@code k_w}:
  * <pre>
+ *   d_w              = gpu_w + lowerTierCredit * (any_w - gpu_w)  (GPU and any-tier depths, docs/SPEC.md section 3.1)
  *   prefill_blocks_w = (isl - d_w * bs + P_w) / bs              (a real number)
  *   decode_blocks_w  = D_w + floor(isl / bs)                    (this request counts on every candidate)
  *   cost_w           = (overlapWeight * prefill_blocks_w + decode_blocks_w) / k_w
@@ -84,17 +85,16 @@ final class DynamoCost implements Selector {
     /** Fills {@code costs[0..n)}; true if the request is a miss (every depth counts as 0). */
     private boolean fillCosts(WorkerLoad[] ws, int n, double[] costs, Request r) {
         int maxDepth = 0;
-        for (int i = 0; i < n; i++) {
-            maxDepth = Math.max(maxDepth, ws[i].depth);
+        for (int i = 0; i < n; i++) { // the deepest match on any tier (a lower-tier prefix is a match too)
+            maxDepth = Math.max(maxDepth, Math.max(ws[i].depth, ws[i].anyDepth));
         }
         boolean miss = maxDepth < options.minimumDepth(r.blockSize);
         missed = miss;
         long requestBlocks = r.isl / r.blockSize;
         for (int i = 0; i < n; i++) {
             WorkerLoad w = ws[i];
-            long d = miss ? 0 : w.depth;
-            double prefillBlocks =
-                    ((double) r.isl - (double) (d * r.blockSize) + (double) w.prefillTokens()) / r.blockSize;
+            double d = miss ? 0 : options.creditedDepth(w);
+            double prefillBlocks = ((double) r.isl - d * r.blockSize + (double) w.prefillTokens()) / r.blockSize;
             double decodeBlocks = (double) (w.decodeBlocks() + requestBlocks);
             costs[i] = (options.overlapWeight() * prefillBlocks + decodeBlocks) / w.weight();
         }

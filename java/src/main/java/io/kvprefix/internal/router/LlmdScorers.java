@@ -14,7 +14,8 @@ import java.util.SplittableRandom;
  *       waiting requests, 1 for everyone when all are equal;
  *   <li>KV-cache utilization ({@code scorer/kvcacheutilization}): {@code 1 - usage};
  *   <li>prefix cache ({@code scorer/prefix}, match-length weight 0 by default): matched blocks over the
- *       request's blocks (at most {@value #MAX_PREFIX_TOKENS} tokens' worth).
+ *       request's blocks (at most {@value #MAX_PREFIX_TOKENS} tokens' worth), a block on a lower tier
+ *       only counting {@value #CPU_WEIGHT}.
  * </ul>
  * The queue and usage inputs are the engine metrics the caller reported (0 until then), as llm-d
  * scrapes vLLM's {@code num_requests_waiting} and {@code kv_cache_usage_perc}. Costs are the negated
@@ -28,6 +29,8 @@ final class LlmdScorers implements Selector {
     static final double PREFIX_WEIGHT = 3;
     /** The approximate prefix producer's {@code maxPrefixTokensToMatch}. */
     static final int MAX_PREFIX_TOKENS = 131_072;
+    /** The weight of a block held on a lower tier only (llm-d's "cpu" medium). */
+    static final double CPU_WEIGHT = 0.8;
 
     private final SplittableRandom random;
     private boolean missed;
@@ -64,7 +67,7 @@ final class LlmdScorers implements Selector {
         for (int i = 0; i < n; i++) {
             minQ = Math.min(minQ, ws[i].waitingRequests);
             maxQ = Math.max(maxQ, ws[i].waitingRequests);
-            maxDepth = Math.max(maxDepth, ws[i].depth);
+            maxDepth = Math.max(maxDepth, Math.max(ws[i].depth, ws[i].anyDepth));
         }
         missed = maxDepth == 0;
         long total = Math.min(r.isl, MAX_PREFIX_TOKENS) / r.blockSize;
@@ -74,7 +77,7 @@ final class LlmdScorers implements Selector {
             WorkerLoad w = ws[i];
             double queue = maxQ == minQ ? 1.0 : (double) (maxQ - w.waitingRequests) / (maxQ - minQ);
             double kv = 1 - w.kvCacheUsage;
-            double prefix = total == 0 ? 0 : (double) Math.min(w.depth, total) / total;
+            double prefix = total == 0 ? 0 : (double) Math.min(matchBlocks(w), total) / total;
             double score = QUEUE_WEIGHT * clamp(queue) + KV_WEIGHT * clamp(kv) + PREFIX_WEIGHT * clamp(prefix);
             costs[i] = -score;
             if (best < 0 || costs[i] < costs[best]) {
@@ -85,6 +88,14 @@ final class LlmdScorers implements Selector {
             }
         }
         return best;
+    }
+
+    /**
+     * The precise producer's match: each block weighted by the best tier holding it, GPU 1.0 and CPU 0.8
+     * ({@code pkg/kvcache/backend.go}), the sum truncated to whole blocks.
+     */
+    private static long matchBlocks(WorkerLoad w) {
+        return (long) (w.depth + CPU_WEIGHT * Math.max(0, w.anyDepth - w.depth));
     }
 
     /** Every scorer's output is clamped to [0, 1] ({@code enforceScoreRange}). */

@@ -143,8 +143,16 @@ public final class LoadTable {
     /**
      * Records engine metrics reported for {@code worker}: its waiting requests and the fraction of its
      * KV cache in use. Returns false (and records nothing) if the worker is not registered.
+     *
+     * @throws IllegalArgumentException if {@code waitingRequests < 0} or {@code kvCacheUsage} is not in [0, 1]
      */
     public boolean reportMetrics(Worker worker, int waitingRequests, double kvCacheUsage) {
+        if (waitingRequests < 0) {
+            throw new IllegalArgumentException("waitingRequests must be >= 0, got " + waitingRequests);
+        }
+        if (!(kvCacheUsage >= 0 && kvCacheUsage <= 1)) {
+            throw new IllegalArgumentException("kvCacheUsage must be in [0, 1], got " + kvCacheUsage);
+        }
         synchronized (lock) {
             WorkerLoad l = byWorker.get(worker);
             if (l == null) {
@@ -195,6 +203,7 @@ public final class LoadTable {
                 request.blockCount = null;
                 for (int i = 0; i < n; i++) {
                     dense[i].depth = 0;
+                    dense[i].anyDepth = 0;
                 }
             }
         }
@@ -202,7 +211,8 @@ public final class LoadTable {
 
     private void charge(WorkerLoad w, int isl, int blockSize, long now, Choice out) {
         int depth = w.depth;
-        long prefill = Math.max(0L, isl - (long) depth * blockSize);
+        // blocks loaded from a lower tier are not computed again: they are not prefill load
+        long prefill = Math.max(0L, isl - (long) Math.max(depth, w.anyDepth) * blockSize);
         long decode = isl / blockSize;
         w.add(prefill, decode);
         PendingPrefill p = null;
@@ -223,8 +233,9 @@ public final class LoadTable {
         }
         for (int i = 0, n = r.size(); i < n; i++) {
             WorkerLoad l = byWorker.get(r.worker(i));
-            if (l != null && r.depth(i) > l.depth) {
-                l.depth = r.depth(i);
+            if (l != null) {
+                l.depth = Math.max(l.depth, r.depth(i));
+                l.anyDepth = Math.max(l.anyDepth, r.anyTierDepth(i));
             }
         }
     }
@@ -321,6 +332,7 @@ public final class LoadTable {
                 request.blockCount = null;
                 for (int i = 0; i < n; i++) {
                     dense[i].depth = 0;
+                    dense[i].anyDepth = 0;
                 }
             }
         }

@@ -77,6 +77,8 @@ public interface Selector {
      * @param minMatchTokens depths covering fewer tokens than this do not count (same)
      * @param spreadMisses dynamo-cost: round-robin misses over the least-cost workers
      * @param seed seed of the policies' random generators
+     * @param lowerTierCredit the share of a GPU hit a block held only on a lower tier is worth, 0 to 1
+     *     (dynamo-cost, kvprefix-ttft)
      */
     record Options(
             double overlapWeight,
@@ -84,22 +86,29 @@ public interface Selector {
             int minMatchBlocks,
             int minMatchTokens,
             boolean spreadMisses,
-            long seed) {
+            long seed,
+            double lowerTierCredit) {
         /**
          * Refuses options that {@code policy} does not use: the overlap weight, temperature and miss
-         * spreading belong to dynamo-cost, the minimum match to dynamo-cost and kvprefix-ttft.
+         * spreading belong to dynamo-cost, the minimum match and the lower-tier credit to dynamo-cost and
+         * kvprefix-ttft.
          *
          * @throws IllegalStateException naming the option and the policy
          */
-        public static void check(RoutingPolicy policy, boolean costOptionSet, boolean minMatchSet) {
+        public static void check(RoutingPolicy policy, boolean costOptionSet, boolean depthOptionSet) {
             if (costOptionSet && policy != RoutingPolicy.DYNAMO_COST) {
                 throw new IllegalStateException("the overlap weight, temperature and miss spreading apply to the "
                         + "dynamo-cost policy only, not to " + policy);
             }
-            if (minMatchSet && policy != RoutingPolicy.DYNAMO_COST && policy != RoutingPolicy.KVPREFIX_TTFT) {
-                throw new IllegalStateException(
-                        "the minimum match applies to dynamo-cost and kvprefix-ttft only, not to " + policy);
+            if (depthOptionSet && policy != RoutingPolicy.DYNAMO_COST && policy != RoutingPolicy.KVPREFIX_TTFT) {
+                throw new IllegalStateException("the minimum match and the lower-tier credit apply to dynamo-cost "
+                        + "and kvprefix-ttft only, not to " + policy);
             }
+        }
+
+        /** {@code w}'s depth with its lower-tier blocks counted at the credit: {@code gpu + credit * (any - gpu)}. */
+        double creditedDepth(WorkerLoad w) {
+            return w.depth + lowerTierCredit * Math.max(0, w.anyDepth - w.depth);
         }
 
         /** The smallest depth (blocks) that counts at this block size: at least 1. */

@@ -66,7 +66,7 @@ final class SglangCacheAware implements Selector {
             WorkerLoad w = ws[i];
             costs[i] = w.requests();
             sum += w.requests();
-            maxDepth = Math.max(maxDepth, w.depth);
+            maxDepth = Math.max(maxDepth, overlap(w));
             if (i > 0 && lessLoaded(w, ws[minLoad])) {
                 minLoad = i;
             }
@@ -103,7 +103,7 @@ final class SglangCacheAware implements Selector {
         int ties = 0;
         for (int i = 0; i < n; i++) {
             WorkerLoad w = ws[i];
-            if (w.depth <= 0) {
+            if (overlap(w) <= 0) {
                 continue;
             }
             int c = best < 0 ? -1 : compare(w, ws[best]);
@@ -118,8 +118,8 @@ final class SglangCacheAware implements Selector {
     }
 
     private static int compare(WorkerLoad a, WorkerLoad b) {
-        if (a.depth != b.depth) {
-            return a.depth > b.depth ? -1 : 1;
+        if (overlap(a) != overlap(b)) {
+            return overlap(a) > overlap(b) ? -1 : 1;
         }
         return Long.compare(a.requests(), b.requests());
     }
@@ -128,7 +128,7 @@ final class SglangCacheAware implements Selector {
     private int leastLoadedAtDepth(WorkerLoad[] ws, int n, int depth, boolean draw) {
         int k = 0;
         for (int i = 0; i < n; i++) {
-            if (ws[i].depth != depth) {
+            if (overlap(ws[i]) != depth) {
                 continue;
             }
             long key = mapOrder(ws[i]);
@@ -156,6 +156,11 @@ final class SglangCacheAware implements Selector {
             }
         }
         return best;
+    }
+
+    /** The worker's overlap: SMG's indexer keeps no tiers, so a block on any tier counts (docs/SPEC.md section 3.1). */
+    private static int overlap(WorkerLoad w) {
+        return Math.max(w.depth, w.anyDepth);
     }
 
     /** A fixed pseudo-random order of workers, standing in for the order of SMG's tenant map. */

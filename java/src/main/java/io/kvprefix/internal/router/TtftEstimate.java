@@ -8,6 +8,7 @@ package io.kvprefix.internal.router;
  * <p>For a request of {@code isl} tokens and a worker {@code w} with depth {@code d_w} (0 below the
  * minimum match):
  * <pre>
+ *   d_w        = gpu_w + lowerTierCredit * (any_w - gpu_w)   (GPU and any-tier depths, docs/SPEC.md section 3.1)
  *   uncached_w = isl - d_w * bs                   least = min over workers of uncached_w
  *   backlog_w  = P_w - progress_w                 (P_w: uncached tokens of w's prefills not yet finished)
  *   queued     = mean of backlog_w / isl          lambda = max(0, queued - 1)
@@ -76,9 +77,11 @@ final class TtftEstimate implements Selector {
         int maxDepth = 0;
         double fleet = r.fleet.tokensPerNano();
         double total = 0;
+        double bestDepth = 0;
         for (int i = 0; i < n; i++) {
             WorkerLoad w = ws[i];
-            maxDepth = Math.max(maxDepth, w.depth);
+            maxDepth = Math.max(maxDepth, Math.max(w.depth, w.anyDepth));
+            bestDepth = Math.max(bestDepth, options.creditedDepth(w));
             double s = slowness(w, fleet);
             double b = Math.max(0, w.prefillTokens() - progress(w, r.now, fleet / s));
             slownesses[i] = s;
@@ -87,12 +90,12 @@ final class TtftEstimate implements Selector {
         }
         boolean miss = maxDepth < options.minimumDepth(r.blockSize);
         missed = miss;
-        double least = uncached(r, miss ? 0 : maxDepth);
+        double least = uncached(r, miss ? 0 : bestDepth);
         double lambda = Math.max(0, total / n / Math.max(1, r.isl) - 1);
         double min = Double.POSITIVE_INFINITY;
         for (int i = 0; i < n; i++) {
             WorkerLoad w = ws[i];
-            double u = uncached(r, miss ? 0 : w.depth);
+            double u = uncached(r, miss ? 0 : options.creditedDepth(w));
             double c = (backlogs[i] + u + lambda * (u - least)) * slownesses[i] / w.weight();
             costs[i] = c;
             min = Math.min(min, c);
@@ -107,8 +110,8 @@ final class TtftEstimate implements Selector {
         return best;
     }
 
-    private static double uncached(Request r, int depth) {
-        return Math.max(0, (double) r.isl - (double) depth * r.blockSize);
+    private static double uncached(Request r, double depth) {
+        return Math.max(0, (double) r.isl - depth * r.blockSize);
     }
 
     private static boolean fewerRouted(WorkerLoad a, WorkerLoad b) {

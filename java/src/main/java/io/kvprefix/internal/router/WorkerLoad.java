@@ -24,6 +24,8 @@ public final class WorkerLoad {
     private volatile boolean removed;
     /** Scratch: this worker's depth for the decision being made (0 outside a decision). */
     int depth;
+    /** Scratch: its depth over every tier (docs/SPEC.md section 3.1), at least {@link #depth} (0 outside a decision). */
+    int anyDepth;
     /** Its position in the load table's dense array (-1 once removed). */
     int slot;
 

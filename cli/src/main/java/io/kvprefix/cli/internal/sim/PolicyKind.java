@@ -40,6 +40,12 @@ public enum PolicyKind {
             "llm-d-scorers", "llm-d: 2 queue + 2 kv-util + 3 prefix, approximate prefix (routed prompts, default)"),
     /** llm-d's scorers with the precise (KV-event-fed) prefix producer. */
     LLM_D_SCORERS_PRECISE("llm-d-scorers-precise", "llm-d: the same scorers, precise prefix (KV events)"),
+    /**
+     * dynamo-cost fed only the GPU's events (the engines' lower-tier events dropped): what kvprefix did
+     * before it knew of lower tiers. A diagnostic for {@code --cpu-blocks}, not in {@code all}.
+     */
+    DYNAMO_COST_GPU_ONLY(
+            "dynamo-cost-gpu-only", "dynamo-cost fed the GPU's KV events only (a diagnostic for --cpu-blocks)"),
     /** Worker {@code i mod N} for the {@code i}-th request. */
     ROUND_ROBIN("round-robin", "the next worker in turn"),
     /** A uniformly random worker (seeded). */
@@ -78,11 +84,21 @@ public enum PolicyKind {
         return this != ROUND_ROBIN && this != RANDOM && this != LEAST_LOADED;
     }
 
-    /** The kinds named by {@code names} (keys; {@code all} is every kind), in order, once each. */
+    /** True for the policies {@code all} names: every one but the diagnostic {@link #DYNAMO_COST_GPU_ONLY}. */
+    public boolean inAll() {
+        return this != DYNAMO_COST_GPU_ONLY;
+    }
+
+    /** Every kind {@code all} names, in order. */
+    public static List<PolicyKind> all() {
+        return List.of(values()).stream().filter(PolicyKind::inAll).toList();
+    }
+
+    /** The kinds named by {@code names} (keys; {@code all} is {@link #all()}), in order, once each. */
     public static List<PolicyKind> parse(List<String> names) {
         List<PolicyKind> out = new ArrayList<>();
         for (String n : names) {
-            for (PolicyKind k : n.strip().equalsIgnoreCase("all") ? List.of(values()) : List.of(of(n))) {
+            for (PolicyKind k : n.strip().equalsIgnoreCase("all") ? all() : List.of(of(n))) {
                 if (!out.contains(k)) {
                     out.add(k);
                 }
@@ -121,6 +137,9 @@ public enum PolicyKind {
                         s,
                         blockSize);
             case DYNAMO_COST -> events(RoutingPolicy.DYNAMO_COST, s, blockSize, clock);
+            case DYNAMO_COST_GPU_ONLY ->
+                RouterBacked.gpuEventsOnly(
+                        key, RouterBacked.builder(s, RoutingPolicy.DYNAMO_COST, clock), s, blockSize);
             case DYNAMO_COST_APPROX ->
                 RouterBacked.predicted(
                         key,

@@ -3,6 +3,7 @@ package io.kvprefix.cli.internal.sim;
 import io.kvprefix.BlockHasher;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
+import io.kvprefix.Medium;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Router;
 import io.kvprefix.RoutingDecision;
@@ -26,13 +27,15 @@ final class RouterBacked implements Policy {
     private final BlockHasher hasher;
 
     private final boolean metrics;
+    private final boolean gpuOnly;
 
-    private RouterBacked(String name, PrefixIndex index, Router router) {
+    private RouterBacked(String name, PrefixIndex index, Router router, boolean gpuOnly) {
         this.name = name;
         this.index = index;
         this.router = router;
         this.hasher = router.hasher();
         this.metrics = router.policy() == RoutingPolicy.LLM_D_SCORERS;
+        this.gpuOnly = gpuOnly;
     }
 
     /** A router builder for {@code policy} with the settings' options for it and the simulation's clock. */
@@ -57,13 +60,19 @@ final class RouterBacked implements Policy {
     /** The router over an index fed with the engines' events. */
     static RouterBacked events(String name, Router.Builder b, SimSettings s, int blockSize) {
         PrefixIndex index = PrefixIndex.create(config(s, blockSize));
-        return new RouterBacked(name, index, b.index(index).build());
+        return new RouterBacked(name, index, b.index(index).build(), false);
+    }
+
+    /** The router over an index fed the engines' GPU events only (their lower tiers' are dropped). */
+    static RouterBacked gpuEventsOnly(String name, Router.Builder b, SimSettings s, int blockSize) {
+        PrefixIndex index = PrefixIndex.create(config(s, blockSize));
+        return new RouterBacked(name, index, b.index(index).build(), true);
     }
 
     /** The router predicting cache contents from its own decisions, with no events. */
     static RouterBacked predicted(String name, Router.Builder b, SimSettings s, int blockSize) {
         Router r = b.indexConfig(config(s, blockSize)).predicted(true).build();
-        return new RouterBacked(name, null, r);
+        return new RouterBacked(name, null, r, false);
     }
 
     @Override
@@ -111,7 +120,15 @@ final class RouterBacked implements Policy {
 
     @Override
     public void apply(KvEvent event) {
-        index.apply(event);
+        boolean lower = switch (event) {
+            case KvEvent.Copied c -> true;
+            case KvEvent.Removed r -> r.medium() != Medium.GPU;
+            case KvEvent.Stored st -> st.medium() != Medium.GPU;
+            default -> false;
+        };
+        if (!(gpuOnly && lower)) {
+            index.apply(event);
+        }
     }
 
     @Override

@@ -86,13 +86,24 @@ abstract class SimEngine {
         return Math.round(seconds * slowness * 1e9);
     }
 
-    /** Admits {@code r} into the cache: its cached prefix, its evictions and stores, its events kept for later. */
+    /**
+     * Admits {@code r} into the cache: its cached prefix, its evictions and stores, its events kept for
+     * later. Blocks its CPU tier gives back count as cached (loaded, not computed); the time to load them
+     * is {@link #onloadSeconds}.
+     */
     final AdmitResult admit(SimRequest r) {
         AdmitResult a = cache.admit(r.trace);
-        r.cachedTokens = (long) a.cachedBlocks() * tokensPerBlock;
+        r.gpuCachedBlocks = a.cachedBlocks();
+        r.loadedBlocks = a.lowerTierBlocks();
+        r.cachedTokens = (long) (a.cachedBlocks() + a.lowerTierBlocks()) * tokensPerBlock;
         r.admission = a.events();
         host.admitted(r, a);
         return a;
+    }
+
+    /** Seconds to load {@code r}'s blocks back from the CPU tier. */
+    final double onloadSeconds(SimRequest r) {
+        return (double) r.loadedBlocks * tokensPerBlock / settings.onloadTokensPerS();
     }
 
     /**
@@ -125,7 +136,9 @@ abstract class SimEngine {
             prefilling = r;
             admit(r);
             long uncached = Math.max(0, r.trace.inputLength() - r.cachedTokens);
-            host.schedule(host.now() + nanos(uncached / settings.prefillTokensPerS()), () -> prefillDone(r));
+            host.schedule(
+                    host.now() + nanos(uncached / settings.prefillTokensPerS() + onloadSeconds(r)),
+                    () -> prefillDone(r));
         }
 
         private void prefillDone(SimRequest r) {
@@ -218,9 +231,11 @@ abstract class SimEngine {
                 budget -= r.chunk;
                 tokens += r.chunk;
             }
+            double onload = 0;
             while (budget > 0 && !waiting.isEmpty() && running.size() < settings.maxNumSeqs()) {
                 SimRequest r = waiting.poll();
                 admit(r);
+                onload += onloadSeconds(r);
                 r.computed = r.cachedTokens;
                 // vLLM computes at least the last prompt token even when everything is cached
                 r.prefillLeft = Math.max(1, r.trace.inputLength() - r.cachedTokens);
@@ -230,7 +245,8 @@ abstract class SimEngine {
                 running.add(r);
             }
             stepping = true;
-            double seconds = 1.0 / settings.decodeTokensPerS() + tokens / settings.prefillTokensPerS();
+            // loading a new request's blocks back from the CPU tier holds its first step up
+            double seconds = 1.0 / settings.decodeTokensPerS() + tokens / settings.prefillTokensPerS() + onload;
             host.schedule(host.now() + nanos(seconds), this::stepDone);
         }
 
@@ -324,8 +340,8 @@ abstract class SimEngine {
             }
             r.removalsPublished = true;
             int total = stored == null ? 0 : stored.blockHashes().length;
-            int cachedBlocks = (int) (r.cachedTokens / tokensPerBlock);
-            int covered = (int) Math.min(total, r.computed / tokensPerBlock - cachedBlocks);
+            // the stored event starts after the GPU hit: blocks loaded from the CPU come first in it
+            int covered = (int) Math.min(total, r.computed / tokensPerBlock - r.gpuCachedBlocks);
             if (covered > r.publishedBlocks) {
                 out.add(slice(stored, r.publishedBlocks, covered));
                 r.publishedBlocks = covered;

@@ -23,8 +23,12 @@ public final class SimRequest {
     /** Whatever else the policy keeps for this request. */
     Object policyState;
 
-    /** Tokens found cached when the engine admitted it. */
+    /** Tokens found cached when the engine admitted it (on the GPU or loaded back from its CPU tier). */
     long cachedTokens;
+    /** Leading blocks found on the GPU at admission. */
+    int gpuCachedBlocks;
+    /** Blocks after them loaded back from the CPU tier. */
+    int loadedBlocks;
     /** Events of its admission not yet published. */
     List<KvEvent> admission;
     /** Stored blocks of the admission published so far (chunked engines). */

@@ -39,6 +39,13 @@ public final class SimSettings {
      * ai-dynamo/dynamo PR #12781); no measured figure is published (docs/BENCHMARKS.md section 5).
      */
     public static final Duration DEFAULT_EVENT_DELAY = Duration.ofMillis(10);
+    /**
+     * Onload speed from the CPU tier: 400,000 tokens per second, 40 times the prefill rate. From a
+     * published measurement (H20, Qwen3-Coder-30B-A3B, vLLM 0.18.1's offloading connector, agentic-kvc):
+     * a 64K-token prompt took 272 ms as a CPU hit and 111 ms as a GPU hit, so about 161 ms to load
+     * 64K tokens over PCIe.
+     */
+    public static final double DEFAULT_ONLOAD_TOKENS_PER_S = 400_000;
     /** How often llm-d's scheduler refreshes the engines' metrics ({@code defaultRefreshInterval}): 50 ms. */
     public static final Duration METRICS_REFRESH = Duration.ofMillis(50);
 
@@ -75,6 +82,8 @@ public final class SimSettings {
 
     private final int workers;
     private final int cacheBlocks;
+    private final int cpuBlocks;
+    private final double onloadTokensPerS;
     private final double prefillTokensPerS;
     private final double decodeTokensPerS;
     private final long seed;
@@ -95,6 +104,8 @@ public final class SimSettings {
     private SimSettings(Builder b) {
         this.workers = b.workers;
         this.cacheBlocks = b.cacheBlocks;
+        this.cpuBlocks = b.cpuBlocks;
+        this.onloadTokensPerS = b.onloadTokensPerS;
         this.prefillTokensPerS = b.prefillTokensPerS;
         this.decodeTokensPerS = b.decodeTokensPerS;
         this.seed = b.seed;
@@ -128,6 +139,8 @@ public final class SimSettings {
         Builder b = new Builder();
         b.workers = workers;
         b.cacheBlocks = cacheBlocks;
+        b.cpuBlocks = cpuBlocks;
+        b.onloadTokensPerS = onloadTokensPerS;
         b.prefillTokensPerS = prefillTokensPerS;
         b.decodeTokensPerS = decodeTokensPerS;
         b.seed = seed;
@@ -155,6 +168,19 @@ public final class SimSettings {
     /** Blocks per mock engine's prefix cache. */
     public int cacheBlocks() {
         return cacheBlocks;
+    }
+
+    /**
+     * Blocks of each mock engine's CPU tier (0: none): the GPU's evicted blocks go there, and a request
+     * whose prefix continues there loads those blocks instead of computing them (docs/SPEC.md section 3.1).
+     */
+    public int cpuBlocks() {
+        return cpuBlocks;
+    }
+
+    /** How fast a worker loads tokens back from its CPU tier, tokens per second. */
+    public double onloadTokensPerS() {
+        return onloadTokensPerS;
     }
 
     /** Prefill speed of one worker, uncached tokens per second. */
@@ -242,8 +268,16 @@ public final class SimSettings {
 
     /** A one-line description of the engines and the scenario, for tables. */
     public String describe() {
-        StringBuilder sb = new StringBuilder(
-                String.format(Locale.ROOT, "%d workers x %,d blocks; engine %s", workers, cacheBlocks, engine.key()));
+        StringBuilder sb =
+                new StringBuilder(String.format(Locale.ROOT, "%d workers x %,d blocks", workers, cacheBlocks));
+        if (cpuBlocks > 0) {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    " + %,d CPU-tier blocks (loaded back at %,.0f tokens/s; a hit counts GPU and CPU blocks)",
+                    cpuBlocks,
+                    onloadTokensPerS));
+        }
+        sb.append("; engine ").append(engine.key());
         if (engine == EngineModel.VLLM_CHUNKED) {
             sb.append(String.format(
                     Locale.ROOT,
@@ -285,6 +319,8 @@ public final class SimSettings {
     public static final class Builder {
         private int workers = 16;
         private int cacheBlocks = MockEngine.DEFAULT_CAPACITY;
+        private int cpuBlocks = 0;
+        private double onloadTokensPerS = DEFAULT_ONLOAD_TOKENS_PER_S;
         private double prefillTokensPerS = DEFAULT_PREFILL_TOKENS_PER_S;
         private double decodeTokensPerS = DEFAULT_DECODE_TOKENS_PER_S;
         private long seed = 42;
@@ -317,6 +353,19 @@ public final class SimSettings {
                 throw new IllegalArgumentException("--cache-blocks must be >= 1, got " + n);
             }
             cacheBlocks = n;
+            return this;
+        }
+
+        public Builder cpuBlocks(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("--cpu-blocks must be >= 0, got " + n);
+            }
+            cpuBlocks = n;
+            return this;
+        }
+
+        public Builder onloadTokensPerS(double v) {
+            onloadTokensPerS = positive(v, "--onload-rate");
             return this;
         }
 

@@ -85,7 +85,7 @@ public final class Simulator implements SimEngine.Host {
         this.engines = new SimEngine[n];
         this.joined = new boolean[n];
         for (int w = 0; w < n; w++) {
-            MockEngine cache = new MockEngine(Worker.of(w), settings.cacheBlocks(), hashes);
+            MockEngine cache = new MockEngine(Worker.of(w), settings.cacheBlocks(), settings.cpuBlocks(), hashes);
             double slowness = w == 0 ? settings.slowFactor() : 1.0;
             engines[w] = SimEngine.create(w, cache, trace.tokensPerBlock(), this, settings, slowness);
         }
@@ -236,10 +236,11 @@ public final class Simulator implements SimEngine.Host {
             int best = 0;
             for (SimEngine e : engines) {
                 if (e.index != r.worker && joined[e.index]) {
-                    best = Math.max(best, e.cache.cachedPrefix(r.trace.hashIds(), full));
+                    best = Math.max(best, e.cache.cachedPrefixAnyTier(r.trace.hashIds(), full));
                 }
             }
-            heldElsewhereTokens += (long) Math.max(0, best - a.cachedBlocks()) * trace.tokensPerBlock();
+            int own = a.cachedBlocks() + a.lowerTierBlocks();
+            heldElsewhereTokens += (long) Math.max(0, best - own) * trace.tokensPerBlock();
         }
     }
 

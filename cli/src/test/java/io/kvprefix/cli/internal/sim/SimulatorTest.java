@@ -2,6 +2,7 @@ package io.kvprefix.cli.internal.sim;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvprefix.workload.LocalHashTable;
 import io.kvprefix.workload.Trace;
@@ -200,5 +201,38 @@ class SimulatorTest {
                         req(2, 0, 1024, 1, 2, 1))); // 2 at position 0 is new: nothing counts
         assertEquals(1024, Simulator.infiniteCacheHitTokens(t));
         assertEquals(3660, Simulator.inputTokens(t));
+    }
+    /**
+     * Engines that offload to a CPU tier (docs/SPEC.md section 3.1), on the built-in chat workload with
+     * GPU caches far too small for it (128 blocks), so conversations come back after their GPU blocks
+     * were evicted. The router fed every tier's events finds the worker that still holds a prefix on
+     * its CPU; fed the GPU's alone it cannot, and recomputes more. Without a CPU tier the two are the
+     * same policy. Both engine models.
+     */
+    @Test
+    void tierAwareRoutingKeepsHitsAfterGpuTurnover() {
+        Trace t = io.kvprefix.workload.SyntheticTrace.generate(4000, 42);
+        LocalHashTable hashes = LocalHashTable.forTrace(t);
+        for (SimSettings.EngineModel engine : SimSettings.EngineModel.values()) {
+            for (int cpu : new int[] {0, 8192}) {
+                SimSettings s = SimSettings.builder()
+                        .cacheBlocks(128)
+                        .cpuBlocks(cpu)
+                        .engine(engine)
+                        .build();
+                PolicyResult tiers = Simulator.run(t, hashes, s, PolicyKind.DYNAMO_COST, n -> {});
+                PolicyResult gpu = Simulator.run(t, hashes, s, PolicyKind.DYNAMO_COST_GPU_ONLY, n -> {});
+                String what = engine.key() + ", " + cpu + " CPU blocks";
+                if (cpu == 0) {
+                    assertEquals(gpu.reusedTokens(), tiers.reusedTokens(), what + ": the same policy");
+                    assertArrayEquals(gpu.requestsPerWorker(), tiers.requestsPerWorker(), what);
+                } else {
+                    assertTrue(
+                            tiers.hitRate() > gpu.hitRate() + 0.01,
+                            what + ": tier-aware " + tiers.hitRate() + " vs GPU only " + gpu.hitRate());
+                    assertTrue(tiers.ttftMeanMs() < gpu.ttftMeanMs(), what);
+                }
+            }
+        }
     }
 }
