@@ -46,6 +46,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Malformed frames, batches and events are counted per {@link DecodeIssue}, logged once per engine and
  * kind, and skipped; nothing an engine sends can stop the subscriber.
  *
+ * <p><b>Without an index</b> ({@link #builder(BatchTap)}) the same machinery hands each engine's
+ * batches, undecoded and in the order they would be applied, to a {@link BatchTap}, and tells it when
+ * the engine's workers would be cleared. <b>Resuming</b> ({@link #addEngine(EngineEndpoint,
+ * ResumePoint)}) takes an engine's stream up after a batch applied by an earlier process.
+ *
  * <p><b>Engines at run time</b>: {@link #addEngine} and {@link #removeEngine} may be called at any
  * time. Removing an engine makes the index forget it: {@link io.kvprefix.KvEvent.RemoveWorker} of its
  * worker id, or, when another subscribed engine shares that worker id, {@code Cleared} of each rank it
@@ -62,7 +67,10 @@ public final class KvEventSubscriber implements AutoCloseable {
     private static final AtomicInteger SERIAL = new AtomicInteger();
     private static final long COMMAND_TIMEOUT_SECONDS = 10;
 
+    /** The index fed, or null for a subscriber that hands its batches to {@link #tap}. */
     private final PrefixIndex index;
+
+    private final BatchTap tap;
     private final SubscriberSettings settings;
     private final SubscriberLoop loop;
     private final Thread thread;
@@ -72,6 +80,7 @@ public final class KvEventSubscriber implements AutoCloseable {
 
     private KvEventSubscriber(Builder b) {
         this.index = b.index;
+        this.tap = b.tap;
         this.settings = new SubscriberSettings(
                 b.replayTimeout.toNanos(),
                 b.maxPendingBatches,
@@ -89,7 +98,16 @@ public final class KvEventSubscriber implements AutoCloseable {
 
     /** A builder for a subscriber that applies events to {@code index}. */
     public static Builder builder(PrefixIndex index) {
-        return new Builder(index);
+        return new Builder(Objects.requireNonNull(index, "index"), null);
+    }
+
+    /**
+     * A builder for a subscriber that feeds no index: it hands every engine's batches, in the order a
+     * subscriber applies them, to {@code tap} (and tells it when the engine's workers must be cleared),
+     * undecoded. Its stats count batches, gaps, replays and resyncs; no events.
+     */
+    public static Builder builder(BatchTap tap) {
+        return new Builder(null, Objects.requireNonNull(tap, "tap"));
     }
 
     /**
@@ -101,12 +119,29 @@ public final class KvEventSubscriber implements AutoCloseable {
      * @throws IllegalStateException if the subscriber is closed
      */
     public synchronized void addEngine(EngineEndpoint engine) {
+        add(engine, null);
+    }
+
+    /**
+     * Subscribes to {@code engine} whose stream up to {@code from} was applied before (by an earlier
+     * process whose state was kept): its replay socket is asked at once for everything after it (see
+     * {@link ResumePoint}); without a replay endpoint the live stream must go on at
+     * {@code from.nextSeq()}, or the engine's workers are cleared (a resync).
+     *
+     * @throws IllegalArgumentException as {@link #addEngine(EngineEndpoint)}
+     * @throws IllegalStateException if the subscriber is closed
+     */
+    public synchronized void addEngine(EngineEndpoint engine, ResumePoint from) {
+        add(engine, Objects.requireNonNull(from, "from"));
+    }
+
+    private void add(EngineEndpoint engine, ResumePoint from) {
         Objects.requireNonNull(engine, "engine");
         checkOpen();
         if (sessions.containsKey(engine.endpoint())) {
             throw new IllegalArgumentException("engine " + engine.endpoint() + " is subscribed already");
         }
-        EngineSession s = new EngineSession(engine, index, settings);
+        EngineSession s = new EngineSession(engine, index, tap, settings, from);
         await(loop.submit(ctx -> {
             ctx.add(s);
             return null;
@@ -216,6 +251,7 @@ public final class KvEventSubscriber implements AutoCloseable {
      */
     public static final class Builder {
         private final PrefixIndex index;
+        private final BatchTap tap;
         private Duration replayTimeout = Duration.ofSeconds(3);
         private int maxPendingBatches = 10_000;
         private boolean bootstrapReplay = true;
@@ -224,8 +260,9 @@ public final class KvEventSubscriber implements AutoCloseable {
         private int receiveHighWaterMark = 100_000;
         private Duration handshakeTimeout = Duration.ofSeconds(1);
 
-        private Builder(PrefixIndex index) {
-            this.index = Objects.requireNonNull(index, "index");
+        private Builder(PrefixIndex index, BatchTap tap) {
+            this.index = index;
+            this.tap = tap;
         }
 
         /**

@@ -83,6 +83,9 @@ public final class EngineSync {
 
     private boolean replaying;
     private boolean bootstrapping;
+    /** The replay in progress is the one {@link #resume} sent: an empty answer means a quiet engine. */
+    private boolean resuming;
+
     private boolean replayAnswered;
     private boolean replayHole;
     private int replayAttempts;
@@ -109,6 +112,24 @@ public final class EngineSync {
         this.bootstrapReplay = bootstrapReplay;
         this.replayTimeoutNanos = replayTimeoutNanos;
         this.maxPending = maxPending;
+    }
+
+    /**
+     * Takes up the stream after batch {@code lastSeq}, which was applied before (by an earlier process
+     * whose state was kept): the next batch expected is {@code lastSeq + 1}, and with a replay endpoint
+     * everything from there is asked for at once. An empty answer means the engine has published
+     * nothing since; an answer that starts later means the range is lost (a resync). Call it before
+     * any batch arrives.
+     */
+    public void resume(long lastSeq, long now) {
+        next = lastSeq + 1;
+        lastApplied = lastSeq;
+        started = true;
+        if (hasReplay) {
+            resuming = true;
+            replayAttempts = 1;
+            sendReplay(next, now);
+        }
     }
 
     /** A live batch arrived. */
@@ -168,10 +189,11 @@ public final class EngineSync {
                 return;
             }
             replayFailed("replay answers skipped batches " + MAX_REPLAY_ATTEMPTS + " times");
-        } else if (!replayAnswered) {
+        } else if (!replayAnswered && !resuming) {
             replayFailed("the engine had nothing to replay from " + next);
         }
         bootstrapping = false;
+        resuming = false;
         drain(now);
     }
 
@@ -282,6 +304,7 @@ public final class EngineSync {
 
     private void giveUpReplay(String reason) {
         replaying = false;
+        resuming = false;
         port.abandonReplay();
         replayFailed(reason);
         bootstrapping = false;
