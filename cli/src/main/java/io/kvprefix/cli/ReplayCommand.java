@@ -15,6 +15,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -23,7 +24,8 @@ import picocli.CommandLine.Parameters;
  * result line per input line on standard output; notes and a summary go to standard error.
  *
  * <p>Exit status: 0 whatever the statuses were; 2 for a usage error (unknown {@code --impl}, a bad
- * option value); 1 if the input cannot be read or standard output cannot be written.
+ * option value, an input that cannot be opened); 1 if reading the input fails on the way or standard
+ * output cannot be written.
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
@@ -42,21 +44,8 @@ final class ReplayCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "IN.jsonl|-", description = "the op stream; '-' reads standard input")
     String input;
 
-    @Option(
-            names = "--impl",
-            paramLabel = "NAME",
-            defaultValue = Implementations.DEFAULT,
-            completionCandidates = ImplementationNames.class,
-            description = "index implementation: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
-    String impl;
-
-    @Option(
-            names = "--max-workers",
-            paramLabel = "N",
-            defaultValue = "1024",
-            description =
-                    "worker slots (default: ${DEFAULT-VALUE}); a store for one worker too many is capacity_exceeded")
-    int maxWorkers;
+    @Mixin
+    IndexOptions indexOptions = new IndexOptions();
 
     @Option(
             names = "--memory-budget",
@@ -91,10 +80,7 @@ final class ReplayCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         IndexConfig config = config();
-        if (!Implementations.isKnown(impl)) {
-            throw new IllegalArgumentException("--impl: unknown implementation '" + impl
-                    + "': known implementations are " + String.join(", ", Implementations.names()));
-        }
+        String impl = indexOptions.impl;
         Replayer replayer;
         PrintStream err = System.err;
         InputStream in;
@@ -105,8 +91,7 @@ final class ReplayCommand implements Callable<Integer> {
             try {
                 in = open(Path.of(input));
             } catch (IOException | InvalidPathException e) {
-                err.println("kvprefix replay: cannot read '" + input + "': " + reason(e));
-                return 1;
+                throw new IllegalArgumentException("cannot read '" + input + "': " + reason(e), e);
             }
         }
         String name = stdin ? "standard input" : "'" + input + "'";
@@ -145,8 +130,7 @@ final class ReplayCommand implements Callable<Integer> {
     }
 
     private IndexConfig config() {
-        IndexConfig.Builder b = IndexConfig.builder();
-        option("--max-workers", () -> b.maxWorkers(maxWorkers));
+        IndexConfig.Builder b = indexOptions.config();
         if (memoryBudget != null) {
             long bytes = Args.parseBytes(memoryBudget, "--memory-budget");
             option("--memory-budget", () -> b.memoryBudgetBytes(bytes));

@@ -36,11 +36,13 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Replay a request trace against N simulated engines (LRU prefix caches, vLLM V1 chunked prefill) with",
-            "every routing policy side by side: kvprefix-ttft, the peers' (dynamo-cost, sglang-cache-aware,",
-            "llm-d-scorers, each with and without KV events) and round-robin, random, least-loaded; then the same",
-            "at each --sweep-rates request rate. Model and sources: docs/BENCHMARKS.md section 5. Writes a table,",
-            "report.json and index.html (charts, TTFT against rate; opens without a server)."
+            "Compare routing policies on a request trace replayed against simulated engines.",
+            "The trace (a Mooncake file, or the built-in workload) is replayed against N simulated engines (LRU"
+                    + " prefix caches, vLLM V1 chunked prefill) with every routing policy side by side: kvprefix-ttft,"
+                    + " the peers' (dynamo-cost, sglang-cache-aware, llm-d-scorers, each with and without KV events)"
+                    + " and round-robin, random, least-loaded; then the same at each --sweep-rates request rate.",
+            "Model and sources: docs/BENCHMARKS.md section 5. Writes a table, report.json and index.html (charts,"
+                    + " TTFT against rate; opens without a server)."
         })
 public final class SimulateCommand implements Callable<Integer> {
     @Mixin
@@ -51,17 +53,15 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Trace trace = workload.load();
-        return run(
-                trace,
-                router.settings(workload),
-                router.policies(),
-                router.sweepRates(),
-                router.sweepRequests(),
-                router.threads(),
-                router.out,
-                System.out,
-                System.err);
+        workload.check(Memory.HEAP_BYTES_PER_BLOCK_STREAMED);
+        SimSettings settings = router.settings(workload);
+        List<PolicyKind> policies = router.policies();
+        List<Double> sweepRates = router.sweepRates();
+        int sweepRequests = router.sweepRequests();
+        int threads = router.threads();
+        Check.outputDir("--out", router.out);
+        Trace trace = workload.load(Memory.HEAP_BYTES_PER_BLOCK_STREAMED);
+        return run(trace, settings, policies, sweepRates, sweepRequests, threads, router.out, System.out, System.err);
     }
 
     /**
@@ -277,6 +277,8 @@ public final class SimulateCommand implements Callable<Integer> {
         }
 
         SimSettings settings(WorkloadOptions w) {
+            Check.positive("--prefill-rate", prefillRate);
+            Check.positive("--decode-rate", decodeRate);
             if (!(predictedTtlSeconds > 0) || predictedTtlSeconds > 1e9) {
                 throw new IllegalArgumentException(
                         "--predicted-ttl must be a positive number of seconds, got " + predictedTtlSeconds);
@@ -310,7 +312,12 @@ public final class SimulateCommand implements Callable<Integer> {
         }
 
         List<PolicyKind> policies() {
-            return PolicyKind.parse(policies);
+            try {
+                return PolicyKind.parse(policies);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(
+                        e.getMessage().startsWith("--policies") ? e.getMessage() : "--policies: " + e.getMessage(), e);
+            }
         }
     }
 
