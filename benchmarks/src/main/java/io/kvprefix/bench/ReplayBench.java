@@ -58,10 +58,79 @@ public final class ReplayBench {
             long matchedBlocks,
             long writersNanos,
             long readersNanos,
-            long finalBytes) {
+            long finalBytes,
+            Lanes lanes) {
         double seconds() {
             return wallNanos / 1e9;
         }
+    }
+
+    /**
+     * What each writer lane of a pass did, the diagnostic of a split: the blocks of its events
+     * (stored and removed), when it finished from the common start, and the CPU time its thread used
+     * meanwhile (0 if the JVM does not measure thread CPU time, or through an {@link EventSink}, whose
+     * threads are its own). A lane whose CPU time is well below its wall time was off its core.
+     */
+    public record Lanes(long[] blocks, long[] doneNanos, long[] cpuNanos) {
+        /** One line: per lane its share of the blocks, its finish and CPU times in ms. */
+        public String describe() {
+            long total = Arrays.stream(blocks).sum();
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < blocks.length; i++) {
+                b.append(String.format(
+                        java.util.Locale.ROOT,
+                        "%slane %d: %d blocks (%.1f%%), done %.2f ms, cpu %.2f ms",
+                        i == 0 ? "" : "; ",
+                        i,
+                        blocks[i],
+                        total == 0 ? 0 : 100.0 * blocks[i] / total,
+                        doneNanos[i] / 1e6,
+                        cpuNanos[i] / 1e6));
+            }
+            return b.toString();
+        }
+    }
+
+    /**
+     * The writer lane of each event, as an {@link EventSink} of {@code writers} lanes fed these events
+     * in this order assigns them: a worker id seen for the first time goes to the lane with the
+     * fewest worker ids, the first such on a tie, and stays there.
+     */
+    public static int[] lanesOf(KvEvent[] events, int writers) {
+        Map<Long, Integer> assigned = new HashMap<>();
+        int[] workersOf = new int[writers];
+        int[] out = new int[events.length];
+        for (int i = 0; i < events.length; i++) {
+            out[i] = assigned.computeIfAbsent(events[i].workerId(), id -> {
+                int lane = 0;
+                for (int l = 1; l < writers; l++) {
+                    if (workersOf[l] < workersOf[lane]) {
+                        lane = l;
+                    }
+                }
+                workersOf[lane]++;
+                return lane;
+            });
+        }
+        return out;
+    }
+
+    /** Blocks an event carries: stored or removed (Dynamo's corrected accounting counts both). */
+    static long blocksOf(KvEvent e) {
+        return switch (e) {
+            case KvEvent.Stored s -> s.size();
+            case KvEvent.StoredTokens t -> t.size();
+            case KvEvent.Removed r -> r.blockHashes().length;
+            default -> 0;
+        };
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS =
+            java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** This thread's CPU time in ns, or 0 if the JVM does not measure it. */
+    private static long cpuNow() {
+        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : 0;
     }
 
     private final OpStream stream;
@@ -179,11 +248,9 @@ public final class ReplayBench {
         for (int i = 0; i < lanes; i++) {
             parts.add(new ArrayList<>());
         }
-        int[] laneOfEvent = new int[stream.events.length];
+        int[] laneOfEvent = lanesOf(stream.events, lanes);
         for (int i = 0; i < stream.events.length; i++) {
-            int lane = EventSink.laneOf(stream.events[i].workerId(), lanes);
-            laneOfEvent[i] = lane;
-            parts.get(lane).add(stream.events[i]);
+            parts.get(laneOfEvent[i]).add(stream.events[i]);
         }
         KvEvent[][] work = new KvEvent[lanes][];
         long[][] workAt = new long[lanes][];
@@ -227,7 +294,16 @@ public final class ReplayBench {
         }
         final int[][] needF = need;
         AtomicLongArray applied = new AtomicLongArray(lanes * 16); // padded: one counter per cache line
-        long[][] statusCounts = new long[lanes][EventStatus.values().length];
+        // Padded: each lane counts per event, and two small arrays allocated one after the other share a
+        // cache line, which the two writers' cores would then pass back and forth on every event.
+        long[][] statusCounts = new long[lanes][EventStatus.values().length + 16];
+        long[] laneBlocks = new long[lanes];
+        for (int i = 0; i < lanes; i++) {
+            for (KvEvent e : work[i]) {
+                laneBlocks[i] += blocksOf(e);
+            }
+        }
+        long[] laneCpu = new long[lanes];
         long[][] lat = new long[readers][];
         long[] ends = new long[lanes + readers];
         long[] matchedBlocks = new long[readers];
@@ -244,6 +320,7 @@ public final class ReplayBench {
                         long[] st = statusCounts[lane];
                         ready.countDown();
                         awaitQuietly(go);
+                        long cpu0 = cpuNow();
                         long t0 = base[0];
                         for (int i = 0; i < evs.length; i++) {
                             if (eventAt != null) {
@@ -255,6 +332,7 @@ public final class ReplayBench {
                             }
                         }
                         ends[lane] = System.nanoTime();
+                        laneCpu[lane] = cpuNow() - cpu0;
                     },
                     "bench-writer-" + w));
         }
@@ -323,6 +401,10 @@ public final class ReplayBench {
         long[] all = Arrays.stream(lat).flatMapToLong(Arrays::stream).toArray();
         long writersEnd = Arrays.stream(ends, 0, lanes).max().orElse(start);
         long readersEnd = Arrays.stream(ends, lanes, lanes + readers).max().orElse(start);
+        long[] laneDone = new long[lanes];
+        for (int i = 0; i < lanes; i++) {
+            laneDone[i] = ends[i] - start;
+        }
         return finish(
                 impl,
                 index,
@@ -331,7 +413,8 @@ public final class ReplayBench {
                 statuses,
                 Arrays.stream(matchedBlocks).sum(),
                 writersEnd - start,
-                readersEnd - start);
+                readersEnd - start,
+                new Lanes(laneBlocks, laneDone, laneCpu));
     }
 
     private static Pass finish(
@@ -342,7 +425,8 @@ public final class ReplayBench {
             Map<EventStatus, Long> statuses,
             long matched,
             long writersNanos,
-            long readersNanos) {
+            long readersNanos,
+            Lanes lanes) {
         var stats = index.stats();
         return new Pass(
                 impl,
@@ -354,7 +438,8 @@ public final class ReplayBench {
                 matched,
                 writersNanos,
                 readersNanos,
-                stats.bytesUsed());
+                stats.bytesUsed(),
+                lanes);
     }
 
     /**
@@ -365,17 +450,49 @@ public final class ReplayBench {
     public Pass runSink(String impl) {
         PrefixIndex index = freshIndex(impl);
         try {
-            long[][] counts = new long[writers][EventStatus.values().length];
-            EventSink.StatusListener count = (e, st) -> counts[EventSink.laneOf(e.workerId(), writers)][st.ordinal()]++;
+            // Per lane (padded, see run): statuses, [seen] events applied, [last] when its last one was.
+            int seen = EventStatus.values().length;
+            int last = seen + 1;
+            long[][] counts = new long[writers][last + 16];
+            long[] laneBlocks = new long[writers];
+            long[] laneEvents = new long[writers];
+            int[] laneOfEvent = lanesOf(stream.events, writers);
+            Map<Long, Integer> laneOfWorker = new HashMap<>();
+            for (int i = 0; i < stream.events.length; i++) {
+                int lane = laneOfEvent[i];
+                laneBlocks[lane] += blocksOf(stream.events[i]);
+                laneEvents[lane]++;
+                laneOfWorker.put(stream.events[i].workerId(), lane);
+            }
+            EventSink[] holder = new EventSink[1];
+            EventSink.StatusListener count = (e, st) -> {
+                int lane = holder[0].laneOf(e.workerId()); // the sink's own routing (set before any submit)
+                long[] c = counts[lane];
+                c[st.ordinal()]++;
+                if (++c[seen] == laneEvents[lane]) {
+                    c[last] = System.nanoTime();
+                }
+            };
             long start;
             long end;
             try (EventSink sink = EventSink.create(index, writers, count)) {
+                holder[0] = sink;
                 start = System.nanoTime();
                 for (KvEvent e : stream.events) {
                     sink.submit(e);
                 }
                 sink.flush();
                 end = System.nanoTime();
+            }
+            long[] laneDone = new long[writers];
+            for (int i = 0; i < writers; i++) {
+                laneDone[i] = counts[i][last] == 0 ? 0 : counts[i][last] - start;
+            }
+            for (var w : laneOfWorker.entrySet()) {
+                if (holder[0].laneOf(w.getKey()) != w.getValue()) {
+                    throw new IllegalStateException("the sink routed worker " + w.getKey() + " to lane "
+                            + holder[0].laneOf(w.getKey()) + ", the split says " + w.getValue());
+                }
             }
             Map<EventStatus, Long> statuses = new java.util.EnumMap<>(EventStatus.class);
             for (EventStatus st : EventStatus.values()) {
@@ -385,7 +502,16 @@ public final class ReplayBench {
                 }
                 statuses.put(st, n);
             }
-            return finish(impl, index, end - start, new long[0], statuses, 0, end - start, 0);
+            return finish(
+                    impl,
+                    index,
+                    end - start,
+                    new long[0],
+                    statuses,
+                    0,
+                    end - start,
+                    0,
+                    new Lanes(laneBlocks, laneDone, new long[writers]));
         } finally {
             index.close();
         }

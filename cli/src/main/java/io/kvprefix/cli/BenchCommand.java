@@ -165,6 +165,7 @@ public final class BenchCommand implements Callable<Integer> {
                 "p999_ns",
                 "B/pair");
         List<String> json = new ArrayList<>();
+        List<String> lanes = new ArrayList<>();
         double first = -1;
         for (var e : passes.entrySet()) {
             Summary s = summarize(e.getValue(), work);
@@ -197,7 +198,8 @@ public final class BenchCommand implements Callable<Integer> {
                             + "\"order\":\"%s\",\"stream\":\"%s\",\"block_ops\":%d,\"ops\":%d,\"matches\":%d,\"events\":%d,"
                             + "\"writers_done_s\":%.6f,\"readers_done_s\":%.6f,\"block_ops_per_s_dynamo2\":%.0f,"
                             + "\"median_block_ops_per_s_dynamo2\":%.0f,\"block_ops_dynamo2\":%d,\"removed_blocks\":%d,"
-                            + "\"bytes_per_pair\":%.1f,\"final_pairs\":%d,\"write_only\":%b,\"sink\":%b}",
+                            + "\"bytes_per_pair\":%.1f,\"final_pairs\":%d,\"write_only\":%b,\"sink\":%b,"
+                            + "\"lane_blocks\":%s,\"lane_done_s\":%s,\"lane_cpu_s\":%s}",
                     e.getKey(),
                     s.bestBlockOps,
                     s.ops,
@@ -226,7 +228,13 @@ public final class BenchCommand implements Callable<Integer> {
                     s.bytesPerPair,
                     s.finalPairs,
                     bench.writeOnly(),
-                    sink));
+                    sink,
+                    Arrays.toString(s.lanes.blocks()).replace(" ", ""),
+                    seconds(s.lanes.doneNanos()),
+                    seconds(s.lanes.cpuNanos())));
+            if (writers > 1) {
+                lanes.add(String.format("# %s, best pass: %s", e.getKey(), s.lanes.describe()));
+            }
             for (var f : paced.getOrDefault(e.getKey(), Map.of()).entrySet()) {
                 long[] pl = f.getValue();
                 out.printf(
@@ -253,6 +261,7 @@ public final class BenchCommand implements Callable<Integer> {
                                         pl[0]));
             }
         }
+        lanes.forEach(out::println);
         json.forEach(out::println);
         out.flush();
         return 0;
@@ -339,7 +348,8 @@ public final class BenchCommand implements Callable<Integer> {
             double readersS,
             long p50,
             long p99,
-            long p999) {}
+            long p999,
+            ReplayBench.Lanes lanes) {}
 
     /**
      * The work one pass does: everything in the stream, or only its events when no reader runs the
@@ -385,7 +395,8 @@ public final class BenchCommand implements Callable<Integer> {
                 bestPass.readersNanos() / 1e9,
                 quantile(lat, 0.50),
                 quantile(lat, 0.99),
-                quantile(lat, 0.999));
+                quantile(lat, 0.999),
+                bestPass.lanes());
     }
 
     static long quantile(long[] sorted, double q) {
@@ -393,6 +404,15 @@ public final class BenchCommand implements Callable<Integer> {
             return 0;
         }
         return sorted[(int) Math.min(sorted.length - 1, (long) (sorted.length * q))];
+    }
+
+    /** A JSON array of nanoseconds as seconds. */
+    private static String seconds(long[] nanos) {
+        StringBuilder b = new StringBuilder("[");
+        for (int i = 0; i < nanos.length; i++) {
+            b.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT, "%.6f", nanos[i] / 1e9));
+        }
+        return b.append(']').toString();
     }
 
     static String jsonEscape(String s) {
