@@ -167,13 +167,37 @@ public final class ReplayBench {
         return readers == 0;
     }
 
+    private boolean privateIndexes;
+
+    /**
+     * A diagnostic of write-only passes: each writer lane applies its share to an index of its own,
+     * so two lanes share no memory at all. Beside a normal pass of the same split, it tells what
+     * sharing one index costs from what the machine's two cores cost each other. Statuses and final
+     * pairs are the same as one index's (the lanes' workers are disjoint).
+     */
+    public ReplayBench withPrivateIndexes() {
+        if (readers != 0) {
+            throw new IllegalArgumentException("--private-indexes times the write path alone: give --readers 0");
+        }
+        privateIndexes = true;
+        return this;
+    }
+
     /** Runs one pass of {@code impl} as fast as possible. */
     public Pass run(String impl) throws InterruptedException {
-        PrefixIndex index = freshIndex(impl);
+        PrefixIndex[] perLane = new PrefixIndex[writers];
+        perLane[0] = freshIndex(impl);
+        for (int i = 1; i < writers; i++) {
+            perLane[i] = privateIndexes ? Implementations.create(impl, config) : perLane[0];
+        }
         try {
-            return run(impl, index, -1);
+            return run(impl, perLane, -1);
         } finally {
-            index.close();
+            for (int i = 0; i < writers; i++) {
+                if (i == 0 || privateIndexes) {
+                    perLane[i].close();
+                }
+            }
         }
     }
 
@@ -186,8 +210,10 @@ public final class ReplayBench {
      */
     public Pass runPaced(String impl, long windowNanos) throws InterruptedException {
         PrefixIndex index = freshIndex(impl);
+        PrefixIndex[] perLane = new PrefixIndex[writers];
+        Arrays.fill(perLane, index);
         try {
-            return run(impl, index, windowNanos);
+            return run(impl, perLane, windowNanos);
         } finally {
             index.close();
         }
@@ -237,7 +263,8 @@ public final class ReplayBench {
         }
     }
 
-    private Pass run(String impl, PrefixIndex index, long window) throws InterruptedException {
+    private Pass run(String impl, PrefixIndex[] perLane, long window) throws InterruptedException {
+        PrefixIndex index = perLane[0]; // the readers' (passes with readers have one index)
         long[][] sched = window > 0 ? schedule(window) : null;
         long[] matchAt = sched == null ? null : sched[0];
         long[] eventAt = sched == null ? null : sched[1];
@@ -318,6 +345,7 @@ public final class ReplayBench {
                         KvEvent[] evs = work[lane];
                         long[] at = workAt[lane];
                         long[] st = statusCounts[lane];
+                        PrefixIndex target = perLane[lane];
                         ready.countDown();
                         awaitQuietly(go);
                         long cpu0 = cpuNow();
@@ -326,7 +354,7 @@ public final class ReplayBench {
                             if (eventAt != null) {
                                 waitUntil(t0 + at[i]);
                             }
-                            st[index.apply(evs[i]).ordinal()]++;
+                            st[target.apply(evs[i]).ordinal()]++;
                             if (needF != null) {
                                 applied.setRelease(lane * 16, i + 1);
                             }
@@ -407,7 +435,7 @@ public final class ReplayBench {
         }
         return finish(
                 impl,
-                index,
+                privateIndexes ? perLane : new PrefixIndex[] {index},
                 end - start,
                 all,
                 statuses,
@@ -419,7 +447,7 @@ public final class ReplayBench {
 
     private static Pass finish(
             String impl,
-            PrefixIndex index,
+            PrefixIndex[] indexes,
             long wall,
             long[] latencies,
             Map<EventStatus, Long> statuses,
@@ -427,19 +455,16 @@ public final class ReplayBench {
             long writersNanos,
             long readersNanos,
             Lanes lanes) {
-        var stats = index.stats();
+        long blocks = 0, bytes = 0;
+        int workers = 0;
+        for (PrefixIndex index : indexes) {
+            var stats = index.stats();
+            blocks += stats.blocks();
+            bytes += stats.bytesUsed();
+            workers += index.workers().size();
+        }
         return new Pass(
-                impl,
-                wall,
-                latencies,
-                statuses,
-                stats.blocks(),
-                index.workers().size(),
-                matched,
-                writersNanos,
-                readersNanos,
-                stats.bytesUsed(),
-                lanes);
+                impl, wall, latencies, statuses, blocks, workers, matched, writersNanos, readersNanos, bytes, lanes);
     }
 
     /**
@@ -504,7 +529,7 @@ public final class ReplayBench {
             }
             return finish(
                     impl,
-                    index,
+                    new PrefixIndex[] {index},
                     end - start,
                     new long[0],
                     statuses,

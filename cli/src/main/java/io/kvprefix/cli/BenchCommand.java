@@ -81,6 +81,13 @@ public final class BenchCommand implements Callable<Integer> {
                     "write-only passes through an EventSink of --writers lanes fed by one producer (needs --readers 0)")
     boolean sink;
 
+    @Option(
+            names = "--private-indexes",
+            description =
+                    "a diagnostic of write-only passes: each writer lane applies its share to an index of its"
+                            + " own, so lanes share no memory (docs/BENCHMARKS.md section 2; needs --readers 0, not with --sink)")
+    boolean privateIndexes;
+
     @Override
     public Integer call() throws Exception {
         if (!order.equals("free") && !order.equals("trace")) {
@@ -91,6 +98,10 @@ public final class BenchCommand implements Callable<Integer> {
         if (sink && replay.readers != 0) {
             throw new IllegalArgumentException("--sink times the write path alone: give --readers 0");
         }
+        if (privateIndexes && (sink || replay.readers != 0)) {
+            throw new IllegalArgumentException(
+                    "--private-indexes times the write path alone: give --readers 0, no --sink");
+        }
         fractions();
         replay.checkImpls();
         PrintStream err = System.err;
@@ -100,6 +111,9 @@ public final class BenchCommand implements Callable<Integer> {
         int writers = replay.writers, readers = replay.readers;
         List<String> impls = replay.impls;
         ReplayBench bench = new ReplayBench(stream, writers, readers, order.equals("trace"), config);
+        if (privateIndexes) {
+            bench.withPrivateIndexes();
+        }
 
         Map<String, List<ReplayBench.Pass>> passes = new LinkedHashMap<>();
         for (String impl : impls) {
@@ -135,7 +149,10 @@ public final class BenchCommand implements Callable<Integer> {
                 work.blockOps,
                 work.blockOpsDynamo2,
                 work.ops,
-                bench.writeOnly() ? " (write-only: matches not run" + (sink ? ", through an EventSink)" : ")") : "");
+                bench.writeOnly()
+                        ? " (write-only: matches not run"
+                                + (sink ? ", through an EventSink)" : privateIndexes ? ", one index per lane)" : ")")
+                        : "");
         out.printf(
                 Locale.ROOT,
                 "# %d writer(s), %d reader(s), %s order, best and median of %d passes after %d warm-up; %d cores, %s%n",

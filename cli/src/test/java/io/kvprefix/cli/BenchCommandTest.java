@@ -85,7 +85,13 @@ class BenchCommandTest {
                 }
             }
             ReplayBench bench = new ReplayBench(s, writers, 0, false, config);
-            for (ReplayBench.Pass p : List.of(bench.run("offheap-java"), bench.runSink("offheap-java"))) {
+            ReplayBench apart = new ReplayBench(s, writers, 0, false, config).withPrivateIndexes();
+            ReplayBench.Pass shared = bench.run("offheap-java");
+            ReplayBench.Pass separate = apart.run("offheap-java"); // one index per lane: the same statuses and pairs
+            assertEquals(shared.statuses(), separate.statuses());
+            assertEquals(shared.finalPairs(), separate.finalPairs());
+            assertEquals(shared.finalWorkers(), separate.finalWorkers());
+            for (ReplayBench.Pass p : List.of(shared, separate, bench.runSink("offheap-java"))) {
                 assertEquals(writers, p.lanes().blocks().length);
                 assertEquals(
                         s.storedBlocks() + s.removedBlocks(),

@@ -51,8 +51,9 @@
  * Apart from the runs two workers share, writers share no cache line they write on every event: the
  * gates' counters are striped, the held-pair count is a {@code LongAdder}, a thread keeps a few child
  * records reserved between its stores ({@code ChildTable.reserve}), and the arena's headroom and the
- * reclaimer's backlog are read without their locks (each of these, shared, cost a second writer
- * lane on two cores most of what it could gain: benchmarks/RESULTS.md section 1.7).
+ * reclaimer's backlog are read without their locks. A run that every worker's stores branch off (a
+ * shared first block) is the one hot spot left: its lock is held while a branch is created
+ * (benchmarks/RESULTS.md section 1.7).
  *
  * <p><b>Growth and reclamation.</b> A run that outgrows its record moves to a bigger one (its id,
  * and so every block id, stays); a run nobody holds anything in, with no run hanging from it, dies:
