@@ -24,7 +24,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -54,7 +53,9 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     private final WorkerSlots slots;
     private final TierViews tiers;
     private final ConcurrentHashMap<Worker, WorkerHoldings> workers = new ConcurrentHashMap<>();
-    private final AtomicLong heldPairs = new AtomicLong();
+    /** Striped: every event adds to it, and one shared counter would pass its cache line between the writers' cores. */
+    private final LongAdder heldPairs = new LongAdder();
+
     private final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
     /** Test hook on every entry change (package-private: set only by this package's tests). */
     final ReachWatch watch;
@@ -124,7 +125,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             s = d.applyTo(this);
         } finally {
             if (ws.heldDelta != 0) {
-                heldPairs.addAndGet(ws.heldDelta); // one atomic add per event, not per block
+                heldPairs.add(ws.heldDelta); // one add per event, not per block
             }
             generations.exitWrite(token);
         }
@@ -177,7 +178,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         WriteScratch ws = writeScratch.get();
         ChildTable ct = generations.children();
         int records = ChainWriter.childRecordsFor(n);
-        if (!ct.tryReserve(records)) {
+        if (!ct.reserve(records, ws)) {
             ws.needChildRecords = records;
             return null;
         }
@@ -196,7 +197,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             }
             return writer.store(h, parent, blockHashes, locals, n, ws);
         } finally {
-            ct.unreserve(records - ws.childRecords);
+            ct.release(records - ws.childRecords, ws);
         }
     }
 
@@ -254,7 +255,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             return;
         }
         tiers.drop(h, writeScratch.get());
-        heldPairs.addAndGet(-writer.clear(h, writeScratch.get()));
+        heldPairs.add(-writer.clear(h, writeScratch.get()));
         // Give the memory back: a fresh minimal map, or (if even that does not fit) the old one emptied.
         NameMap fresh = h.names.capacity() > NameMap.MIN_CAPACITY ? NameMap.create(pool, 0) : null;
         if (fresh != null) {
@@ -275,7 +276,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         for (WorkerHoldings h : workers.values()) {
             if (h.worker.workerId() == workerId) {
                 tiers.drop(h, ws);
-                heldPairs.addAndGet(-writer.clear(h, ws));
+                heldPairs.add(-writer.clear(h, ws));
                 workers.remove(h.worker);
                 ws.pendingRelease.add(h);
             }
@@ -460,7 +461,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
         return new IndexStats(
                 perWorker.size(),
-                heldPairs.get(),
+                heldPairs.sum(),
                 entries,
                 pool.used(),
                 0,
