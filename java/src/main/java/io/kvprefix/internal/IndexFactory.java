@@ -4,6 +4,7 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.internal.heap.HeapPrefixIndex;
 import io.kvprefix.internal.offheap.OffHeapPrefixIndex;
+import java.nio.file.Path;
 
 /**
  * Builds the index implementations behind {@link PrefixIndex}'s factories, so the public interface
@@ -20,5 +21,13 @@ public final class IndexFactory {
 
     public static PrefixIndex heap(IndexConfig config) {
         return new HeapPrefixIndex(config);
+    }
+
+    public static PrefixIndex restoreOffHeap(Path file, IndexConfig config) {
+        return OffHeapPrefixIndex.restore(file, config);
+    }
+
+    public static PrefixIndex restoreHeap(Path file, IndexConfig config) {
+        return HeapPrefixIndex.restore(file, config);
     }
 }

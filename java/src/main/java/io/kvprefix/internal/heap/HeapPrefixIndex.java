@@ -7,6 +7,7 @@ import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
+import io.kvprefix.SnapshotException;
 import io.kvprefix.Worker;
 import io.kvprefix.internal.MatchResults;
 import io.kvprefix.internal.event.DecodedEvent;
@@ -14,9 +15,12 @@ import io.kvprefix.internal.event.EventDecoder;
 import io.kvprefix.internal.event.IndexWriter;
 import io.kvprefix.internal.hash.PortableHashKernel;
 import io.kvprefix.internal.hash.SaltedHashers;
+import io.kvprefix.internal.snapshot.ChainImage;
+import io.kvprefix.internal.snapshot.SnapshotFormat;
+import io.kvprefix.internal.snapshot.SnapshotReader;
+import io.kvprefix.internal.snapshot.SnapshotWriter;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
-import it.unimi.dsi.fastutil.objects.Object2IntOpenHashMap;
-import it.unimi.dsi.fastutil.objects.ObjectOpenHashSet;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,43 +51,27 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     static final long PAIR_BYTES = 64;
 
-    /** Per-worker state. */
-    private static final class WorkerState {
-        final Worker worker;
-        final int slot;
-        final Long2ObjectOpenHashMap<HeapEntry> names = new Long2ObjectOpenHashMap<>();
-        final Object2IntOpenHashMap<HeapEntry> held = new Object2IntOpenHashMap<>();
-        // presized: fastutil shrinks on removal down to the initial size, so a small set would
-        // shrink and regrow (allocating) on every hole cycle
-        final ObjectOpenHashSet<HeapEntry> unreachable = new ObjectOpenHashSet<>(256);
-
-        WorkerState(Worker worker, int slot) {
-            this.worker = worker;
-            this.slot = slot;
-            held.defaultReturnValue(0);
-        }
-    }
-
-    private final IndexConfig config;
+    final IndexConfig config;
     private final BlockHasher hasher;
     private final EventDecoder decoder;
     private final SaltedHashers hashers;
     private final DecodedEvent decoded = new DecodedEvent(); // used under the write lock only
-    private final LongHashFunction chainFn;
+    final LongHashFunction chainFn;
     private final HeapMatcher matcher;
     private final long chainSeed;
-    private final StampedLock lock = new StampedLock();
+    final StampedLock lock = new StampedLock();
 
-    private final Long2ObjectOpenHashMap<HeapEntry> table;
-    private final Map<Worker, WorkerState> workers = new HashMap<>();
-    private final Worker[] slotWorkers;
-    private final BitSet usedSlots = new BitSet();
-    private int bitWords; // words needed for the highest slot in use (>= 1)
-    private long entryCount;
-    private long pairCount;
-    private final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
+    final Long2ObjectOpenHashMap<HeapEntry> table;
+    final Map<Worker, HeapWorker> workers = new HashMap<>();
+    final Worker[] slotWorkers;
+    final BitSet usedSlots = new BitSet();
+    int bitWords; // words needed for the highest slot in use (>= 1)
+    long entryCount;
+    long pairCount;
+    final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
     private final long[] writeScratch = new long[2];
-    private volatile boolean closed;
+    volatile boolean closed;
+    private volatile Map<String, String> restoredMetadata = Map.of();
 
     private final ThreadLocal<HeapMatcher.Scratch> readScratch = ThreadLocal.withInitial(HeapMatcher.Scratch::new);
 
@@ -103,7 +91,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
-    private void checkOpen() {
+    void checkOpen() {
         if (closed) {
             throw new IllegalStateException("index closed");
         }
@@ -130,7 +118,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     @Override
     public void clear(Worker worker) {
-        WorkerState ws = workers.get(worker);
+        HeapWorker ws = workers.get(worker);
         if (ws != null) {
             clear(ws);
         }
@@ -138,13 +126,13 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     @Override
     public void removeWorker(long workerId) {
-        List<WorkerState> victims = new ArrayList<>();
-        for (WorkerState ws : workers.values()) {
+        List<HeapWorker> victims = new ArrayList<>();
+        for (HeapWorker ws : workers.values()) {
             if (ws.worker.workerId() == workerId) {
                 victims.add(ws);
             }
         }
-        for (WorkerState ws : victims) {
+        for (HeapWorker ws : victims) {
             clear(ws);
             workers.remove(ws.worker);
             slotWorkers[ws.slot] = null;
@@ -158,7 +146,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     @Override
     public EventStatus store(
             Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals, int n) {
-        WorkerState ws = workers.get(worker);
+        HeapWorker ws = workers.get(worker);
         // Rule 2: the parent must be held by this worker.
         HeapEntry parent = null;
         if (hasParent) {
@@ -179,7 +167,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
             int slot = usedSlots.nextClearBit(0);
             usedSlots.set(slot);
             bitWords = Math.max(bitWords, (slot >>> 6) + 1);
-            ws = new WorkerState(worker, slot);
+            ws = new HeapWorker(worker, slot);
             workers.put(worker, ws);
             slotWorkers[slot] = worker;
         }
@@ -196,7 +184,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         return EventStatus.OK;
     }
 
-    private HeapEntry findOrCreate(int pos, long local, long chain, HeapEntry parent) {
+    HeapEntry findOrCreate(int pos, long local, long chain, HeapEntry parent) {
         long k = HeapMatcher.key(pos, local);
         HeapEntry head = table.get(k);
         HeapEntry found = HeapMatcher.inChain(head, pos, local, chain);
@@ -219,7 +207,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     /** Rule 4: the name {@code hash} now means {@code e}; the block it named before loses a name. */
-    private void bindName(WorkerState ws, long hash, HeapEntry e) {
+    private void bindName(HeapWorker ws, long hash, HeapEntry e) {
         HeapEntry old = ws.names.put(hash, e);
         if (old == e) {
             return;
@@ -230,7 +218,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
-    private void addHold(WorkerState ws, HeapEntry e) {
+    private void addHold(HeapWorker ws, HeapEntry e) {
         int names = ws.held.addTo(e, 1);
         if (names > 0) {
             return; // already held under another name
@@ -245,7 +233,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     /** Sets the worker's bit on {@code e}, then on every held-but-unreachable descendant, parents first. */
-    private void makeReachable(WorkerState ws, HeapEntry e) {
+    private void makeReachable(HeapWorker ws, HeapEntry e) {
         e.setReach(ws.slot);
         if (ws.unreachable.isEmpty()) {
             return;
@@ -263,7 +251,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
-    private void dropHold(WorkerState ws, HeapEntry e) {
+    private void dropHold(HeapWorker ws, HeapEntry e) {
         int names = ws.held.getInt(e);
         if (names > 1) {
             ws.held.put(e, names - 1);
@@ -305,7 +293,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
      * entry already dropped is left alone: {@link #clear} calls this for every entry the worker held,
      * and an earlier call may already have dropped an ancestor on its way up.
      */
-    private void collect(HeapEntry e) {
+    void collect(HeapEntry e) {
         while (e != null && !e.collected && e.holders == 0 && e.childCount == 0) {
             e.collected = true;
             long k = HeapMatcher.key(e.pos, e.local);
@@ -342,7 +330,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     @Override
     public EventStatus remove(Worker worker, long[] hashes) {
-        WorkerState ws = workers.get(worker);
+        HeapWorker ws = workers.get(worker);
         EventStatus status = EventStatus.OK;
         HeapEntry[] drop = new HeapEntry[hashes.length];
         int m = 0;
@@ -367,7 +355,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     private static final Comparator<HeapEntry> DEEPEST_FIRST = (a, b) -> Integer.compare(b.pos, a.pos);
 
-    private void clear(WorkerState ws) {
+    private void clear(HeapWorker ws) {
         List<HeapEntry> heldEntries = new ArrayList<>(ws.held.keySet());
         ws.names.clear();
         ws.held.clear();
@@ -382,7 +370,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
-    private long estimatedBytes() {
+    long estimatedBytes() {
         return entryCount * ENTRY_BYTES + pairCount * PAIR_BYTES;
     }
 
@@ -426,6 +414,64 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         matcher.match(table, bitWords, slotWorkers, q, off, len, into, s);
     }
 
+    // ------------------------------------------------------------------ snapshots
+
+    /** Writes the state in the chain index's snapshot format (docs/SNAPSHOT.md), holding the read lock throughout. */
+    @Override
+    public void snapshot(Path file, Map<String, String> metadata) {
+        Objects.requireNonNull(file, "file");
+        Map<String, String> meta = SnapshotFormat.checkMetadata(metadata);
+        try (SnapshotWriter out = SnapshotWriter.create(file, config, SnapshotFormat.PRODUCER_HEAP)) {
+            long stamp = lock.readLock();
+            try {
+                checkOpen();
+                List<HeapWorker> ws = new ArrayList<>(workers.values());
+                ws.sort(Comparator.comparingInt(w -> w.slot));
+                new HeapSnapshot(this).write(out, meta, ws);
+            } finally {
+                lock.unlockRead(stamp);
+            }
+            out.commit();
+        }
+    }
+
+    @Override
+    public Map<String, String> snapshotMetadata() {
+        return restoredMetadata;
+    }
+
+    /** A new heap index holding the state of the snapshot {@code file}; see {@code PrefixIndex.restore}. */
+    public static HeapPrefixIndex restore(Path file, IndexConfig config) {
+        HeapPrefixIndex index = new HeapPrefixIndex(config);
+        try (SnapshotReader r = SnapshotReader.open(Objects.requireNonNull(file, "file"), config)) {
+            ChainImage im = ChainImage.read(r, config.maxWorkers());
+            Map<String, String> meta = r.metadata();
+            long[] counters = r.counters();
+            new HeapSnapshot(index).restore(im);
+            if (config.memoryBudgetBytes() != IndexConfig.UNLIMITED
+                    && index.estimatedBytes() > config.memoryBudgetBytes()) {
+                throw r.bad("does not fit the memory budget (the heap index estimates " + index.estimatedBytes()
+                        + " bytes)");
+            }
+            for (int i = 0; i < counters.length; i++) {
+                index.statusCounts[i].add(counters[i]);
+            }
+            index.restoredMetadata = meta;
+            return index;
+        } catch (InternalError e) { // a fault on the mapping: the file shrank while it was read
+            throw new SnapshotException(file, "the file changed while it was read", e);
+        }
+    }
+
+    /** A restore's worker, whole. */
+    void addRestoredWorker(HeapWorker ws) {
+        workers.put(ws.worker, ws);
+        slotWorkers[ws.slot] = ws.worker;
+        usedSlots.set(ws.slot);
+        bitWords = Math.max(bitWords, (ws.slot >>> 6) + 1);
+        pairCount += ws.held.size();
+    }
+
     // ------------------------------------------------------------------ introspection
 
     @Override
@@ -433,7 +479,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         long stamp = lock.readLock();
         try {
             checkOpen();
-            WorkerState ws = workers.get(worker);
+            HeapWorker ws = workers.get(worker);
             return ws == null ? 0 : ws.held.size();
         } finally {
             lock.unlockRead(stamp);
@@ -464,7 +510,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         try {
             checkOpen();
             Map<Worker, Long> perWorker = new TreeMap<>();
-            for (WorkerState ws : workers.values()) {
+            for (HeapWorker ws : workers.values()) {
                 perWorker.put(ws.worker, (long) ws.held.size());
             }
             Map<EventStatus, Long> events = new EnumMap<>(EventStatus.class);

@@ -1,6 +1,7 @@
 package io.kvprefix.internal.offheap;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * The index's shared structures over time: the current child table and its rebuilds, the gates
@@ -108,6 +109,21 @@ final class Generations {
             reclaimer.flush();
         }
         return ok;
+    }
+
+    /** Runs {@code body} with every writer held out and no reclamation under it (a snapshot's consistent cut). */
+    boolean exclusively(BooleanSupplier body) {
+        return writers.exclusively(() -> {
+            if (closed) {
+                throw closedException();
+            }
+            int token = readers.enter();
+            try {
+                return body.getAsBoolean();
+            } finally {
+                readers.exit(token);
+            }
+        });
     }
 
     /** Closes: later writers and readers see {@code closed}; waits for those in flight, then runs {@code freeAll}. False if already closed. */

@@ -1,5 +1,8 @@
 package io.kvprefix.internal.offheap;
 
+import io.kvprefix.internal.snapshot.SnapshotFormat;
+import java.lang.foreign.MemorySegment;
+
 /**
  * One worker's names: engine hash {@code E} to the id of the block it names, off-heap, 12 bytes a
  * name: the keys (8 bytes each) and then the values (block id + 1, 4 bytes each; 0 = empty) in one
@@ -39,6 +42,27 @@ final class NameMap {
         return b == null ? null : new NameMap(pool, b, cap);
     }
 
+    /**
+     * A restore's map: {@code capacity} records copied in one go from {@code src} at {@code offset}
+     * (keys, then values, as this class lays them out), holding {@code size} names; null if the
+     * budget does not allow it.
+     */
+    static NameMap restore(MemoryPool pool, int capacity, int size, MemorySegment src, long offset) {
+        MemoryPool.Block b = pool.allocate(bytesFor(capacity));
+        if (b == null) {
+            return null;
+        }
+        Mem.copyFrom(src, offset, b.address, bytesFor(capacity));
+        NameMap m = new NameMap(pool, b, capacity);
+        m.size = size;
+        return m;
+    }
+
+    /** The map's memory (keys, then values), for a snapshot. */
+    MemorySegment memory() {
+        return Mem.segment(block.address, bytesFor(mask + 1));
+    }
+
     static int capacityFor(long names) {
         long need = Math.max(MIN_CAPACITY, names * 100 / MAX_LOAD_PERCENT + 1);
         if (need > (1 << 30)) {
@@ -52,8 +76,7 @@ final class NameMap {
     }
 
     private static int home(long key, int mask) {
-        long h = key * 0x9E3779B97F4A7C15L;
-        return (int) (h ^ (h >>> 29) ^ (h >>> 47)) & mask;
+        return SnapshotFormat.nameHome(key, mask); // part of the snapshot format: maps are stored as they lie
     }
 
     int size() {

@@ -7,12 +7,19 @@ import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
+import io.kvprefix.SnapshotException;
 import io.kvprefix.Worker;
 import io.kvprefix.internal.MatchResults;
 import io.kvprefix.internal.event.DecodedEvent;
 import io.kvprefix.internal.event.EventDecoder;
 import io.kvprefix.internal.event.IndexWriter;
 import io.kvprefix.internal.hash.SaltedHashers;
+import io.kvprefix.internal.snapshot.ChainImage;
+import io.kvprefix.internal.snapshot.SnapshotFormat;
+import io.kvprefix.internal.snapshot.SnapshotReader;
+import io.kvprefix.internal.snapshot.SnapshotWriter;
+import java.lang.invoke.VarHandle;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -51,6 +58,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     private final ConcurrentHashMap<Worker, WorkerHoldings> workers = new ConcurrentHashMap<>();
     private final AtomicLong heldPairs = new AtomicLong();
     private final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
+    private volatile Map<String, String> restoredMetadata = Map.of();
     /** Test hook on every entry change (package-private: set only by this package's tests). */
     final ReachWatch watch;
 
@@ -58,15 +66,19 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     private final ThreadLocal<WriteScratch> writeScratch = ThreadLocal.withInitial(WriteScratch::new);
 
     public OffHeapPrefixIndex(IndexConfig config) {
+        this(config, config.expectedBlocks() / 16, (int) Math.min(1 << 24, config.expectedBlocks() / 16));
+    }
+
+    /** An empty index sized for {@code childRecords} child records and run ids below {@code runIds}. */
+    private OffHeapPrefixIndex(IndexConfig config, long childRecords, int runIds) {
         this.config = Objects.requireNonNull(config, "config");
         this.hasher = config.hasher();
         this.decoder = new EventDecoder(config);
         this.hashers = decoder.hashers();
         this.kernel = MatchKernel.of(config);
         this.pool = new MemoryPool(config.memoryBudgetBytes());
-        long expectedRuns = config.expectedBlocks() / 16;
-        this.generations = new Generations(pool, expectedRuns);
-        this.arena = new RunArena(pool, generations.reclaimer(), (int) Math.min(1 << 24, expectedRuns));
+        this.generations = new Generations(pool, childRecords);
+        this.arena = new RunArena(pool, generations.reclaimer(), runIds);
         generations.reclaimer().attach(arena);
         this.reach = new Reach(arena, generations, generations.reclaimer());
         this.watch = reach.watch;
@@ -95,8 +107,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         while (true) {
             EventStatus s = applyOnce(d, ws);
             if (s != null) {
-                statusCounts[s.ordinal()].increment();
-                return s;
+                return s; // counted inside the gates, so a snapshot's counters agree with its state
             }
             if (!generations.growChildren(ws.needChildRecords)) {
                 statusCounts[EventStatus.CAPACITY_EXCEEDED.ordinal()].increment();
@@ -116,6 +127,9 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             ws.needChildRecords = 0;
             ws.heldDelta = 0;
             s = d.applyTo(this);
+            if (s != null) {
+                statusCounts[s.ordinal()].increment();
+            }
         } finally {
             if (ws.heldDelta != 0) {
                 heldPairs.addAndGet(ws.heldDelta); // one atomic add per event, not per block
@@ -302,6 +316,74 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
+    // =================================================================== snapshots
+
+    /**
+     * Writes the state to {@code file} (docs/SNAPSHOT.md) with every writer held out while it is
+     * copied (readers go on); the file is forced to disk and renamed into place after writers resume.
+     */
+    @Override
+    public void snapshot(Path file, Map<String, String> metadata) {
+        Objects.requireNonNull(file, "file");
+        Map<String, String> meta = SnapshotFormat.checkMetadata(metadata);
+        try (SnapshotWriter out = SnapshotWriter.create(file, config, SnapshotFormat.PRODUCER_CHAIN)) {
+            generations.exclusively(() -> {
+                long[] counters = new long[statusCounts.length];
+                for (int i = 0; i < counters.length; i++) {
+                    counters[i] = statusCounts[i].sum();
+                }
+                List<WorkerHoldings> holdings = new ArrayList<>(workers.values());
+                holdings.sort((a, b) -> Integer.compare(a.slot, b.slot));
+                ChainSnapshot.write(out, meta, counters, holdings, arena);
+                return true;
+            });
+            out.commit();
+        }
+    }
+
+    @Override
+    public Map<String, String> snapshotMetadata() {
+        return restoredMetadata;
+    }
+
+    /** A new index holding the state of the snapshot {@code file} (docs/SNAPSHOT.md); see {@link PrefixIndex#restore}. */
+    public static OffHeapPrefixIndex restore(Path file, IndexConfig config) {
+        Objects.requireNonNull(config, "config");
+        try (SnapshotReader r = SnapshotReader.open(Objects.requireNonNull(file, "file"), config)) {
+            ChainImage im = ChainImage.read(r, config.maxWorkers());
+            Map<String, String> meta = r.metadata();
+            long[] counters = r.counters();
+            OffHeapPrefixIndex index;
+            try {
+                index = new OffHeapPrefixIndex(config, im.runCount(), im.maxRunId() + 1);
+            } catch (IllegalArgumentException e) {
+                throw r.bad("does not fit: " + e.getMessage());
+            }
+            try {
+                ChainSnapshot.restoreRuns(im, index.arena, index.generations.children());
+                long held = 0;
+                for (int w = 0; w < im.workerCount(); w++) {
+                    WorkerHoldings h = ChainSnapshot.restoreWorker(im, w, index.pool);
+                    index.workers.put(h.worker, h);
+                    index.slots.restore(h.slot, h.worker);
+                    held += h.distinct;
+                }
+                index.heldPairs.set(held);
+                for (int i = 0; i < counters.length; i++) {
+                    index.statusCounts[i].add(counters[i]);
+                }
+                index.restoredMetadata = meta;
+                VarHandle.fullFence(); // the caller publishes the index to other threads as it likes
+                return index;
+            } catch (RuntimeException | Error e) {
+                index.close();
+                throw e;
+            }
+        } catch (InternalError e) { // a fault on the mapping: the file shrank while it was read
+            throw new SnapshotException(file, "the file changed while it was read", e);
+        }
+    }
+
     // =================================================================== introspection
 
     @Override
@@ -360,13 +442,15 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
                 events);
     }
 
-    /** Blocks stored in live runs (a reader's walk over the run table). */
+    /** Blocks stored in live runs (a reader's walk over the run table; dead runs waiting to be recycled do not count). */
     private long storedBlocks() {
         RunArena.RunTable t = arena.runTable();
         long n = 0;
         for (int r = 0; r < t.capacity(); r++) {
             long a = t.address(r);
-            if (a != 0 && !Runs.moved(a)) {
+            if (a != 0
+                    && (Mem.getIntAcquire(a + ChainLayout.RUN_LOCK) & (ChainLayout.LOCK_DEAD | ChainLayout.LOCK_MOVED))
+                            == 0) {
                 n += Runs.length(a);
             }
         }

@@ -124,6 +124,34 @@ final class RunArena {
         return a;
     }
 
+    /**
+     * A restore's run: a zeroed record of {@code capacity} blocks for run id {@code id} (the
+     * snapshot's), entered in the run table; 0 if the budget does not allow it. The index is not
+     * published yet, so nobody reads it meanwhile.
+     */
+    synchronized long restoreRun(int id, int capacity) {
+        if (id >= table.capacity() && !growTable(id)) {
+            return 0;
+        }
+        long a = take(freeRuns[classOf(ChainLayout.RUN_CAPACITIES, capacity)], ChainLayout.runBytes(capacity));
+        if (a != 0) {
+            Mem.setInt(a + ChainLayout.RUN_CAPACITY, capacity);
+            Mem.setLong(table.block().address + 8L * id, a);
+            liveRuns++;
+        }
+        return a;
+    }
+
+    /** Ends a restore whose largest run id is {@code maxId}: the ids below it no run has are free. */
+    synchronized void finishRestore(int maxId) {
+        for (int id = maxId; id >= 0; id--) {
+            if (table.address(id) == 0) {
+                freeIds.add(id);
+            }
+        }
+        nextId = maxId + 1;
+    }
+
     /** Points run {@code run} at its new record (release: readers find the copied record whole). */
     synchronized void moveTo(int run, long address) {
         Mem.setLongRelease(table.block().address + 8L * run, address);

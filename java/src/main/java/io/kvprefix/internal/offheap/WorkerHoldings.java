@@ -78,6 +78,16 @@ final class WorkerHoldings {
         }
     }
 
+    /** Blocks held under more than one name, with their extra names (null or empty if none); for a snapshot. */
+    Int2IntOpenHashMap extraNamesMap() {
+        return extraNames;
+    }
+
+    /** Held blocks whose ancestors are not all held (null or empty if none); for a snapshot. */
+    IntOpenHashSet unreachableSet() {
+        return unreachable;
+    }
+
     /** Forgets both side sets (the worker was cleared). */
     void clearSideSets() {
         extraNames = null;

@@ -34,6 +34,12 @@ final class WorkerSlots {
         return slot;
     }
 
+    /** A restore: {@code slot} is {@code worker}'s, as it was in the snapshot. */
+    synchronized void restore(int slot, Worker worker) {
+        used.set(slot);
+        workers[slot] = worker;
+    }
+
     /** Gives back a slot no entry was ever written for (so no reader can have seen it). */
     synchronized void releaseUnused(int slot) {
         used.clear(slot);

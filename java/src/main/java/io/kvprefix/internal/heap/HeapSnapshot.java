@@ -1,0 +1,337 @@
+package io.kvprefix.internal.heap;
+
+import static io.kvprefix.internal.snapshot.SnapshotFormat.INLINE_ENTRIES;
+import static io.kvprefix.internal.snapshot.SnapshotFormat.MAX_RUN;
+import static io.kvprefix.internal.snapshot.SnapshotFormat.OFFSET_BITS;
+
+import io.kvprefix.internal.hash.PortableHashKernel;
+import io.kvprefix.internal.snapshot.ChainImage;
+import io.kvprefix.internal.snapshot.SnapshotFormat;
+import io.kvprefix.internal.snapshot.SnapshotWriter;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
+import it.unimi.dsi.fastutil.longs.Long2ObjectMap;
+import it.unimi.dsi.fastutil.objects.Object2IntMap;
+import it.unimi.dsi.fastutil.objects.Object2IntOpenHashMap;
+import it.unimi.dsi.fastutil.objects.ObjectArrayList;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The heap index's side of a snapshot, in the chain index's format (docs/SNAPSHOT.md), so that
+ * either index restores what either wrote. Writing cuts the heap's tree of entries into runs
+ * (paths of up to 64 blocks: a run goes on with an entry's first child, its other children start
+ * runs hanging from it) and derives each run's holder entries from the reach bits and the workers'
+ * held sets. Restoring builds the entries run by run, parents first, computing each chain hash from
+ * its parent's, then the workers' names, reach bits and side sets, and drops entries nobody holds
+ * that have no children, as the heap index always does.
+ *
+ * <p>Thread-safety: {@link #write} runs under the index's read lock, the restore on an index nobody
+ * else has seen yet.
+ */
+final class HeapSnapshot {
+    private final HeapPrefixIndex index;
+    /** Runs: their entries, block 0 first. */
+    private final ObjectArrayList<HeapEntry[]> runs = new ObjectArrayList<>();
+
+    private final IntArrayList parents = new IntArrayList();
+    private final Object2IntOpenHashMap<HeapEntry> blockIds = new Object2IntOpenHashMap<>();
+
+    HeapSnapshot(HeapPrefixIndex index) {
+        this.index = index;
+        blockIds.defaultReturnValue(-1);
+    }
+
+    // ------------------------------------------------------------------ write
+
+    void write(SnapshotWriter out, Map<String, String> metadata, List<HeapWorker> workers) {
+        cutIntoRuns();
+        out.begin(SnapshotFormat.META);
+        out.putStrings(metadata);
+        out.end(metadata.size());
+        out.begin(SnapshotFormat.COUNTERS);
+        for (var c : index.statusCounts) {
+            out.putLong(c.sum());
+        }
+        out.end(index.statusCounts.length);
+        out.begin(SnapshotFormat.WORKERS);
+        for (HeapWorker ws : workers) {
+            out.putLong(ws.worker.workerId());
+            out.putInt(ws.worker.dpRank());
+            out.putInt(ws.slot);
+            out.putLong(ws.held.size());
+            out.putInt(nameCapacity(ws.names.size()));
+            out.putInt(ws.names.size());
+            out.putInt(extraCount(ws));
+            out.putInt(ws.unreachable.size());
+        }
+        out.end(workers.size());
+        writeRuns(out, holderEntries(workers));
+        out.begin(SnapshotFormat.NAMES);
+        for (HeapWorker ws : workers) {
+            writeNames(out, ws);
+        }
+        out.end(workers.size());
+        out.begin(SnapshotFormat.SIDE);
+        for (HeapWorker ws : workers) {
+            writeSideSets(out, ws);
+        }
+        out.end(workers.size());
+    }
+
+    /** The side sets, each sorted by block id. */
+    private void writeSideSets(SnapshotWriter out, HeapWorker ws) {
+        long[] extra = new long[extraCount(ws)];
+        int n = 0;
+        for (Object2IntMap.Entry<HeapEntry> e : ws.held.object2IntEntrySet()) {
+            if (e.getIntValue() > 1) {
+                extra[n++] = (long) blockIds.getInt(e.getKey()) << 32 | (e.getIntValue() - 1);
+            }
+        }
+        Arrays.sort(extra);
+        for (long x : extra) {
+            out.putLong(x >>> 32 | x << 32); // (block, extra names) as two little-endian u32
+        }
+        int[] un = new int[ws.unreachable.size()];
+        n = 0;
+        for (HeapEntry e : ws.unreachable) {
+            un[n++] = blockIds.getInt(e);
+        }
+        Arrays.sort(un);
+        for (int b : un) {
+            out.putInt(b);
+        }
+    }
+
+    /** The capacity the chain index gives a name map of {@code names} names (NameMap.capacityFor). */
+    static int nameCapacity(long names) {
+        long need = Math.max(SnapshotFormat.MIN_NAME_CAPACITY, names * 100 / 80 + 1);
+        return Integer.highestOneBit((int) need - 1) << 1;
+    }
+
+    private static int extraCount(HeapWorker ws) {
+        int n = 0;
+        for (int v : ws.held.values()) {
+            n += v > 1 ? 1 : 0;
+        }
+        return n;
+    }
+
+    /** Cuts every chain of entries into runs of at most 64, parents before children. */
+    private void cutIntoRuns() {
+        ArrayDeque<Object[]> todo = new ArrayDeque<>(); // (entry, parent block id)
+        for (HeapEntry head : index.table.values()) {
+            for (HeapEntry e = head; e != null; e = e.nextSameKey) {
+                if (e.parent == null) {
+                    todo.push(new Object[] {e, -1});
+                }
+            }
+        }
+        HeapEntry[] path = new HeapEntry[MAX_RUN];
+        while (!todo.isEmpty()) {
+            Object[] t = todo.pop();
+            int run = runs.size();
+            int n = 0;
+            for (HeapEntry cur = (HeapEntry) t[0]; cur != null; ) {
+                blockIds.put(cur, run << OFFSET_BITS | n);
+                path[n++] = cur;
+                HeapEntry next = n < MAX_RUN ? cur.firstChild : null;
+                for (HeapEntry c = cur.firstChild; c != null; c = c.nextSibling) {
+                    if (c != next) {
+                        todo.push(new Object[] {c, run << OFFSET_BITS | (n - 1)});
+                    }
+                }
+                cur = next;
+            }
+            runs.add(Arrays.copyOf(path, n));
+            parents.add((int) t[1]);
+        }
+    }
+
+    /** Per run, its holder entries (sorted by slot): from each worker's held entries and reach bits. */
+    private long[][] holderEntries(List<HeapWorker> workers) {
+        Long2IntOpenHashMap perRunAndSlot = new Long2IntOpenHashMap(); // run << 16 | slot -> cutoff | unreachable << 8
+        for (HeapWorker ws : workers) {
+            for (HeapEntry e : ws.held.keySet()) {
+                int b = blockIds.getInt(e);
+                long key = (long) (b >>> OFFSET_BITS) << 16 | ws.slot;
+                int v = perRunAndSlot.get(key);
+                if (e.reaches(ws.slot)) {
+                    v = Math.max(v & 0xFF, (b & (MAX_RUN - 1)) + 1) | (v & ~0xFF);
+                } else {
+                    v += 1 << 8;
+                }
+                perRunAndSlot.put(key, v);
+            }
+        }
+        long[] keys = perRunAndSlot.keySet().toLongArray();
+        Arrays.sort(keys);
+        long[][] out = new long[runs.size()][];
+        for (int i = 0; i < keys.length; ) {
+            int run = (int) (keys[i] >>> 16);
+            int j = i;
+            while (j < keys.length && (int) (keys[j] >>> 16) == run) {
+                j++;
+            }
+            out[run] = new long[j - i];
+            for (int k = i; k < j; k++) {
+                int v = perRunAndSlot.get(keys[k]);
+                out[run][k - i] = SnapshotFormat.entry((int) (keys[k] & 0xFFFF), v & 0xFF, v >>> 8);
+            }
+            i = j;
+        }
+        return out;
+    }
+
+    private void writeRuns(SnapshotWriter out, long[][] entries) {
+        int[] firstChild = new int[runs.size()];
+        int[] nextSibling = new int[runs.size()];
+        int[] children = new int[runs.size()];
+        for (int r = 0; r < runs.size(); r++) {
+            int p = parents.getInt(r);
+            if (p >= 0) {
+                int q = p >>> OFFSET_BITS;
+                nextSibling[r] = firstChild[q];
+                firstChild[q] = r + 1;
+                children[q]++;
+            }
+        }
+        out.begin(SnapshotFormat.RUNS);
+        for (int r = 0; r < runs.size(); r++) {
+            HeapEntry[] blocks = runs.get(r);
+            long[] e = entries[r] == null ? new long[0] : entries[r];
+            out.putInt(r);
+            out.putInt(0);
+            out.putInt(blocks.length); // length
+            out.putInt(e.length); // entries
+            out.putLong(0); // chunks
+            out.putLong(e.length > 0 ? e[0] : 0);
+            out.putLong(e.length > 1 ? e[1] : 0);
+            out.putInt(blocks[0].pos); // start
+            out.putInt(parents.getInt(r) + 1);
+            out.putInt(0); // lock
+            out.putInt(runCapacity(blocks.length));
+            out.putInt(firstChild[r]);
+            out.putInt(nextSibling[r]);
+            out.putInt(children[r]);
+            out.putInt(e.length); // holders
+            for (HeapEntry b : blocks) {
+                out.putLong(b.local);
+            }
+            for (int p = INLINE_ENTRIES; p < e.length; p++) {
+                out.putLong(e[p]);
+            }
+        }
+        out.end(runs.size());
+    }
+
+    private static int runCapacity(int blocks) {
+        for (int c : SnapshotFormat.RUN_CAPACITIES) {
+            if (c >= blocks) {
+                return c;
+            }
+        }
+        return MAX_RUN;
+    }
+
+    /** The worker's names as the chain index's name map lays them out (keys, then block id + 1). */
+    private void writeNames(SnapshotWriter out, HeapWorker ws) {
+        int cap = nameCapacity(ws.names.size());
+        long[] keys = new long[cap];
+        int[] values = new int[cap];
+        for (Long2ObjectMap.Entry<HeapEntry> n : ws.names.long2ObjectEntrySet()) {
+            int i = SnapshotFormat.nameHome(n.getLongKey(), cap - 1);
+            while (values[i] != 0) {
+                i = (i + 1) & (cap - 1);
+            }
+            keys[i] = n.getLongKey();
+            values[i] = blockIds.getInt(n.getValue()) + 1;
+        }
+        for (long k : keys) {
+            out.putLong(k);
+        }
+        for (int v : values) {
+            out.putInt(v);
+        }
+    }
+
+    // ------------------------------------------------------------------ restore
+
+    /** Fills the empty {@link #index} with the state of {@code im}. */
+    void restore(ChainImage im) {
+        HeapEntry[][] entries = buildEntries(im);
+        for (int k = 0; k < im.runCount(); k++) {
+            for (int p = 0; p < im.entries(k); p++) {
+                long e = im.entry(k, p);
+                for (int off = 0; off < SnapshotFormat.entryCutoff(e); off++) {
+                    entries[k][off].setReach(SnapshotFormat.entrySlot(e));
+                }
+            }
+        }
+        for (int w = 0; w < im.workerCount(); w++) {
+            restoreWorker(im, w, entries);
+        }
+        for (int k = im.runCount() - 1; k >= 0; k--) { // drop what nobody holds and nothing hangs from
+            for (int off = entries[k].length - 1; off >= 0; off--) {
+                index.collect(entries[k][off]);
+            }
+        }
+    }
+
+    /** Every block of every run as an entry, parents first (a run starts deeper than the block it hangs from). */
+    private HeapEntry[][] buildEntries(ChainImage im) {
+        long[] order = new long[im.runCount()];
+        for (int k = 0; k < order.length; k++) {
+            order[k] = (long) im.start(k) << 32 | k;
+        }
+        Arrays.sort(order);
+        HeapEntry[][] entries = new HeapEntry[im.runCount()][];
+        long[] pair = new long[2];
+        for (long o : order) {
+            int k = (int) o;
+            int p = im.parent(k);
+            HeapEntry prev = p < 0 ? null : entries[im.ordinalOfBlock(p)][p & (MAX_RUN - 1)];
+            entries[k] = new HeapEntry[im.length(k)];
+            for (int i = 0; i < entries[k].length; i++) {
+                long local = im.local(k, i);
+                long chain =
+                        prev == null ? local : PortableHashKernel.chainStep(index.chainFn, prev.chain, local, pair);
+                long before = index.entryCount;
+                HeapEntry e = index.findOrCreate(im.start(k) + i, local, chain, prev);
+                if (index.entryCount == before) {
+                    throw im.reader().bad("damaged runs section (a block stored twice, in run " + im.runId(k) + ")");
+                }
+                entries[k][i] = e;
+                prev = e;
+            }
+        }
+        return entries;
+    }
+
+    private void restoreWorker(ChainImage im, int w, HeapEntry[][] entries) {
+        ChainImage.WorkerRecord r = im.worker(w);
+        HeapWorker ws = new HeapWorker(r.worker(), r.slot());
+        long keys = r.names();
+        long values = keys + 8L * r.capacity();
+        for (int i = 0; i < r.capacity(); i++) {
+            int v = im.reader().getInt(values + 4L * i);
+            if (v != 0) {
+                HeapEntry e = entries[im.ordinalOfBlock(v - 1)][(v - 1) & (MAX_RUN - 1)];
+                ws.names.put(im.reader().getLong(keys + 8L * i), e);
+                if (ws.held.addTo(e, 1) == 0) {
+                    e.holders++;
+                }
+            }
+        }
+        for (int i = 0; i < r.unreachableCount(); i++) {
+            int b = im.unreachableBlock(w, i);
+            ws.unreachable.add(entries[im.ordinalOfBlock(b)][b & (MAX_RUN - 1)]);
+        }
+        if (ws.held.size() != r.distinct()) {
+            throw im.reader().bad("damaged names section (worker " + w + "'s names do not name its blocks)");
+        }
+        index.addRestoredWorker(ws);
+    }
+}

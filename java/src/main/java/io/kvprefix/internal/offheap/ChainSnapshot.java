@@ -1,0 +1,212 @@
+package io.kvprefix.internal.offheap;
+
+import static io.kvprefix.internal.offheap.ChainLayout.CHUNK_ENTRIES;
+import static io.kvprefix.internal.offheap.ChainLayout.CHUNK_NEXT;
+import static io.kvprefix.internal.offheap.ChainLayout.INLINE_ENTRIES;
+import static io.kvprefix.internal.offheap.ChainLayout.RUN_CHUNKS;
+import static io.kvprefix.internal.offheap.ChainLayout.RUN_LOCALS;
+
+import io.kvprefix.SnapshotException;
+import io.kvprefix.internal.snapshot.ChainImage;
+import io.kvprefix.internal.snapshot.SnapshotFormat;
+import io.kvprefix.internal.snapshot.SnapshotWriter;
+import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
+import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The chain index's side of a snapshot (docs/SNAPSHOT.md): the state written section by section
+ * while every writer is held out, and restored into a fresh index with one bulk copy per run
+ * record and per name map. Run ids are kept, so block ids (in the name maps and side sets) stay
+ * valid as they are; the child table, which holds exactly one record per run, is rebuilt from the
+ * runs (one insert per run, not per block).
+ *
+ * <p>Thread-safety: {@link #write} runs under the writer gate with the reader gate entered (nothing
+ * changes or is freed meanwhile); {@link #restore} fills an index nobody else has seen yet.
+ */
+final class ChainSnapshot {
+    private ChainSnapshot() {}
+
+    /** Writes every section of the state; {@code holdings} are the known workers, in slot order. */
+    static void write(
+            SnapshotWriter out,
+            Map<String, String> metadata,
+            long[] counters,
+            List<WorkerHoldings> holdings,
+            RunArena arena) {
+        out.begin(SnapshotFormat.META);
+        out.putStrings(metadata);
+        out.end(metadata.size());
+        out.begin(SnapshotFormat.COUNTERS);
+        for (long c : counters) {
+            out.putLong(c);
+        }
+        out.end(counters.length);
+        out.begin(SnapshotFormat.WORKERS);
+        for (WorkerHoldings h : holdings) {
+            out.putLong(h.worker.workerId());
+            out.putInt(h.worker.dpRank());
+            out.putInt(h.slot);
+            out.putLong(h.distinct);
+            out.putInt(h.names.capacity());
+            out.putInt(h.names.size());
+            out.putInt(size(h.extraNamesMap()));
+            out.putInt(h.unreachableSet() == null ? 0 : h.unreachableSet().size());
+        }
+        out.end(holdings.size());
+        writeRuns(out, arena);
+        out.begin(SnapshotFormat.NAMES);
+        for (WorkerHoldings h : holdings) {
+            out.putSegment(h.names.memory());
+        }
+        out.end(holdings.size());
+        out.begin(SnapshotFormat.SIDE);
+        for (WorkerHoldings h : holdings) {
+            writeSideSets(out, h);
+        }
+        out.end(holdings.size());
+    }
+
+    private static int size(Int2IntOpenHashMap m) {
+        return m == null ? 0 : m.size();
+    }
+
+    /** Every live run in id order: id, header (lock and chunk address zeroed), hashes, chunk entries. */
+    private static void writeRuns(SnapshotWriter out, RunArena arena) {
+        out.begin(SnapshotFormat.RUNS);
+        RunArena.RunTable t = arena.runTable();
+        int runs = 0;
+        for (int id = 0; id < t.capacity(); id++) {
+            long a = t.address(id);
+            if (a == 0 || (Mem.getInt(a + ChainLayout.RUN_LOCK) & ChainLayout.LOCK_DEAD) != 0) {
+                continue; // no run, or a dead one waiting for the readers to leave
+            }
+            int len = Runs.length(a);
+            int bytes = (int) (RUN_LOCALS + 8L * len);
+            MemorySegment rec = out.reserve(SnapshotFormat.RUN_PREFIX_BYTES + bytes);
+            rec.set(ValueLayout.JAVA_INT_UNALIGNED, 0, id);
+            rec.set(ValueLayout.JAVA_INT_UNALIGNED, 4, 0);
+            MemorySegment.copy(Mem.segment(a, bytes), 0, rec, SnapshotFormat.RUN_PREFIX_BYTES, bytes);
+            rec.set(ValueLayout.JAVA_LONG_UNALIGNED, SnapshotFormat.RUN_PREFIX_BYTES + RUN_CHUNKS, 0L);
+            rec.set(ValueLayout.JAVA_INT_UNALIGNED, SnapshotFormat.RUN_PREFIX_BYTES + ChainLayout.RUN_LOCK, 0);
+            int entries = Runs.entryCount(a);
+            long chunk = Mem.getLong(a + RUN_CHUNKS);
+            for (int k = 0, first = INLINE_ENTRIES; first < entries; k++) {
+                int n = Math.min(ChainLayout.chunkCapacity(k), entries - first);
+                out.putSegment(Mem.segment(chunk + CHUNK_ENTRIES, 8L * n));
+                first += n;
+                chunk = Mem.getLong(chunk + CHUNK_NEXT);
+            }
+            runs++;
+        }
+        out.end(runs);
+    }
+
+    /** The side sets, each sorted by block id (so a state always gives the same bytes). */
+    private static void writeSideSets(SnapshotWriter out, WorkerHoldings h) {
+        Int2IntOpenHashMap extra = h.extraNamesMap();
+        if (extra != null) {
+            int[] blocks = extra.keySet().toIntArray();
+            Arrays.sort(blocks);
+            for (int b : blocks) {
+                out.putInt(b);
+                out.putInt(extra.get(b));
+            }
+        }
+        IntOpenHashSet un = h.unreachableSet();
+        if (un != null) {
+            int[] blocks = un.toIntArray();
+            Arrays.sort(blocks);
+            for (int b : blocks) {
+                out.putInt(b);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ restore
+
+    /** Places every run of {@code im} in {@code arena} under its own id and rebuilds the child table. */
+    static void restoreRuns(ChainImage im, RunArena arena, ChildTable children) {
+        MemorySegment map = im.reader().map();
+        long bytes = 0;
+        for (int k = 0; k < im.runCount(); k++) {
+            bytes += ChainLayout.runBytes(im.capacity(k)) + chunkBytes(im.entries(k));
+        }
+        if (!arena.ensureHeadroom(bytes)) {
+            throw tooBig(im, bytes);
+        }
+        for (int k = 0; k < im.runCount(); k++) {
+            int id = im.runId(k);
+            long a = arena.restoreRun(id, im.capacity(k));
+            if (a == 0) {
+                throw tooBig(im, bytes);
+            }
+            Mem.copyFrom(map, im.runHeader(k), a, RUN_LOCALS + 8L * im.length(k)); // header and hashes, at once
+            restoreChunks(im, k, a, arena, map);
+            int parent = im.parent(k);
+            if (!children.tryReserve(1) || children.insertIfAbsent(parent, im.local(k, 0), id) != id) {
+                throw im.reader()
+                        .bad("damaged runs section (two runs continue block " + parent + " with the same hash)");
+            }
+        }
+        arena.finishRestore(im.maxRunId());
+    }
+
+    private static long chunkBytes(int entries) {
+        long b = 0;
+        for (int k = 0, first = INLINE_ENTRIES; first < entries; k++) {
+            b += ChainLayout.chunkBytes(ChainLayout.chunkCapacity(k));
+            first += ChainLayout.chunkCapacity(k);
+        }
+        return b;
+    }
+
+    /** Copies run {@code k}'s holder positions beyond the inline two into new chunks, linked in order. */
+    private static void restoreChunks(ChainImage im, int k, long a, RunArena arena, MemorySegment map) {
+        int entries = im.entries(k);
+        long link = a + RUN_CHUNKS;
+        long from = im.chunkEntries(k);
+        for (int c = 0, first = INLINE_ENTRIES; first < entries; c++) {
+            int cap = ChainLayout.chunkCapacity(c);
+            long chunk = arena.allocateChunk(cap);
+            if (chunk == 0) {
+                throw tooBig(im, -1);
+            }
+            int n = Math.min(cap, entries - first);
+            Mem.copyFrom(map, from, chunk + CHUNK_ENTRIES, 8L * n);
+            Mem.setLong(link, chunk);
+            link = chunk + CHUNK_NEXT;
+            from += 8L * n;
+            first += n;
+        }
+    }
+
+    /** A worker's holdings: its name map copied whole, its side sets, its count of blocks. */
+    static WorkerHoldings restoreWorker(ChainImage im, int w, MemoryPool pool) {
+        ChainImage.WorkerRecord r = im.worker(w);
+        NameMap names =
+                NameMap.restore(pool, r.capacity(), r.nameCount(), im.reader().map(), r.names());
+        if (names == null) {
+            throw tooBig(im, -1);
+        }
+        WorkerHoldings h = new WorkerHoldings(r.worker(), r.slot(), names);
+        h.distinct = r.distinct();
+        for (int i = 0; i < r.extraCount(); i++) {
+            h.setExtraNames(im.extraBlock(w, i), im.extraNames(w, i));
+        }
+        for (int i = 0; i < r.unreachableCount(); i++) {
+            h.addUnreachable(im.unreachableBlock(w, i));
+        }
+        return h;
+    }
+
+    static SnapshotException tooBig(ChainImage im, long bytes) {
+        return im.reader()
+                .bad("does not fit the memory budget"
+                        + (bytes > 0 ? " (its runs alone need " + bytes + " bytes)" : ""));
+    }
+}

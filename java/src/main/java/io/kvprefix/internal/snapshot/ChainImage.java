@@ -1,0 +1,389 @@
+package io.kvprefix.internal.snapshot;
+
+import static io.kvprefix.internal.snapshot.SnapshotFormat.INLINE_ENTRIES;
+import static io.kvprefix.internal.snapshot.SnapshotFormat.MAX_RUN;
+import static io.kvprefix.internal.snapshot.SnapshotFormat.OFFSET_BITS;
+import static io.kvprefix.internal.snapshot.SnapshotFormat.RUN_HEADER_BYTES;
+import static io.kvprefix.internal.snapshot.SnapshotFormat.RUN_PREFIX_BYTES;
+
+import io.kvprefix.Worker;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * The index state of a checked {@link SnapshotReader}: its workers, runs, name maps and side sets,
+ * with the structural checks both restores rely on done once, here (docs/SNAPSHOT.md section 4):
+ * every id, length, count and link in range and consistent, so that a restore never places memory
+ * by a number it has not checked. Accessors take a run's ordinal (its place in the runs section).
+ *
+ * <p>Thread-safety: immutable once read; the reader must stay open while it is used.
+ */
+public final class ChainImage {
+    /**
+     * One worker's record.
+     *
+     * @param names the offset of its name map in the file (keys, then values)
+     * @param side the offset of its side sets in the file (extra names, then unreachable blocks)
+     */
+    public record WorkerRecord(
+            Worker worker,
+            int slot,
+            long distinct,
+            int capacity,
+            int nameCount,
+            int extraCount,
+            int unreachableCount,
+            long names,
+            long side) {}
+
+    private final SnapshotReader r;
+    private final WorkerRecord[] workers;
+    /** Worker ordinal by slot, -1 for none. */
+    private final int[] workerBySlot;
+
+    private final int runs;
+    private final long[] header;
+    private final int[] ids;
+    /** Blocks of each run by id (0: no such run). */
+    private byte[] lengthById = new byte[0];
+
+    private int[] ordinalById = new int[0];
+
+    private ChainImage(SnapshotReader r, int maxWorkers) {
+        this.r = r;
+        this.workers = new WorkerRecord[r.items(SnapshotFormat.WORKERS)];
+        this.workerBySlot = new int[maxWorkers];
+        this.runs = r.items(SnapshotFormat.RUNS);
+        this.header = new long[runs];
+        this.ids = new int[runs];
+    }
+
+    /** Reads and checks the state sections of {@code r} for an index of {@code maxWorkers} slots. */
+    public static ChainImage read(SnapshotReader r, int maxWorkers) {
+        ChainImage im = new ChainImage(r, maxWorkers);
+        im.readWorkers(maxWorkers);
+        im.readRuns(maxWorkers);
+        im.checkLinks();
+        for (int w = 0; w < im.workers.length; w++) {
+            im.checkNames(w);
+            im.checkSide(w);
+        }
+        return im;
+    }
+
+    private RuntimeException bad(int section, String what) {
+        return r.bad("damaged " + SnapshotFormat.sectionName(section) + " section (" + what + ")");
+    }
+
+    // ------------------------------------------------------------------ workers
+
+    private void readWorkers(int maxWorkers) {
+        int n = workers.length;
+        if (n > maxWorkers || r.length(SnapshotFormat.WORKERS) != (long) SnapshotFormat.WORKER_BYTES * n) {
+            throw bad(SnapshotFormat.WORKERS, n + " workers");
+        }
+        Arrays.fill(workerBySlot, -1);
+        Set<Worker> seen = new HashSet<>();
+        long names = r.offset(SnapshotFormat.NAMES);
+        long side = r.offset(SnapshotFormat.SIDE);
+        int prevSlot = -1;
+        for (int w = 0; w < n; w++) {
+            long at = r.offset(SnapshotFormat.WORKERS) + (long) SnapshotFormat.WORKER_BYTES * w;
+            Worker worker = new Worker(r.getLong(at + SnapshotFormat.W_ID), r.getInt(at + SnapshotFormat.W_RANK));
+            int slot = r.getInt(at + SnapshotFormat.W_SLOT);
+            long distinct = r.getLong(at + SnapshotFormat.W_DISTINCT);
+            int cap = r.getInt(at + SnapshotFormat.W_CAPACITY);
+            int count = r.getInt(at + SnapshotFormat.W_NAMES);
+            int extra = r.getInt(at + SnapshotFormat.W_EXTRA);
+            int unreachable = r.getInt(at + SnapshotFormat.W_UNREACHABLE);
+            boolean ok = slot > prevSlot
+                    && slot < maxWorkers
+                    && seen.add(worker)
+                    && cap >= SnapshotFormat.MIN_NAME_CAPACITY
+                    && cap <= SnapshotFormat.MAX_NAME_CAPACITY
+                    && Integer.bitCount(cap) == 1
+                    && count >= 0
+                    && count <= SnapshotFormat.maxNames(cap)
+                    && distinct >= 0
+                    && distinct <= count
+                    && extra >= 0
+                    && extra <= distinct
+                    && unreachable >= 0
+                    && unreachable <= distinct;
+            if (!ok) {
+                throw bad(SnapshotFormat.WORKERS, "worker record " + w);
+            }
+            prevSlot = slot;
+            workerBySlot[slot] = w;
+            workers[w] = new WorkerRecord(worker, slot, distinct, cap, count, extra, unreachable, names, side);
+            names += 12L * cap;
+            side += 8L * extra + 4L * unreachable;
+        }
+        if (names != r.offset(SnapshotFormat.NAMES) + r.length(SnapshotFormat.NAMES)
+                || r.items(SnapshotFormat.NAMES) != n) {
+            throw bad(SnapshotFormat.NAMES, "its length does not match the workers' name maps");
+        }
+        if (r.items(SnapshotFormat.SIDE) != n) {
+            throw bad(SnapshotFormat.SIDE, "items");
+        }
+        r.requireZeroPadding(side, r.offset(SnapshotFormat.SIDE) + r.length(SnapshotFormat.SIDE), SnapshotFormat.SIDE);
+    }
+
+    // ------------------------------------------------------------------ runs
+
+    private void readRuns(int maxWorkers) {
+        long at = r.offset(SnapshotFormat.RUNS);
+        long end = at + r.length(SnapshotFormat.RUNS);
+        long[] held = new long[workers.length];
+        long[] unreachable = new long[workers.length];
+        int[] seenIn = new int[workers.length];
+        int prev = -1;
+        for (int k = 0; k < runs; k++) {
+            if (end - at < RUN_PREFIX_BYTES + RUN_HEADER_BYTES) {
+                throw bad(SnapshotFormat.RUNS, "truncated at run " + k);
+            }
+            int id = r.getInt(at);
+            long h = at + RUN_PREFIX_BYTES;
+            int len = r.getInt(h + SnapshotFormat.R_LENGTH);
+            int entries = r.getInt(h + SnapshotFormat.R_ENTRIES);
+            int cap = r.getInt(h + SnapshotFormat.R_CAPACITY);
+            boolean ok = id > prev
+                    && id <= SnapshotFormat.MAX_RUN_ID
+                    && r.getInt(at + 4) == 0
+                    && Arrays.binarySearch(SnapshotFormat.RUN_CAPACITIES, cap) >= 0
+                    && len >= 1
+                    && len <= cap
+                    && entries >= 0
+                    && entries <= maxWorkers
+                    && r.getLong(h + SnapshotFormat.R_CHUNKS) == 0
+                    && r.getInt(h + SnapshotFormat.R_LOCK) == 0
+                    && r.getInt(h + SnapshotFormat.R_START) >= 0
+                    && r.getInt(h + SnapshotFormat.R_PARENT) >= 0
+                    && r.getInt(h + SnapshotFormat.R_CHILDREN) >= 0;
+            long bytes = RUN_PREFIX_BYTES + RUN_HEADER_BYTES + 8L * len + 8L * Math.max(0, entries - INLINE_ENTRIES);
+            if (!ok || end - at < bytes) {
+                throw bad(SnapshotFormat.RUNS, "run record " + k);
+            }
+            header[k] = h;
+            ids[k] = id;
+            prev = id;
+            checkEntries(k, len, entries, held, unreachable, seenIn);
+            at += bytes;
+        }
+        if (at != end) {
+            throw bad(SnapshotFormat.RUNS, (end - at) + " bytes after the last run");
+        }
+        for (int w = 0; w < workers.length; w++) {
+            if (held[w] != workers[w].distinct() || unreachable[w] != workers[w].unreachableCount()) {
+                throw bad(SnapshotFormat.RUNS, "the runs' holder entries do not add up to worker " + w + "'s blocks");
+            }
+        }
+        int maxId = runs == 0 ? -1 : ids[runs - 1];
+        lengthById = new byte[maxId + 1];
+        ordinalById = new int[maxId + 1];
+        for (int k = 0; k < runs; k++) {
+            lengthById[ids[k]] = (byte) length(k);
+            ordinalById[ids[k]] = k;
+        }
+    }
+
+    /** Checks run {@code k}'s holder entries; adds each worker's blocks held there. */
+    private void checkEntries(int k, int len, int entries, long[] held, long[] unreachable, int[] seenIn) {
+        int holders = 0;
+        for (int p = 0; p < entries; p++) {
+            long e = entry(k, p);
+            if (e == 0) {
+                continue;
+            }
+            int slot = SnapshotFormat.entrySlot(e);
+            int w = slot >= 0 && slot < workerBySlot.length ? workerBySlot[slot] : -1;
+            int cut = SnapshotFormat.entryCutoff(e);
+            int un = SnapshotFormat.entryUnreachable(e);
+            if (w < 0 || seenIn[w] == k + 1 || SnapshotFormat.entryHigh(e) != 0 || cut + un == 0 || cut + un > len) {
+                throw bad(SnapshotFormat.RUNS, "holder entry " + p + " of run " + ids[k]);
+            }
+            seenIn[w] = k + 1;
+            held[w] += cut + un;
+            unreachable[w] += un;
+            holders++;
+        }
+        if (holders != r.getInt(header[k] + SnapshotFormat.R_HOLDERS) || holders + children(k) == 0) {
+            throw bad(SnapshotFormat.RUNS, "holder count of run " + ids[k]);
+        }
+    }
+
+    /** Parents, positions and the lists of child runs: every link names a run that exists and agrees. */
+    private void checkLinks() {
+        int[] childrenSeen = new int[runs];
+        for (int k = 0; k < runs; k++) {
+            int p = parent(k);
+            if (p < 0) {
+                if (start(k) != 0) {
+                    throw bad(SnapshotFormat.RUNS, "run " + ids[k] + " starts a chain at position " + start(k));
+                }
+                continue;
+            }
+            int pk = ordinalOfBlock(p);
+            int off = p & (MAX_RUN - 1);
+            if (pk < 0
+                    || start(pk) + off + 1 != start(k)
+                    || (off + 1 < length(pk) && local(pk, off + 1) == local(k, 0))) {
+                throw bad(SnapshotFormat.RUNS, "the parent of run " + ids[k]);
+            }
+            childrenSeen[pk]++;
+        }
+        for (int k = 0; k < runs; k++) {
+            int c = r.getInt(header[k] + SnapshotFormat.R_FIRST_CHILD) - 1;
+            for (int i = 0; i < children(k); i++) {
+                int ck = c >= 0 && c < ordinalById.length && lengthById[c] != 0 ? ordinalById[c] : -1;
+                if (ck < 0 || (parent(ck) >>> OFFSET_BITS) != ids[k]) {
+                    throw bad(SnapshotFormat.RUNS, "the child list of run " + ids[k]);
+                }
+                c = r.getInt(header[ck] + SnapshotFormat.R_NEXT_SIBLING) - 1;
+            }
+            if (c != -1 || childrenSeen[k] != children(k)) {
+                throw bad(SnapshotFormat.RUNS, "the child list of run " + ids[k]);
+            }
+        }
+    }
+
+    /** The ordinal of the run holding {@code block}, or -1 if there is no such block. */
+    public int ordinalOfBlock(int block) {
+        int run = block >>> OFFSET_BITS;
+        int off = block & (MAX_RUN - 1);
+        return block >= 0 && run < lengthById.length && off < lengthById[run] ? ordinalById[run] : -1;
+    }
+
+    // ------------------------------------------------------------------ names and side sets
+
+    private void checkNames(int w) {
+        WorkerRecord wr = workers[w];
+        long keys = wr.names();
+        long values = keys + 8L * wr.capacity();
+        int count = 0;
+        for (int i = 0; i < wr.capacity(); i++) {
+            int v = r.getInt(values + 4L * i);
+            if (v == 0) {
+                if (r.getLong(keys + 8L * i) != 0) {
+                    throw bad(SnapshotFormat.NAMES, "worker " + w + ", record " + i);
+                }
+            } else if (ordinalOfBlock(v - 1) < 0) {
+                throw bad(SnapshotFormat.NAMES, "worker " + w + " names block " + (v - 1) + ", which does not exist");
+            } else {
+                count++;
+            }
+        }
+        if (count != wr.nameCount()) {
+            throw bad(
+                    SnapshotFormat.NAMES,
+                    "worker " + w + " has " + count + " names, its record says " + wr.nameCount());
+        }
+    }
+
+    private void checkSide(int w) {
+        WorkerRecord wr = workers[w];
+        long extraNames = 0;
+        for (int i = 0; i < wr.extraCount(); i++) {
+            int extra = extraNames(w, i);
+            if (ordinalOfBlock(extraBlock(w, i)) < 0 || extra < 1) {
+                throw bad(SnapshotFormat.SIDE, "worker " + w + ", extra-name record " + i);
+            }
+            extraNames += extra;
+        }
+        if (wr.distinct() + extraNames != wr.nameCount()) {
+            throw bad(SnapshotFormat.SIDE, "worker " + w + "'s names and blocks do not add up");
+        }
+        for (int i = 0; i < wr.unreachableCount(); i++) {
+            if (ordinalOfBlock(unreachableBlock(w, i)) < 0) {
+                throw bad(SnapshotFormat.SIDE, "worker " + w + ", unreachable block " + i);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ accessors
+
+    public SnapshotReader reader() {
+        return r;
+    }
+
+    public int workerCount() {
+        return workers.length;
+    }
+
+    public WorkerRecord worker(int w) {
+        return workers[w];
+    }
+
+    public int runCount() {
+        return runs;
+    }
+
+    /** The largest run id, or -1 if there are no runs. */
+    public int maxRunId() {
+        return runs == 0 ? -1 : ids[runs - 1];
+    }
+
+    public int runId(int k) {
+        return ids[k];
+    }
+
+    /** The offset in the file of run {@code k}'s 64-byte header (its local hashes follow). */
+    public long runHeader(int k) {
+        return header[k];
+    }
+
+    public int length(int k) {
+        return r.getInt(header[k] + SnapshotFormat.R_LENGTH);
+    }
+
+    public int capacity(int k) {
+        return r.getInt(header[k] + SnapshotFormat.R_CAPACITY);
+    }
+
+    public int entries(int k) {
+        return r.getInt(header[k] + SnapshotFormat.R_ENTRIES);
+    }
+
+    public int start(int k) {
+        return r.getInt(header[k] + SnapshotFormat.R_START);
+    }
+
+    /** The block run {@code k} continues, or -1. */
+    public int parent(int k) {
+        return r.getInt(header[k] + SnapshotFormat.R_PARENT) - 1;
+    }
+
+    public int children(int k) {
+        return r.getInt(header[k] + SnapshotFormat.R_CHILDREN);
+    }
+
+    public long local(int k, int offset) {
+        return r.getLong(header[k] + RUN_HEADER_BYTES + 8L * offset);
+    }
+
+    /** The offset in the file of the entries of positions 2, 3, ... of run {@code k}. */
+    public long chunkEntries(int k) {
+        return header[k] + RUN_HEADER_BYTES + 8L * length(k);
+    }
+
+    /** Holder position {@code p} of run {@code k} (0 for a vacant one). */
+    public long entry(int k, int p) {
+        return p < INLINE_ENTRIES
+                ? r.getLong(header[k] + SnapshotFormat.R_ENTRY0 + 8L * p)
+                : r.getLong(chunkEntries(k) + 8L * (p - INLINE_ENTRIES));
+    }
+
+    public int extraBlock(int w, int i) {
+        return r.getInt(workers[w].side() + 8L * i);
+    }
+
+    public int extraNames(int w, int i) {
+        return r.getInt(workers[w].side() + 8L * i + 4);
+    }
+
+    public int unreachableBlock(int w, int i) {
+        WorkerRecord wr = workers[w];
+        return r.getInt(wr.side() + 8L * wr.extraCount() + 4L * i);
+    }
+}
