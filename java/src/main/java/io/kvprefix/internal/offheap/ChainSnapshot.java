@@ -129,31 +129,45 @@ final class ChainSnapshot {
 
     // ------------------------------------------------------------------ restore
 
-    /** Places every run of {@code im} in {@code arena} under its own id and rebuilds the child table. */
+    /**
+     * Places every run of {@code im} in {@code arena} under its own id (one bulk copy of its header
+     * and hashes each) and rebuilds the child table; the run table and the child table are laid out
+     * on the heap and copied in at once.
+     */
     static void restoreRuns(ChainImage im, RunArena arena, ChildTable children) {
         MemorySegment map = im.reader().map();
+        int n = im.runCount();
         long bytes = 0;
-        for (int k = 0; k < im.runCount(); k++) {
+        for (int k = 0; k < n; k++) {
             bytes += ChainLayout.runBytes(im.capacity(k)) + chunkBytes(im.entries(k));
         }
         if (!arena.ensureHeadroom(bytes)) {
             throw tooBig(im, bytes);
         }
-        for (int k = 0; k < im.runCount(); k++) {
-            int id = im.runId(k);
-            long a = arena.restoreRun(id, im.capacity(k));
+        long[] addresses = new long[im.maxRunId() + 1];
+        int[] parents = new int[n];
+        long[] locals = new long[n];
+        int[] ids = new int[n];
+        for (int k = 0; k < n; k++) {
+            long a = arena.restoreRecord(im.capacity(k));
             if (a == 0) {
                 throw tooBig(im, bytes);
             }
             Mem.copyFrom(map, im.runHeader(k), a, RUN_LOCALS + 8L * im.length(k)); // header and hashes, at once
-            restoreChunks(im, k, a, arena, map);
-            int parent = im.parent(k);
-            if (!children.tryReserve(1) || children.insertIfAbsent(parent, im.local(k, 0), id) != id) {
-                throw im.reader()
-                        .bad("damaged runs section (two runs continue block " + parent + " with the same hash)");
+            if (im.entries(k) > INLINE_ENTRIES) {
+                restoreChunks(im, k, a, arena, map);
             }
+            ids[k] = im.runId(k);
+            addresses[ids[k]] = a;
+            parents[k] = im.parent(k);
+            locals[k] = im.local(k, 0);
         }
-        arena.finishRestore(im.maxRunId());
+        if (!arena.finishRestore(addresses)) {
+            throw tooBig(im, bytes);
+        }
+        if (!children.restore(parents, locals, ids, n)) {
+            throw im.reader().bad("damaged runs section (two runs continue one block with the same hash)");
+        }
     }
 
     private static long chunkBytes(int entries) {

@@ -125,31 +125,34 @@ final class RunArena {
     }
 
     /**
-     * A restore's run: a zeroed record of {@code capacity} blocks for run id {@code id} (the
-     * snapshot's), entered in the run table; 0 if the budget does not allow it. The index is not
-     * published yet, so nobody reads it meanwhile.
+     * A restore's record: a zeroed record of {@code capacity} blocks, not yet in the run table (see
+     * {@link #finishRestore}); 0 if the budget does not allow it. The index is not published yet.
      */
-    synchronized long restoreRun(int id, int capacity) {
-        if (id >= table.capacity() && !growTable(id)) {
-            return 0;
-        }
+    synchronized long restoreRecord(int capacity) {
         long a = take(freeRuns[classOf(ChainLayout.RUN_CAPACITIES, capacity)], ChainLayout.runBytes(capacity));
         if (a != 0) {
-            Mem.setInt(a + ChainLayout.RUN_CAPACITY, capacity);
-            Mem.setLong(table.block().address + 8L * id, a);
             liveRuns++;
         }
         return a;
     }
 
-    /** Ends a restore whose largest run id is {@code maxId}: the ids below it no run has are free. */
-    synchronized void finishRestore(int maxId) {
-        for (int id = maxId; id >= 0; id--) {
-            if (table.address(id) == 0) {
+    /**
+     * Ends a restore: {@code addresses[id]} is run {@code id}'s record (0 for none), written into the
+     * run table in one copy; the ids below {@code addresses.length} that no run has are free. False if
+     * the budget does not allow the table.
+     */
+    synchronized boolean finishRestore(long[] addresses) {
+        if (addresses.length > table.capacity() && !growTable(addresses.length - 1)) {
+            return false;
+        }
+        Mem.copyFrom(MemorySegment.ofArray(addresses), 0, table.block().address, 8L * addresses.length);
+        for (int id = addresses.length - 1; id >= 0; id--) {
+            if (addresses[id] == 0) {
                 freeIds.add(id);
             }
         }
-        nextId = maxId + 1;
+        nextId = addresses.length;
+        return true;
     }
 
     /** Points run {@code run} at its new record (release: readers find the copied record whole). */

@@ -43,8 +43,21 @@ public final class ChainImage {
     private final int[] workerBySlot;
 
     private final int runs;
+    /** Per run (by ordinal): where its header is in the file, and its header's fields. */
     private final long[] header;
+
     private final int[] ids;
+    private final int[] length;
+    private final int[] entries;
+    private final int[] start;
+    private final int[] parent;
+    private final int[] capacity;
+    private final int[] firstChild;
+    private final int[] nextSibling;
+    private final int[] children;
+    private final long[] entry0;
+    private final long[] entry1;
+    private final long[] local0;
     /** Blocks of each run by id (0: no such run). */
     private byte[] lengthById = new byte[0];
 
@@ -57,6 +70,17 @@ public final class ChainImage {
         this.runs = r.items(SnapshotFormat.RUNS);
         this.header = new long[runs];
         this.ids = new int[runs];
+        this.length = new int[runs];
+        this.entries = new int[runs];
+        this.start = new int[runs];
+        this.parent = new int[runs];
+        this.capacity = new int[runs];
+        this.firstChild = new int[runs];
+        this.nextSibling = new int[runs];
+        this.children = new int[runs];
+        this.entry0 = new long[runs];
+        this.entry1 = new long[runs];
+        this.local0 = new long[runs];
     }
 
     /** Reads and checks the state sections of {@code r} for an index of {@code maxWorkers} slots. */
@@ -138,37 +162,49 @@ public final class ChainImage {
         long[] held = new long[workers.length];
         long[] unreachable = new long[workers.length];
         int[] seenIn = new int[workers.length];
+        long[] h = new long[(RUN_PREFIX_BYTES + RUN_HEADER_BYTES) / 8];
         int prev = -1;
         for (int k = 0; k < runs; k++) {
-            if (end - at < RUN_PREFIX_BYTES + RUN_HEADER_BYTES) {
+            if (end - at < RUN_PREFIX_BYTES + RUN_HEADER_BYTES + 8) {
                 throw bad(SnapshotFormat.RUNS, "truncated at run " + k);
             }
-            int id = r.getInt(at);
-            long h = at + RUN_PREFIX_BYTES;
-            int len = r.getInt(h + SnapshotFormat.R_LENGTH);
-            int entries = r.getInt(h + SnapshotFormat.R_ENTRIES);
-            int cap = r.getInt(h + SnapshotFormat.R_CAPACITY);
+            r.getLongs(at, h); // one bulk read of the record's prefix and header, not one per field
+            int id = (int) h[0];
+            int len = (int) h[1];
+            int n = (int) (h[1] >>> 32);
+            int cap = (int) (h[6] >>> 32);
             boolean ok = id > prev
                     && id <= SnapshotFormat.MAX_RUN_ID
-                    && r.getInt(at + 4) == 0
+                    && (h[0] >>> 32) == 0
                     && Arrays.binarySearch(SnapshotFormat.RUN_CAPACITIES, cap) >= 0
                     && len >= 1
                     && len <= cap
-                    && entries >= 0
-                    && entries <= maxWorkers
-                    && r.getLong(h + SnapshotFormat.R_CHUNKS) == 0
-                    && r.getInt(h + SnapshotFormat.R_LOCK) == 0
-                    && r.getInt(h + SnapshotFormat.R_START) >= 0
-                    && r.getInt(h + SnapshotFormat.R_PARENT) >= 0
-                    && r.getInt(h + SnapshotFormat.R_CHILDREN) >= 0;
-            long bytes = RUN_PREFIX_BYTES + RUN_HEADER_BYTES + 8L * len + 8L * Math.max(0, entries - INLINE_ENTRIES);
+                    && n >= 0
+                    && n <= maxWorkers
+                    && h[2] == 0 // chunks
+                    && (int) h[6] == 0 // lock
+                    && (int) h[5] >= 0 // start
+                    && (int) (h[5] >>> 32) >= 0 // parent + 1
+                    && (int) h[8] >= 0; // children
+            long bytes = RUN_PREFIX_BYTES + RUN_HEADER_BYTES + 8L * len + 8L * Math.max(0, n - INLINE_ENTRIES);
             if (!ok || end - at < bytes) {
                 throw bad(SnapshotFormat.RUNS, "run record " + k);
             }
-            header[k] = h;
+            header[k] = at + RUN_PREFIX_BYTES;
             ids[k] = id;
+            length[k] = len;
+            entries[k] = n;
+            start[k] = (int) h[5];
+            parent[k] = (int) (h[5] >>> 32) - 1;
+            capacity[k] = cap;
+            firstChild[k] = (int) h[7] - 1;
+            nextSibling[k] = (int) (h[7] >>> 32) - 1;
+            children[k] = (int) h[8];
+            entry0[k] = h[3];
+            entry1[k] = h[4];
+            local0[k] = r.getLong(header[k] + RUN_HEADER_BYTES);
             prev = id;
-            checkEntries(k, len, entries, held, unreachable, seenIn);
+            checkEntries(k, (int) (h[8] >>> 32), held, unreachable, seenIn);
             at += bytes;
         }
         if (at != end) {
@@ -183,15 +219,16 @@ public final class ChainImage {
         lengthById = new byte[maxId + 1];
         ordinalById = new int[maxId + 1];
         for (int k = 0; k < runs; k++) {
-            lengthById[ids[k]] = (byte) length(k);
+            lengthById[ids[k]] = (byte) length[k];
             ordinalById[ids[k]] = k;
         }
     }
 
-    /** Checks run {@code k}'s holder entries; adds each worker's blocks held there. */
-    private void checkEntries(int k, int len, int entries, long[] held, long[] unreachable, int[] seenIn) {
+    /** Checks run {@code k}'s holder entries against its holder count; adds each worker's blocks held there. */
+    private void checkEntries(int k, int holderCount, long[] held, long[] unreachable, int[] seenIn) {
+        int len = length[k];
         int holders = 0;
-        for (int p = 0; p < entries; p++) {
+        for (int p = 0; p < entries[k]; p++) {
             long e = entry(k, p);
             if (e == 0) {
                 continue;
@@ -208,7 +245,7 @@ public final class ChainImage {
             unreachable[w] += un;
             holders++;
         }
-        if (holders != r.getInt(header[k] + SnapshotFormat.R_HOLDERS) || holders + children(k) == 0) {
+        if (holders != holderCount || holders + children[k] == 0) {
             throw bad(SnapshotFormat.RUNS, "holder count of run " + ids[k]);
         }
     }
@@ -234,15 +271,15 @@ public final class ChainImage {
             childrenSeen[pk]++;
         }
         for (int k = 0; k < runs; k++) {
-            int c = r.getInt(header[k] + SnapshotFormat.R_FIRST_CHILD) - 1;
-            for (int i = 0; i < children(k); i++) {
+            int c = firstChild[k];
+            for (int i = 0; i < children[k]; i++) {
                 int ck = c >= 0 && c < ordinalById.length && lengthById[c] != 0 ? ordinalById[c] : -1;
-                if (ck < 0 || (parent(ck) >>> OFFSET_BITS) != ids[k]) {
+                if (ck < 0 || (parent[ck] >>> OFFSET_BITS) != ids[k]) {
                     throw bad(SnapshotFormat.RUNS, "the child list of run " + ids[k]);
                 }
-                c = r.getInt(header[ck] + SnapshotFormat.R_NEXT_SIBLING) - 1;
+                c = nextSibling[ck];
             }
-            if (c != -1 || childrenSeen[k] != children(k)) {
+            if (c != -1 || childrenSeen[k] != children[k]) {
                 throw bad(SnapshotFormat.RUNS, "the child list of run " + ids[k]);
             }
         }
@@ -259,19 +296,22 @@ public final class ChainImage {
 
     private void checkNames(int w) {
         WorkerRecord wr = workers[w];
-        long keys = wr.names();
-        long values = keys + 8L * wr.capacity();
+        long values = wr.names() + 8L * wr.capacity();
+        int[] buf = new int[Math.min(wr.capacity(), 1 << 16)];
         int count = 0;
-        for (int i = 0; i < wr.capacity(); i++) {
-            int v = r.getInt(values + 4L * i);
-            if (v == 0) {
-                if (r.getLong(keys + 8L * i) != 0) {
-                    throw bad(SnapshotFormat.NAMES, "worker " + w + ", record " + i);
+        for (int from = 0; from < wr.capacity(); from += buf.length) {
+            int n = Math.min(buf.length, wr.capacity() - from);
+            r.getInts(values + 4L * from, buf, n); // a bulk read per 64 Ki names, checked from an array
+            for (int i = 0; i < n; i++) {
+                int v = buf[i];
+                if (v != 0) {
+                    if (ordinalOfBlock(v - 1) < 0) {
+                        throw bad(
+                                SnapshotFormat.NAMES,
+                                "worker " + w + " names block " + (v - 1) + ", which does not exist");
+                    }
+                    count++;
                 }
-            } else if (ordinalOfBlock(v - 1) < 0) {
-                throw bad(SnapshotFormat.NAMES, "worker " + w + " names block " + (v - 1) + ", which does not exist");
-            } else {
-                count++;
             }
         }
         if (count != wr.nameCount()) {
@@ -334,32 +374,33 @@ public final class ChainImage {
     }
 
     public int length(int k) {
-        return r.getInt(header[k] + SnapshotFormat.R_LENGTH);
+        return length[k];
     }
 
     public int capacity(int k) {
-        return r.getInt(header[k] + SnapshotFormat.R_CAPACITY);
+        return capacity[k];
     }
 
     public int entries(int k) {
-        return r.getInt(header[k] + SnapshotFormat.R_ENTRIES);
+        return entries[k];
     }
 
     public int start(int k) {
-        return r.getInt(header[k] + SnapshotFormat.R_START);
+        return start[k];
     }
 
     /** The block run {@code k} continues, or -1. */
     public int parent(int k) {
-        return r.getInt(header[k] + SnapshotFormat.R_PARENT) - 1;
+        return parent[k];
     }
 
     public int children(int k) {
-        return r.getInt(header[k] + SnapshotFormat.R_CHILDREN);
+        return children[k];
     }
 
+    /** The local hash of block {@code offset} of run {@code k}. */
     public long local(int k, int offset) {
-        return r.getLong(header[k] + RUN_HEADER_BYTES + 8L * offset);
+        return offset == 0 ? local0[k] : r.getLong(header[k] + RUN_HEADER_BYTES + 8L * offset);
     }
 
     /** The offset in the file of the entries of positions 2, 3, ... of run {@code k}. */
@@ -369,9 +410,7 @@ public final class ChainImage {
 
     /** Holder position {@code p} of run {@code k} (0 for a vacant one). */
     public long entry(int k, int p) {
-        return p < INLINE_ENTRIES
-                ? r.getLong(header[k] + SnapshotFormat.R_ENTRY0 + 8L * p)
-                : r.getLong(chunkEntries(k) + 8L * (p - INLINE_ENTRIES));
+        return p == 0 ? entry0[k] : p == 1 ? entry1[k] : r.getLong(chunkEntries(k) + 8L * (p - INLINE_ENTRIES));
     }
 
     public int extraBlock(int w, int i) {

@@ -116,6 +116,16 @@ public final class SnapshotReader implements AutoCloseable {
         return map.get(LONG, at);
     }
 
+    /** Reads {@code into.length} longs from {@code at} in one bulk copy. */
+    public void getLongs(long at, long[] into) {
+        MemorySegment.copy(map, LONG, at, into, 0, into.length);
+    }
+
+    /** Reads {@code n} ints from {@code at} into {@code into} in one bulk copy. */
+    public void getInts(long at, int[] into, int n) {
+        MemorySegment.copy(map, INT, at, into, 0, n);
+    }
+
     private void check(IndexConfig config) {
         long size = map.byteSize();
         byte[] magic = SnapshotFormat.MAGIC;
