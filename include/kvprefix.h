@@ -86,7 +86,7 @@ KVP_API int64_t kvp_chain(const uint64_t *local, int64_t n, uint64_t chain_seed,
 /* ------------------------------------------------------------------------------------------------
  * Matching over the off-heap chain index that the Java index writes (Java: ChainLayout).
  *
- * A run is a stretch of consecutive blocks of one chain: a 64-byte header, then its blocks' local
+ * A run is a stretch of consecutive blocks of one chain: a 56-byte header, then its blocks' local
  * hashes (u64 each). Block id = run << 6 | offset. Runs are found through the child table (open
  * addressing over mask + 1 records of 16 bytes: u64 local at +0, i32 parent block id + 1 at +8 (0:
  * the run starts a chain), i32 run id + 1 at +12 (0 empty, -1 being written, -2 removed)), whose
@@ -95,7 +95,7 @@ KVP_API int64_t kvp_chain(const uint64_t *local, int64_t n, uint64_t chain_seed,
  * record address is runs[run] (0 = none); run ids at or above run_capacity are not visible yet.
  *
  * Run header: +0 i32 length (blocks), +4 i32 entries (holder positions in use), +8 u64 address of
- * the first entry chunk, +16 and +24 the first two holder entries, locals from +64. Entry chunk: +0
+ * the first entry chunk, +16 and +24 the first two holder entries, locals from +56. Entry chunk: +0
  * u64 next chunk, +16 the entries (8, 16, 32, then 64 per chunk). Holder entry (u64): bits 0..31
  * worker slot + 1 (0 = vacant), bits 32..39 cutoff (the worker reaches blocks [0, cutoff) of the run).
  *
@@ -119,7 +119,7 @@ KVP_API int64_t kvp_chain(const uint64_t *local, int64_t n, uint64_t chain_seed,
 #define KVP_RUN_ENTRIES 4
 #define KVP_RUN_CHUNKS 8
 #define KVP_RUN_ENTRY0 16
-#define KVP_RUN_LOCALS 64
+#define KVP_RUN_LOCALS 56
 #define KVP_CHUNK_NEXT 0
 #define KVP_CHUNK_ENTRIES 16
 #define KVP_CHILD_LOCAL 0

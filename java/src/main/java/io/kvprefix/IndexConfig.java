@@ -20,6 +20,10 @@ import java.util.Objects;
  *   <li>{@code expectedBlocks} (0 = no hint): distinct blocks the index is expected to hold at
  *       once, for example workers times their cache blocks; the index sizes itself for that many up
  *       front instead of growing through rebuilds. Only a hint: it grows past it as needed.
+ *   <li>{@code expectedWorkers} (0 = no hint): workers the index is expected to hold blocks of at
+ *       once; with {@code expectedBlocks}, each worker's names are sized for its even share
+ *       ({@code expectedBlocks / expectedWorkers}) when it first stores, instead of growing from a
+ *       few. Only a hint.
  *   <li>{@code implementation} ({@link Implementation#fromEnvironment()}): native or portable hashing and matching.
  * </ul>
  *
@@ -44,6 +48,7 @@ public final class IndexConfig {
     private final int jumpSize;
     private final Implementation implementation;
     private final long expectedBlocks;
+    private final int expectedWorkers;
 
     private IndexConfig(Builder b) {
         this.blockSize = b.blockSize;
@@ -54,6 +59,7 @@ public final class IndexConfig {
         this.jumpSize = b.jumpSize;
         this.implementation = b.implementation;
         this.expectedBlocks = b.expectedBlocks;
+        this.expectedWorkers = b.expectedWorkers;
     }
 
     /** The default configuration. */
@@ -76,7 +82,8 @@ public final class IndexConfig {
                 .memoryBudgetBytes(memoryBudgetBytes)
                 .jumpSize(jumpSize)
                 .implementation(implementation)
-                .expectedBlocks(expectedBlocks);
+                .expectedBlocks(expectedBlocks)
+                .expectedWorkers(expectedWorkers);
     }
 
     public int blockSize() {
@@ -111,6 +118,15 @@ public final class IndexConfig {
         return expectedBlocks;
     }
 
+    public int expectedWorkers() {
+        return expectedWorkers;
+    }
+
+    /** Names a worker is expected to hold: the even share of {@link #expectedBlocks()}, or 0 without both hints. */
+    public long expectedBlocksPerWorker() {
+        return expectedWorkers > 0 && expectedBlocks > 0 ? expectedBlocks / expectedWorkers : 0;
+    }
+
     /** The hasher {@link PrefixIndex#match(int[])} uses: this block size and these seeds, no salt. */
     public BlockHasher hasher() {
         return BlockHasher.builder()
@@ -126,7 +142,8 @@ public final class IndexConfig {
         return "IndexConfig[blockSize=" + blockSize + ", maxWorkers=" + maxWorkers + ", memoryBudget="
                 + (memoryBudgetBytes == UNLIMITED ? "unlimited" : memoryBudgetBytes + " B") + ", jumpSize=" + jumpSize
                 + ", implementation=" + implementation
-                + (expectedBlocks > 0 ? ", expectedBlocks=" + expectedBlocks : "") + "]";
+                + (expectedBlocks > 0 ? ", expectedBlocks=" + expectedBlocks : "")
+                + (expectedWorkers > 0 ? ", expectedWorkers=" + expectedWorkers : "") + "]";
     }
 
     /**
@@ -143,6 +160,7 @@ public final class IndexConfig {
         private int jumpSize = DEFAULT_JUMP_SIZE;
         private Implementation implementation = Implementation.fromEnvironment();
         private long expectedBlocks;
+        private int expectedWorkers;
 
         private Builder() {}
 
@@ -200,6 +218,15 @@ public final class IndexConfig {
                 throw new IllegalArgumentException("expectedBlocks must be in 0..2^29, got " + v);
             }
             expectedBlocks = v;
+            return this;
+        }
+
+        /** Workers expected to hold blocks at once (0 for no hint); at most {@link #MAX_WORKER_SLOTS}. */
+        public Builder expectedWorkers(int v) {
+            if (v < 0 || v > MAX_WORKER_SLOTS) {
+                throw new IllegalArgumentException("expectedWorkers must be in 0.." + MAX_WORKER_SLOTS + ", got " + v);
+            }
+            expectedWorkers = v;
             return this;
         }
 

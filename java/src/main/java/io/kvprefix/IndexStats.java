@@ -10,9 +10,10 @@ import java.util.Map;
  * @param workers workers known to the index (holding blocks or not)
  * @param blocks (worker, block) pairs held, summed over workers
  * @param entries distinct {@code (position, local hash, chain hash)} entries in the positional table
- * @param nativeBytes off-heap bytes the index holds now (0 for the heap index)
- * @param heapBytes an estimate of the Java heap the index's table takes (the heap index; 0 for the
- *     off-heap index, whose heap use is a few small per-worker side sets)
+ * @param nativeBytes off-heap bytes the index holds now (0 for the heap index); the off-heap index's
+ *     memory budget bounds this, the heap index's bounds its estimate in {@code heapBytes}
+ * @param heapBytes an estimate of the Java heap the index's own structures take (for the off-heap
+ *     index: its per-worker side sets and child-run lists)
  * @param capacity slots of the off-heap table (it grows past 70% of them); the entry count for the heap index
  * @param rebuilds table rebuilds so far (growth, widening for more workers, shrinking); 0 for the heap index
  * @param bitsetWords 64-bit words of each entry's worker bitset

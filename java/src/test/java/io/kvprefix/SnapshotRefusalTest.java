@@ -248,7 +248,7 @@ class SnapshotRefusalTest {
 
     /** The first run record's header offset. */
     private int firstRun() {
-        return (int) section(4) + 8;
+        return (int) section(4) + 16;
     }
 
     private void forged(String name, String reason, java.util.function.Consumer<ByteBuffer> damage) throws IOException {
@@ -266,18 +266,20 @@ class SnapshotRefusalTest {
         forged("capacity", "damaged runs section", b -> b.putInt(run + 44, 5));
         forged("length0", "damaged runs section", b -> b.putInt(run, 0));
         forged("length-over-capacity", "damaged runs section", b -> b.putInt(run, b.getInt(run + 44) + 1));
-        forged("run-id", "damaged runs section", b -> b.putInt(run - 8, Integer.MAX_VALUE));
+        forged("run-id", "damaged runs section", b -> b.putInt(run - 16, Integer.MAX_VALUE));
         forged("lock", "damaged runs section", b -> b.putInt(run + 40, 1));
         forged("chunks", "damaged runs section", b -> b.putLong(run + 8, 0x7000_0000_0000L));
         forged("entries", "damaged runs section", b -> b.putInt(run + 4, 1 << 20));
         forged("holder", "damaged runs section", b -> b.putLong(run + 16, 0xFFFF_FFFFL));
-        forged("holders-count", "damaged runs section", b -> b.putInt(run + 60, b.getInt(run + 60) + 1));
+        forged("holders-count", "damaged runs section", b -> b.putInt(run + 52, b.getInt(run + 52) + 1));
         forged("parent", "damaged runs section", b -> b.putInt(run + 36, 0x7FFF_FFF0));
         forged("start", "damaged runs section", b -> b.putInt(run + 32, b.getInt(run + 32) + 1));
-        forged("first-child", "damaged runs section", b -> b.putInt(run + 48, 0x00FF_FFFF));
-        forged("children", "damaged runs section", b -> b.putInt(run + 56, b.getInt(run + 56) + 1));
+        forged("first-child", "damaged runs section", b -> b.putInt(run - 12, 0x00FF_FFFF));
+        forged("next-sibling", "damaged runs section", b -> b.putInt(run - 8, 0x00FF_FFFF));
+        forged("attach-bound", "damaged runs section", b -> b.putInt(run - 4, 65));
+        forged("children", "damaged runs section", b -> b.putInt(run + 48, b.getInt(run + 48) + 1));
         forged("slot", "damaged workers section", b -> b.putInt((int) workers + 12, 64));
-        forged("name-capacity", "damaged workers section", b -> b.putInt((int) workers + 24, 17));
+        forged("name-capacity", "damaged workers section", b -> b.putInt((int) workers + 24, 15));
         forged(
                 "distinct",
                 "damaged runs section",

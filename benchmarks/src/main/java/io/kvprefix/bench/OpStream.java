@@ -8,8 +8,9 @@ import java.util.List;
 
 /**
  * An op stream loaded into memory for replay benchmarks: the events and the matches, each with its
- * position in the stream, and Dynamo's accounting (block ops = blocks in matches + blocks in stored
- * events; ops = matches + events).
+ * position in the stream, and two accountings of its work: the Flash Indexer blog's (block ops =
+ * blocks in matches + blocks in stored events; ops = matches + events) and Dynamo's corrected one
+ * of 2026 ({@link #blockOpsDynamo2}: removed blocks count too; docs/BENCHMARKS.md section 3).
  *
  * <p>Thread-safety: immutable once built; the arrays must not be modified.
  */
@@ -26,6 +27,7 @@ public final class OpStream {
 
     final long matchBlocks;
     final long storedBlocks;
+    final long removedBlocks;
     final int workers;
 
     private OpStream(
@@ -48,6 +50,7 @@ public final class OpStream {
             mb += m.length;
         }
         long sb = 0;
+        long rb = 0;
         java.util.Set<Long> ids = new java.util.HashSet<>();
         for (KvEvent e : this.events) {
             ids.add(e.workerId());
@@ -55,10 +58,13 @@ public final class OpStream {
                 sb += s.size();
             } else if (e instanceof KvEvent.StoredTokens t) {
                 sb += t.size();
+            } else if (e instanceof KvEvent.Removed r) {
+                rb += r.blockHashes().length;
             }
         }
         this.matchBlocks = mb;
         this.storedBlocks = sb;
+        this.removedBlocks = rb;
         this.workers = ids.size();
     }
 
@@ -127,6 +133,19 @@ public final class OpStream {
     /** Dynamo's block ops: blocks in matches plus blocks in stored events. */
     public long blockOps() {
         return matchBlocks + storedBlocks;
+    }
+
+    /** Blocks named in removed events. */
+    public long removedBlocks() {
+        return removedBlocks;
+    }
+
+    /**
+     * Block ops as Dynamo's corrected harness (lib/bench/kv_router, 2026) counts them: request
+     * blocks + stored blocks + removed blocks (a cleared worker counts 0).
+     */
+    public long blockOpsDynamo2() {
+        return matchBlocks + storedBlocks + removedBlocks;
     }
 
     /** Dynamo's ops: matches plus events. */

@@ -36,8 +36,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * its match in the stream has been applied, so each match sees at least its trace-order state;
  * the wall time still counts everything.
  *
- * <p>Accounting is Dynamo's: block ops = blocks in matches + blocks in stored events, ops =
- * matches + events. Match latency is each call's {@code System.nanoTime()} span.
+ * <p>The wall time ends when the last writer has applied its last event, so it includes what
+ * Dynamo's corrected harness calls draining the event queues; {@link OpStream} has both accountings.
+ * With no readers a pass measures the write path alone; {@link #runSink} drives the events through
+ * an {@link EventSink} instead, as a deployment does. Match latency is each call's
+ * {@code System.nanoTime()} span.
  *
  * <p>Thread-safety: a pass runs its own threads; a {@code ReplayBench} object is used by one thread.
  */
@@ -56,7 +59,8 @@ public final class ReplayBench {
             int finalWorkers,
             long matchedBlocks,
             long writersNanos,
-            long readersNanos) {
+            long readersNanos,
+            long finalBytes) {
         double seconds() {
             return wallNanos / 1e9;
         }
@@ -69,8 +73,11 @@ public final class ReplayBench {
     private final IndexConfig config;
 
     public ReplayBench(OpStream stream, int writers, int readers, boolean traceOrder, IndexConfig config) {
-        if (writers < 1 || readers < 1) {
-            throw new IllegalArgumentException("--writers and --readers must be >= 1");
+        if (traceOrder && readers == 0) {
+            throw new IllegalArgumentException("--order trace needs readers (--readers >= 1)");
+        }
+        if (writers < 1 || readers < 0) {
+            throw new IllegalArgumentException("--writers must be >= 1 and --readers >= 0");
         }
         this.stream = stream;
         this.writers = writers;
@@ -86,6 +93,11 @@ public final class ReplayBench {
     private PrefixIndex freshIndex(String impl) {
         System.gc();
         return Implementations.create(impl, config);
+    }
+
+    /** True if a pass runs no matches (no readers): only the stream's events count as work. */
+    public boolean writeOnly() {
+        return readers == 0;
     }
 
     /** Runs one pass of {@code impl} as fast as possible. */
@@ -191,14 +203,15 @@ public final class ReplayBench {
         // Matches dealt round-robin; for trace order, how many events of each lane precede each match.
         int[][] mine = new int[readers][];
         int[] counts = new int[readers];
-        for (int m = 0; m < stream.matches.length; m++) {
+        int dealt = readers == 0 ? 0 : stream.matches.length; // no readers: a write-only pass
+        for (int m = 0; m < dealt; m++) {
             counts[m % readers]++;
         }
         for (int r = 0; r < readers; r++) {
             mine[r] = new int[counts[r]];
         }
         int[] fill = new int[readers];
-        for (int m = 0; m < stream.matches.length; m++) {
+        for (int m = 0; m < dealt; m++) {
             mine[m % readers][fill[m % readers]++] = m;
         }
         int[][] need = null;
@@ -312,16 +325,72 @@ public final class ReplayBench {
         long[] all = Arrays.stream(lat).flatMapToLong(Arrays::stream).toArray();
         long writersEnd = Arrays.stream(ends, 0, lanes).max().orElse(start);
         long readersEnd = Arrays.stream(ends, lanes, lanes + readers).max().orElse(start);
-        return new Pass(
+        return finish(
                 impl,
+                index,
                 end - start,
                 all,
                 statuses,
-                index.stats().blocks(),
-                index.workers().size(),
                 Arrays.stream(matchedBlocks).sum(),
                 writersEnd - start,
                 readersEnd - start);
+    }
+
+    private static Pass finish(
+            String impl,
+            PrefixIndex index,
+            long wall,
+            long[] latencies,
+            Map<EventStatus, Long> statuses,
+            long matched,
+            long writersNanos,
+            long readersNanos) {
+        var stats = index.stats();
+        return new Pass(
+                impl,
+                wall,
+                latencies,
+                statuses,
+                stats.blocks(),
+                index.workers().size(),
+                matched,
+                writersNanos,
+                readersNanos,
+                stats.bytesUsed());
+    }
+
+    /**
+     * One write-only pass through an {@link EventSink} of {@code writers} lanes: one producer thread
+     * submits every event in stream order, and the wall time runs until {@link EventSink#flush()}
+     * returns (every event applied).
+     */
+    public Pass runSink(String impl) {
+        PrefixIndex index = freshIndex(impl);
+        try {
+            long[][] counts = new long[writers][EventStatus.values().length];
+            EventSink.StatusListener count = (e, st) -> counts[EventSink.laneOf(e.workerId(), writers)][st.ordinal()]++;
+            long start;
+            long end;
+            try (EventSink sink = EventSink.create(index, writers, count)) {
+                start = System.nanoTime();
+                for (KvEvent e : stream.events) {
+                    sink.submit(e);
+                }
+                sink.flush();
+                end = System.nanoTime();
+            }
+            Map<EventStatus, Long> statuses = new java.util.EnumMap<>(EventStatus.class);
+            for (EventStatus st : EventStatus.values()) {
+                long n = 0;
+                for (long[] c : counts) {
+                    n += c[st.ordinal()];
+                }
+                statuses.put(st, n);
+            }
+            return finish(impl, index, end - start, new long[0], statuses, 0, end - start, 0);
+        } finally {
+            index.close();
+        }
     }
 
     private static void awaitQuietly(CountDownLatch l) {

@@ -49,6 +49,32 @@ class BenchmarkSetupTest {
     }
 
     @Test
+    void manyWorkersSetups() {
+        int saved = ManyWorkersBenchmark.PAIRS;
+        ManyWorkersBenchmark.PAIRS = 1 << 14;
+        try {
+            for (String impl : Implementations.names()) {
+                for (int workers : new int[] {16, 1024, 10000}) {
+                    for (int holders : new int[] {1, 4}) {
+                        ManyWorkersBenchmark b = new ManyWorkersBenchmark();
+                        b.impl = impl;
+                        b.workers = workers;
+                        b.holders = holders;
+                        b.setup();
+                        try {
+                            b.match(new ManyWorkersBenchmark.Result());
+                        } finally {
+                            b.tearDown();
+                        }
+                    }
+                }
+            }
+        } finally {
+            ManyWorkersBenchmark.PAIRS = saved;
+        }
+    }
+
+    @Test
     void hashAndMatchSetups() {
         for (String impl : Implementations.names()) {
             for (int tokens : new int[] {8192, 131072}) {

@@ -30,8 +30,10 @@ import picocli.CommandLine.Option;
         sortOptions = false,
         description = {
             "Replay an op stream as fast as possible against each implementation (fresh index per pass),",
-            "with writer threads applying events and reader threads issuing matches, and report Dynamo's",
-            "block ops/s (match blocks + stored blocks per second), ops/s, and match latency.",
+            "with writer threads applying events and reader threads issuing matches, and report block ops/s",
+            "in two accountings (the Flash Indexer blog's: match + stored blocks; Dynamo's corrected one of 2026:",
+            "match + stored + removed blocks, queues drained), ops/s, match latency and bytes per (worker, block) pair.",
+            "--readers 0 times the write path alone; with --sink the events go through an EventSink of --writers lanes.",
             "The stream: --ops FILE (docs/SPEC.md section 5), or a --trace replayed against mock engines, or the built-in workload."
         })
 public final class BenchCommand implements Callable<Integer> {
@@ -69,6 +71,12 @@ public final class BenchCommand implements Callable<Integer> {
                             + "saturation, reporting match call latency (default: 0.5,0.9; 'none' to skip)")
     List<String> latencyAt = List.of("0.5", "0.9");
 
+    @Option(
+            names = "--sink",
+            description =
+                    "write-only passes through an EventSink of --writers lanes fed by one producer (needs --readers 0)")
+    boolean sink;
+
     @Override
     public Integer call() throws Exception {
         if (!order.equals("free") && !order.equals("trace")) {
@@ -76,6 +84,9 @@ public final class BenchCommand implements Callable<Integer> {
         }
         if (repeat < 1 || warmup < 0) {
             throw new IllegalArgumentException("--repeat must be >= 1 and --warmup >= 0");
+        }
+        if (sink && replay.readers != 0) {
+            throw new IllegalArgumentException("--sink times the write path alone: give --readers 0");
         }
         replay.checkImpls();
         PrintStream err = System.err;
@@ -95,7 +106,7 @@ public final class BenchCommand implements Callable<Integer> {
         Progress progress = new Progress("bench", total, err);
         for (int round = 0; round < warmup + repeat; round++) {
             for (String impl : impls) { // interleaved, so drift on a noisy machine hits every implementation alike
-                ReplayBench.Pass p = bench.run(impl);
+                ReplayBench.Pass p = sink ? bench.runSink(impl) : bench.run(impl);
                 if (round >= warmup) {
                     passes.get(impl).add(p);
                 }
@@ -104,19 +115,23 @@ public final class BenchCommand implements Callable<Integer> {
         }
         progress.finish();
         checkConsistent(passes);
-        Map<String, Map<Double, long[]>> paced = pacedLatencies(bench, passes, stream);
+        Map<String, Map<Double, long[]>> paced = bench.writeOnly() ? Map.of() : pacedLatencies(bench, passes, stream);
+        Work work = new Work(stream, bench.writeOnly());
 
         PrintStream out = System.out;
         out.printf(
                 Locale.ROOT,
-                "# %s: %d matches (%d blocks), %d events (%d stored blocks); block ops %d, ops %d%n",
+                "# %s: %d matches (%d blocks), %d events (%d stored, %d removed blocks); block ops %d (Dynamo's corrected: %d), ops %d%s%n",
                 stream.name(),
                 stream.matchCount(),
                 stream.matchBlocks(),
                 stream.eventCount(),
                 stream.storedBlocks(),
-                stream.blockOps(),
-                stream.ops());
+                stream.removedBlocks(),
+                work.blockOps,
+                work.blockOpsDynamo2,
+                work.ops,
+                bench.writeOnly() ? " (write-only: matches not run" + (sink ? ", through an EventSink)" : ")") : "");
         out.printf(
                 Locale.ROOT,
                 "# %d writer(s), %d reader(s), %s order, best and median of %d passes after %d warm-up; %d cores, %s%n",
@@ -129,10 +144,11 @@ public final class BenchCommand implements Callable<Integer> {
                 System.getProperty("java.vm.version"));
         out.printf(
                 Locale.ROOT,
-                "%-16s %14s %14s %8s %12s %12s %12s %9s %9s %9s %8s %8s %8s%n",
+                "%-16s %14s %14s %14s %8s %12s %12s %12s %9s %9s %9s %8s %8s %8s %8s%n",
                 "impl",
                 "block_ops/s",
                 "median",
+                "dynamo2/s",
                 "ratio",
                 "ops/s",
                 "events/s",
@@ -142,20 +158,22 @@ public final class BenchCommand implements Callable<Integer> {
                 "reader_ms",
                 "p50_ns",
                 "p99_ns",
-                "p999_ns");
+                "p999_ns",
+                "B/pair");
         List<String> json = new ArrayList<>();
         double first = -1;
         for (var e : passes.entrySet()) {
-            Summary s = summarize(e.getValue(), stream);
+            Summary s = summarize(e.getValue(), work);
             if (first < 0) {
                 first = s.bestBlockOps;
             }
             out.printf(
                     Locale.ROOT,
-                    "%-16s %14.0f %14.0f %7.2fx %12.0f %12.0f %12.0f %9.2f %9.2f %9.2f %8d %8d %8d%n",
+                    "%-16s %14.0f %14.0f %14.0f %7.2fx %12.0f %12.0f %12.0f %9.2f %9.2f %9.2f %8d %8d %8d %8.1f%n",
                     e.getKey(),
                     s.bestBlockOps,
                     s.medianBlockOps,
+                    s.bestDynamo2,
                     s.bestBlockOps / first,
                     s.ops,
                     s.events,
@@ -165,14 +183,17 @@ public final class BenchCommand implements Callable<Integer> {
                     s.readersS * 1e3,
                     s.p50,
                     s.p99,
-                    s.p999);
+                    s.p999,
+                    s.bytesPerPair);
             json.add(String.format(
                     Locale.ROOT,
                     "{\"impl\":\"%s\",\"block_ops_per_s\":%.0f,\"ops_per_s\":%.0f,"
                             + "\"events_per_s\":%.0f,\"matches_per_s\":%.0f,\"wall_s\":%.6f,\"p50_ns\":%d,\"p99_ns\":%d,"
                             + "\"p999_ns\":%d,\"passes\":%d,\"median_block_ops_per_s\":%.0f,\"writers\":%d,\"readers\":%d,"
                             + "\"order\":\"%s\",\"stream\":\"%s\",\"block_ops\":%d,\"ops\":%d,\"matches\":%d,\"events\":%d,"
-                            + "\"writers_done_s\":%.6f,\"readers_done_s\":%.6f}",
+                            + "\"writers_done_s\":%.6f,\"readers_done_s\":%.6f,\"block_ops_per_s_dynamo2\":%.0f,"
+                            + "\"median_block_ops_per_s_dynamo2\":%.0f,\"block_ops_dynamo2\":%d,\"removed_blocks\":%d,"
+                            + "\"bytes_per_pair\":%.1f,\"final_pairs\":%d,\"write_only\":%b,\"sink\":%b}",
                     e.getKey(),
                     s.bestBlockOps,
                     s.ops,
@@ -188,12 +209,20 @@ public final class BenchCommand implements Callable<Integer> {
                     readers,
                     order,
                     jsonEscape(stream.name()),
-                    stream.blockOps(),
-                    stream.ops(),
-                    stream.matchCount(),
+                    work.blockOps,
+                    work.ops,
+                    work.matches,
                     stream.eventCount(),
                     s.writersS,
-                    s.readersS));
+                    s.readersS,
+                    s.bestDynamo2,
+                    s.medianDynamo2,
+                    work.blockOpsDynamo2,
+                    stream.removedBlocks(),
+                    s.bytesPerPair,
+                    s.finalPairs,
+                    bench.writeOnly(),
+                    sink));
             for (var f : paced.getOrDefault(e.getKey(), Map.of()).entrySet()) {
                 long[] pl = f.getValue();
                 out.printf(
@@ -234,7 +263,7 @@ public final class BenchCommand implements Callable<Integer> {
             return out;
         }
         for (var e : passes.entrySet()) {
-            Summary s = summarize(e.getValue(), stream);
+            Summary s = summarize(e.getValue(), new Work(stream, false));
             Map<Double, long[]> byFraction = new LinkedHashMap<>();
             for (String f : latencyAt) {
                 double frac = Double.parseDouble(f);
@@ -285,6 +314,10 @@ public final class BenchCommand implements Callable<Integer> {
     record Summary(
             double bestBlockOps,
             double medianBlockOps,
+            double bestDynamo2,
+            double medianDynamo2,
+            double bytesPerPair,
+            long finalPairs,
             double ops,
             double events,
             double matches,
@@ -295,7 +328,22 @@ public final class BenchCommand implements Callable<Integer> {
             long p99,
             long p999) {}
 
-    static Summary summarize(List<ReplayBench.Pass> ps, OpStream s) {
+    /**
+     * The work one pass does: everything in the stream, or only its events when no reader runs the
+     * matches (then matches count for nothing).
+     */
+    record Work(long blockOps, long blockOpsDynamo2, long ops, long matches, long events) {
+        Work(OpStream s, boolean writeOnly) {
+            this(
+                    writeOnly ? s.storedBlocks() : s.blockOps(),
+                    writeOnly ? s.storedBlocks() + s.removedBlocks() : s.blockOpsDynamo2(),
+                    writeOnly ? s.eventCount() : s.ops(),
+                    writeOnly ? 0 : s.matchCount(),
+                    s.eventCount());
+        }
+    }
+
+    static Summary summarize(List<ReplayBench.Pass> ps, Work s) {
         double[] walls =
                 ps.stream().mapToDouble(p -> p.wallNanos() / 1e9).sorted().toArray();
         ReplayBench.Pass bestPass = ps.stream()
@@ -312,9 +360,13 @@ public final class BenchCommand implements Callable<Integer> {
         return new Summary(
                 s.blockOps() / best,
                 s.blockOps() / median,
+                s.blockOpsDynamo2() / best,
+                s.blockOpsDynamo2() / median,
+                bestPass.finalPairs() == 0 ? 0 : bestPass.finalBytes() / (double) bestPass.finalPairs(),
+                bestPass.finalPairs(),
                 s.ops() / best,
-                s.eventCount() / best,
-                s.matchCount() / best,
+                s.events() / best,
+                s.matches() / best,
                 best,
                 bestPass.writersNanos() / 1e9,
                 bestPass.readersNanos() / 1e9,

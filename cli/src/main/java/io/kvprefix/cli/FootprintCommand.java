@@ -41,28 +41,45 @@ final class FootprintCommand implements Callable<Integer> {
     @Option(names = "--chain", description = "blocks per stored sequence (default ${DEFAULT-VALUE})")
     int chain = 64;
 
+    @Option(
+            names = "--ops",
+            paramLabel = "FILE",
+            description = "measure the final state of this op stream (docs/SPEC.md section 5) instead: its events are"
+                    + " applied in order, its matches skipped")
+    java.nio.file.Path ops;
+
     @Override
     public Integer call() {
         if (sharing < 1 || sharing > workers) {
             throw new IllegalArgumentException("--sharing must be in 1..--workers");
         }
-        System.out.printf(
-                Locale.ROOT,
-                "# %,d blocks, %d workers, each block held by %d worker(s), sequences of %d blocks%n",
-                blocks,
-                workers,
-                sharing,
-                chain);
+        if (ops != null) {
+            System.out.printf(Locale.ROOT, "# the final state of %s (events applied, matches skipped)%n", ops);
+        } else {
+            System.out.printf(
+                    Locale.ROOT,
+                    "# %,d blocks, %d workers, each block held by %d worker(s), sequences of %d blocks%n",
+                    blocks,
+                    workers,
+                    sharing,
+                    chain);
+        }
         System.out.println("impl\tpairs\toff_heap_bytes\theap_bytes\tbytes_per_pair");
         for (String impl : impls) {
             long heapBefore = usedHeapAfterGc();
             PrefixIndex index = Implementations.create(
                     impl,
-                    IndexConfig.builder().maxWorkers(Math.max(64, workers)).build());
-            build(index);
+                    IndexConfig.builder()
+                            .maxWorkers(ops != null ? IndexConfig.MAX_WORKER_SLOTS : Math.max(64, workers))
+                            .build());
+            if (ops != null) {
+                applyEvents(index, ops);
+            } else {
+                build(index);
+            }
             long heapAfter = usedHeapAfterGc();
             long pairs = index.stats().blocks();
-            long offHeap = impl.startsWith("offheap") ? index.stats().bytesUsed() : 0;
+            long offHeap = index.stats().nativeBytes(); // the heap side is measured below, after collections
             long heap = Math.max(0, heapAfter - heapBefore);
             System.out.printf(
                     Locale.ROOT,
@@ -94,6 +111,21 @@ final class FootprintCommand implements Callable<Integer> {
                 }
                 index.apply(KvEvent.Stored.root(Worker.of((s + k) % workers), hashes, locals));
             }
+        }
+    }
+
+    /** Applies every event of the op stream {@code file} in order, streaming it (nothing is kept but the index). */
+    private static void applyEvents(PrefixIndex index, java.nio.file.Path file) {
+        io.kvprefix.opstream.OpStreamParser parser = new io.kvprefix.opstream.OpStreamParser();
+        try (var lines = java.nio.file.Files.lines(file, java.nio.charset.StandardCharsets.UTF_8)) {
+            lines.forEach(line -> {
+                if (parser.parse(line.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                        instanceof io.kvprefix.opstream.Op.Event e) {
+                    index.apply(e.event());
+                }
+            });
+        } catch (java.io.IOException ex) {
+            throw new java.io.UncheckedIOException("footprint: cannot read " + file + ": " + ex.getMessage(), ex);
         }
     }
 

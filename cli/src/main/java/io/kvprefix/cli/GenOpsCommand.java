@@ -1,6 +1,7 @@
 package io.kvprefix.cli;
 
 import io.kvprefix.opstream.OpStreamWriter;
+import io.kvprefix.workload.DynamoEngineHashes;
 import io.kvprefix.workload.LocalHashTable;
 import io.kvprefix.workload.Trace;
 import io.kvprefix.workload.Workload;
@@ -52,6 +53,16 @@ final class GenOpsCommand implements Callable<Integer> {
             description = "write matches and stored events with token_ids instead of hashes (large lines)")
     boolean tokenForm;
 
+    @Option(
+            names = "--engine-hashes",
+            paramLabel = "mock|dynamo",
+            defaultValue = "mock",
+            description =
+                    "the stored blocks' engine hashes: the mock engines' own (mock, the default), or the chain hashes"
+                            + " Dynamo's engines send (dynamo: what Dynamo's positional indexer, and a yardstick built after it,"
+                            + " need to match anything); kvprefix answers the same either way")
+    String engineHashes;
+
     private static final long PROGRESS_AFTER_NS = 3_000_000_000L;
     private static final long PROGRESS_EVERY_NS = 2_000_000_000L;
 
@@ -59,6 +70,10 @@ final class GenOpsCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         long t0 = System.nanoTime();
         PrintStream err = System.err;
+        if (!engineHashes.equals("mock") && !engineHashes.equals("dynamo")) {
+            throw new IllegalArgumentException("--engine-hashes must be mock or dynamo, got " + engineHashes);
+        }
+        DynamoEngineHashes names = engineHashes.equals("dynamo") ? new DynamoEngineHashes() : null;
         Workload.Options options = workload.engines();
         Trace t = workload.load();
         double bound = t.prefixHitBound();
@@ -72,7 +87,7 @@ final class GenOpsCommand implements Callable<Integer> {
         try {
             OpStreamWriter w = new OpStreamWriter(os);
             Workload.simulate(t, hashes, options, step -> {
-                Workload.writeStep(step, t.tokensPerBlock(), w, tokenForm);
+                Workload.writeStep(step, t.tokensPerBlock(), w, tokenForm, names);
                 totals.add(step);
                 long now = System.nanoTime();
                 if (now >= nextReport[0]) {

@@ -80,7 +80,8 @@ public final class ReplayOptions {
 
     /**
      * Loads the stream and sizes every implementation for the deployment up front, with the same
-     * hint for all: the mock engines' total cache, or for an op file the blocks it stores.
+     * hints for all: the mock engines' total cache (or for an op file the blocks it stores) and the
+     * stream's workers.
      */
     Loaded load(PrintStream err) throws Exception {
         IndexConfig base =
@@ -117,6 +118,9 @@ public final class ReplayOptions {
         }
         return new Loaded(
                 stream,
-                base.toBuilder().expectedBlocks(Math.min(expected, 1L << 29)).build());
+                base.toBuilder()
+                        .expectedBlocks(Math.min(expected, 1L << 29))
+                        .expectedWorkers(Math.min(stream.workerIds(), IndexConfig.MAX_WORKER_SLOTS))
+                        .build());
     }
 }

@@ -101,12 +101,75 @@ class BenchCommandTest {
                 "median_block_ops_per_s",
                 "p99_ns_at_50_pct",
                 "writers_done_s",
-                "readers_done_s")) {
+                "readers_done_s",
+                "block_ops_per_s_dynamo2",
+                "median_block_ops_per_s_dynamo2",
+                "removed_blocks",
+                "bytes_per_pair")) {
             assertTrue(heap.contains("\"" + key + "\":"), key + " in " + heap);
             assertTrue(off.contains("\"" + key + "\":"), key + " in " + off);
         }
         assertTrue(heap.startsWith("{\"impl\":\"heap\""), heap);
         assertTrue(off.startsWith("{\"impl\":\"offheap-java\""), off);
+        // Dynamo's corrected accounting counts the removed blocks on top of the blog's
+        long blockOps = number(off, "block_ops");
+        long removed = number(off, "removed_blocks");
+        assertTrue(removed > 0, "the stream evicts: " + off);
+        assertEquals(blockOps + removed, number(off, "block_ops_dynamo2"), off);
+        assertTrue(number(off, "bytes_per_pair") > 0, off);
+    }
+
+    @Test
+    void writeOnlyPassesThroughAnEventSinkApplyEveryEvent() throws Exception {
+        Workload w = Workload.load(SyntheticTrace.generate(300, 5), new Workload.Options(6, 400, 5));
+        OpStream s = OpStream.of(w, "tiny");
+        IndexConfig config = IndexConfig.defaults();
+        ReplayBench direct = new ReplayBench(s, 1, 1, false, config);
+        ReplayBench.Pass ref = direct.run("heap");
+        for (int lanes : new int[] {1, 2}) {
+            ReplayBench sink = new ReplayBench(s, lanes, 0, false, config);
+            assertTrue(sink.writeOnly());
+            for (String impl : Implementations.names()) {
+                ReplayBench.Pass p = sink.runSink(impl);
+                assertEquals(ref.statuses(), p.statuses(), impl + ", " + lanes + " lanes");
+                assertEquals(ref.finalPairs(), p.finalPairs(), impl + ", " + lanes + " lanes");
+                ReplayBench.Pass q = sink.run(impl);
+                assertEquals(ref.finalPairs(), q.finalPairs(), impl + " without readers");
+                assertEquals(0, q.latencies().length, impl + ": no reader, no match");
+            }
+        }
+        var r = CliRunner.run(
+                "bench",
+                "--requests",
+                "200",
+                "--workers",
+                "4",
+                "--cache-blocks",
+                "300",
+                "--repeat",
+                "1",
+                "--warmup",
+                "0",
+                "--impl",
+                "offheap-java",
+                "--readers",
+                "0",
+                "--writers",
+                "2",
+                "--sink");
+        assertEquals(0, r.exit(), r.err());
+        String json = r.out().lines().reduce((a, b) -> b).orElseThrow();
+        assertTrue(json.contains("\"write_only\":true") && json.contains("\"sink\":true"), json);
+        assertEquals(0, number(json, "matches"), json);
+        var bad = CliRunner.run("bench", "--requests", "20", "--sink");
+        assertEquals(2, bad.exit(), bad.err());
+        assertTrue(bad.err().contains("--readers 0"), bad.err());
+    }
+
+    private static long number(String json, String key) {
+        var m = java.util.regex.Pattern.compile("\"" + key + "\":([0-9.]+)").matcher(json);
+        assertTrue(m.find(), key + " in " + json);
+        return (long) Double.parseDouble(m.group(1));
     }
 
     @Test

@@ -167,6 +167,16 @@ public final class Workload {
      */
     public static void writeStep(WorkloadStep step, int tokensPerBlock, OpStreamWriter out, boolean tokenForm)
             throws IOException {
+        writeStep(step, tokensPerBlock, out, tokenForm, null);
+    }
+
+    /**
+     * As {@link #writeStep(WorkloadStep, int, OpStreamWriter, boolean)}, with the events' engine
+     * hashes renamed by {@code names} first (null: the mock engines' own).
+     */
+    public static void writeStep(
+            WorkloadStep step, int tokensPerBlock, OpStreamWriter out, boolean tokenForm, DynamoEngineHashes names)
+            throws IOException {
         long[] ids = step.request().hashIds();
         if (tokenForm) {
             int[] tokens = LocalHashTable.blockTokens(ids, 0, ids.length, tokensPerBlock);
@@ -174,7 +184,8 @@ public final class Workload {
         } else {
             out.matchHashes(step.matchHashes(), 0, step.matchHashes().length);
         }
-        for (KvEvent e : step.events()) {
+        for (KvEvent original : step.events()) {
+            KvEvent e = names == null ? original : names.rename(original);
             if (tokenForm && e instanceof KvEvent.Stored s) {
                 int from = step.admit().cachedBlocks();
                 int[] tokens = LocalHashTable.blockTokens(ids, from, from + s.size(), tokensPerBlock);

@@ -2,7 +2,6 @@ package io.kvprefix.internal.event;
 
 import io.kvprefix.EventStatus;
 import io.kvprefix.Worker;
-import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
 
 /**
  * One event as {@link EventDecoder} understood it: which write it asks for and its arguments, with
@@ -33,7 +32,7 @@ public final class DecodedEvent {
 
     int blocks;
     /** Scratch for the duplicate check of long stores. */
-    final LongOpenHashSet seen = new LongOpenHashSet();
+    final SeenSet seen = new SeenSet();
 
     public Kind kind() {
         return kind;

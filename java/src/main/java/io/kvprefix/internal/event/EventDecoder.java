@@ -5,7 +5,6 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.Worker;
 import io.kvprefix.internal.hash.SaltedHashers;
-import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
 import java.util.Objects;
 
 /**
@@ -20,7 +19,7 @@ import java.util.Objects;
  */
 public final class EventDecoder {
     /** Stores of at most this many blocks check duplicates pairwise; longer ones with a hash set. */
-    private static final int PAIRWISE_LIMIT = 16;
+    private static final int PAIRWISE_LIMIT = 8;
 
     private final SaltedHashers hashers;
 
@@ -114,7 +113,7 @@ public final class EventDecoder {
     }
 
     /** Rule 1: an engine hash repeated among the blocks, or the parent among them. */
-    static boolean hasDuplicate(long[] hashes, boolean hasParent, long parent, LongOpenHashSet seen) {
+    static boolean hasDuplicate(long[] hashes, boolean hasParent, long parent, SeenSet seen) {
         int n = hashes.length;
         if (n <= PAIRWISE_LIMIT) {
             for (int i = 0; i < n; i++) {
@@ -129,18 +128,12 @@ public final class EventDecoder {
             }
             return false;
         }
-        seen.clear();
-        boolean dup = false;
+        seen.start(n);
         for (long h : hashes) {
             if (!seen.add(h)) {
-                dup = true;
-                break;
+                return true;
             }
         }
-        dup |= hasParent && seen.contains(parent);
-        if (seen.size() > 4096) {
-            seen.trim(64);
-        }
-        return dup;
+        return hasParent && seen.contains(parent);
     }
 }

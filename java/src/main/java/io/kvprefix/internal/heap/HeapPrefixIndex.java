@@ -167,7 +167,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
             int slot = usedSlots.nextClearBit(0);
             usedSlots.set(slot);
             bitWords = Math.max(bitWords, (slot >>> 6) + 1);
-            ws = new HeapWorker(worker, slot);
+            ws = new HeapWorker(worker, slot, (int) Math.min(1 << 26, config.expectedBlocksPerWorker()));
             workers.put(worker, ws);
             slotWorkers[slot] = worker;
         }

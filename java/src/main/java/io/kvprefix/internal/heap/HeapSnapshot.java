@@ -105,10 +105,9 @@ final class HeapSnapshot {
         }
     }
 
-    /** The capacity the chain index gives a name map of {@code names} names (NameMap.capacityFor). */
+    /** The capacity the chain index gives a name map of {@code names} names (NameMap.capacityFor): 80% full. */
     static int nameCapacity(long names) {
-        long need = Math.max(SnapshotFormat.MIN_NAME_CAPACITY, names * 100 / 80 + 1);
-        return Integer.highestOneBit((int) need - 1) << 1;
+        return (int) Math.max(SnapshotFormat.MIN_NAME_CAPACITY, names * 100 / 80 + 1);
     }
 
     private static int extraCount(HeapWorker ws) {
@@ -189,6 +188,7 @@ final class HeapSnapshot {
         int[] firstChild = new int[runs.size()];
         int[] nextSibling = new int[runs.size()];
         int[] children = new int[runs.size()];
+        int[] attachBound = new int[runs.size()];
         for (int r = 0; r < runs.size(); r++) {
             int p = parents.getInt(r);
             if (p >= 0) {
@@ -196,6 +196,7 @@ final class HeapSnapshot {
                 nextSibling[r] = firstChild[q];
                 firstChild[q] = r + 1;
                 children[q]++;
+                attachBound[q] = Math.max(attachBound[q], (p & (MAX_RUN - 1)) + 1);
             }
         }
         out.begin(SnapshotFormat.RUNS);
@@ -203,7 +204,9 @@ final class HeapSnapshot {
             HeapEntry[] blocks = runs.get(r);
             long[] e = entries[r] == null ? new long[0] : entries[r];
             out.putInt(r);
-            out.putInt(0);
+            out.putInt(firstChild[r]);
+            out.putInt(nextSibling[r]);
+            out.putInt(attachBound[r]);
             out.putInt(blocks.length); // length
             out.putInt(e.length); // entries
             out.putLong(0); // chunks
@@ -213,8 +216,6 @@ final class HeapSnapshot {
             out.putInt(parents.getInt(r) + 1);
             out.putInt(0); // lock
             out.putInt(runCapacity(blocks.length));
-            out.putInt(firstChild[r]);
-            out.putInt(nextSibling[r]);
             out.putInt(children[r]);
             out.putInt(e.length); // holders
             for (HeapEntry b : blocks) {
@@ -242,9 +243,9 @@ final class HeapSnapshot {
         long[] keys = new long[cap];
         int[] values = new int[cap];
         for (Long2ObjectMap.Entry<HeapEntry> n : ws.names.long2ObjectEntrySet()) {
-            int i = SnapshotFormat.nameHome(n.getLongKey(), cap - 1);
+            int i = SnapshotFormat.nameHome(n.getLongKey(), cap);
             while (values[i] != 0) {
-                i = (i + 1) & (cap - 1);
+                i = i + 1 == cap ? 0 : i + 1;
             }
             keys[i] = n.getLongKey();
             values[i] = blockIds.getInt(n.getValue()) + 1;
@@ -254,6 +255,9 @@ final class HeapSnapshot {
         }
         for (int v : values) {
             out.putInt(v);
+        }
+        if (SnapshotFormat.pad8(12L * cap) != 0) {
+            out.putInt(0); // each map ends on a multiple of 8 bytes
         }
     }
 
@@ -312,7 +316,7 @@ final class HeapSnapshot {
 
     private void restoreWorker(ChainImage im, int w, HeapEntry[][] entries) {
         ChainImage.WorkerRecord r = im.worker(w);
-        HeapWorker ws = new HeapWorker(r.worker(), r.slot());
+        HeapWorker ws = new HeapWorker(r.worker(), r.slot(), r.nameCount());
         long keys = r.names();
         long values = keys + 8L * r.capacity();
         for (int i = 0; i < r.capacity(); i++) {

@@ -14,13 +14,15 @@ import it.unimi.dsi.fastutil.objects.ObjectOpenHashSet;
 final class HeapWorker {
     final Worker worker;
     final int slot;
-    final Long2ObjectOpenHashMap<HeapEntry> names = new Long2ObjectOpenHashMap<>();
-    final Object2IntOpenHashMap<HeapEntry> held = new Object2IntOpenHashMap<>();
+    final Long2ObjectOpenHashMap<HeapEntry> names;
+    final Object2IntOpenHashMap<HeapEntry> held;
     // presized: fastutil shrinks on removal down to the initial size, so a small set would
     // shrink and regrow (allocating) on every hole cycle
     final ObjectOpenHashSet<HeapEntry> unreachable = new ObjectOpenHashSet<>(256);
 
-    HeapWorker(Worker worker, int slot) {
+    HeapWorker(Worker worker, int slot, int expectedNames) {
+        this.names = new Long2ObjectOpenHashMap<>(expectedNames);
+        this.held = new Object2IntOpenHashMap<>(expectedNames);
         this.worker = worker;
         this.slot = slot;
         held.defaultReturnValue(0);

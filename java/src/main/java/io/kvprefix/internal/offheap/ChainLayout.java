@@ -15,7 +15,7 @@ import java.lang.foreign.ValueLayout;
  * hang from a block of another run at any offset; the <b>child table</b> finds them.
  *
  * <pre>
- * run record: a 64-byte header, then capacity x 8 bytes of local hashes (capacity 4, 8, 16, 32 or 64)
+ * run record: a 56-byte header, then capacity x 8 bytes of local hashes (capacity 4, 8, 16, 32 or 64)
  *  0 i32 length      blocks stored; only grows; release store after the hashes   | read by matches
  *  4 i32 entries     holder positions in use; release store after the entry      | read by matches
  *  8 u64 chunks      address of the first entry chunk (0 = none yet)             | read by matches
@@ -25,11 +25,9 @@ import java.lang.foreign.ValueLayout;
  * 36 i32 parent      block id + 1 of the block this run continues (0 = none)
  * 40 i32 lock        writers' lock: bit 0 held, bit 1 dead (being recycled), bit 2 moved (to a bigger record)
  * 44 i32 capacity    blocks this record has room for
- * 48 i32 firstChild  run id + 1 of the first run hanging from a block of this run (writers only)
- * 52 i32 nextSibling run id + 1 of the next run hanging from the same parent run (writers only)
- * 56 i32 children    runs hanging from this run (writers only)
- * 60 i32 holders     entries that are not vacant (writers only)
- * 64 u64 local[capacity]   immutable once covered by length
+ * 48 i32 children    runs hanging from this run (writers only; the list itself is in RunLinks)
+ * 52 i32 holders     entries that are not vacant (writers only)
+ * 56 u64 local[capacity]   immutable once covered by length
  *
  * holder entry (u64): one worker's holding in one run, written only under the run's lock
  *  bits  0..31  worker slot + 1 (0 = vacant position)
@@ -68,8 +66,6 @@ final class ChainLayout {
             ValueLayout.JAVA_INT.withName("parent"),
             ValueLayout.JAVA_INT.withName("lock"),
             ValueLayout.JAVA_INT.withName("capacity"),
-            ValueLayout.JAVA_INT.withName("firstChild"),
-            ValueLayout.JAVA_INT.withName("nextSibling"),
             ValueLayout.JAVA_INT.withName("children"),
             ValueLayout.JAVA_INT.withName("holders"));
     static final StructLayout CHUNK_HEADER = MemoryLayout.structLayout(
@@ -89,8 +85,6 @@ final class ChainLayout {
     static final long RUN_PARENT = offset(RUN_HEADER, "parent");
     static final long RUN_LOCK = offset(RUN_HEADER, "lock");
     static final long RUN_CAPACITY = offset(RUN_HEADER, "capacity");
-    static final long RUN_FIRST_CHILD = offset(RUN_HEADER, "firstChild");
-    static final long RUN_NEXT_SIBLING = offset(RUN_HEADER, "nextSibling");
     static final long RUN_CHILDREN = offset(RUN_HEADER, "children");
     static final long RUN_HOLDERS = offset(RUN_HEADER, "holders");
     static final long RUN_LOCALS = RUN_HEADER.byteSize();

@@ -62,6 +62,9 @@ final class ChainSnapshot {
         out.begin(SnapshotFormat.NAMES);
         for (WorkerHoldings h : holdings) {
             out.putSegment(h.names.memory());
+            if (SnapshotFormat.pad8(12L * h.names.capacity()) != 0) {
+                out.putInt(0); // each map ends on a multiple of 8 bytes
+            }
         }
         out.end(holdings.size());
         out.begin(SnapshotFormat.SIDE);
@@ -75,10 +78,11 @@ final class ChainSnapshot {
         return m == null ? 0 : m.size();
     }
 
-    /** Every live run in id order: id, header (lock and chunk address zeroed), hashes, chunk entries. */
+    /** Every live run in id order: id and child list, header (lock and chunk address zeroed), hashes, chunk entries. */
     private static void writeRuns(SnapshotWriter out, RunArena arena) {
         out.begin(SnapshotFormat.RUNS);
         RunArena.RunTable t = arena.runTable();
+        RunLinks links = arena.links();
         int runs = 0;
         for (int id = 0; id < t.capacity(); id++) {
             long a = t.address(id);
@@ -87,12 +91,15 @@ final class ChainSnapshot {
             }
             int len = Runs.length(a);
             int bytes = (int) (RUN_LOCALS + 8L * len);
-            MemorySegment rec = out.reserve(SnapshotFormat.RUN_PREFIX_BYTES + bytes);
-            rec.set(ValueLayout.JAVA_INT_UNALIGNED, 0, id);
-            rec.set(ValueLayout.JAVA_INT_UNALIGNED, 4, 0);
-            MemorySegment.copy(Mem.segment(a, bytes), 0, rec, SnapshotFormat.RUN_PREFIX_BYTES, bytes);
-            rec.set(ValueLayout.JAVA_LONG_UNALIGNED, SnapshotFormat.RUN_PREFIX_BYTES + RUN_CHUNKS, 0L);
-            rec.set(ValueLayout.JAVA_INT_UNALIGNED, SnapshotFormat.RUN_PREFIX_BYTES + ChainLayout.RUN_LOCK, 0);
+            int p = SnapshotFormat.RUN_PREFIX_BYTES;
+            MemorySegment rec = out.reserve(p + bytes);
+            rec.set(ValueLayout.JAVA_INT_UNALIGNED, SnapshotFormat.P_ID, id);
+            rec.set(ValueLayout.JAVA_INT_UNALIGNED, SnapshotFormat.P_FIRST_CHILD, links.first(id) + 1);
+            rec.set(ValueLayout.JAVA_INT_UNALIGNED, SnapshotFormat.P_NEXT_SIBLING, links.next(id) + 1);
+            rec.set(ValueLayout.JAVA_INT_UNALIGNED, SnapshotFormat.P_ATTACH_BOUND, links.attachBound(id));
+            MemorySegment.copy(Mem.segment(a, bytes), 0, rec, p, bytes);
+            rec.set(ValueLayout.JAVA_LONG_UNALIGNED, p + RUN_CHUNKS, 0L);
+            rec.set(ValueLayout.JAVA_INT_UNALIGNED, p + ChainLayout.RUN_LOCK, 0);
             int entries = Runs.entryCount(a);
             long chunk = Mem.getLong(a + RUN_CHUNKS);
             for (int k = 0, first = INLINE_ENTRIES; first < entries; k++) {
@@ -165,8 +172,26 @@ final class ChainSnapshot {
         if (!arena.finishRestore(addresses)) {
             throw tooBig(im, bytes);
         }
+        restoreLinks(im, arena.links());
         if (!children.restore(parents, locals, ids, n)) {
             throw im.reader().bad("damaged runs section (two runs continue one block with the same hash)");
+        }
+    }
+
+    /** Every run's child list as saved; the previous-sibling links follow from the next ones. */
+    private static void restoreLinks(ChainImage im, RunLinks links) {
+        for (int k = 0; k < im.runCount(); k++) {
+            int id = im.runId(k);
+            links.restore(id, im.firstChild(k), im.nextSibling(k), -1, im.attachBound(k));
+        }
+        for (int k = 0; k < im.runCount(); k++) {
+            int prev = im.firstChild(k);
+            for (int c = prev < 0 ? -1 : im.nextSibling(im.ordinalOf(prev)); c >= 0; ) {
+                int ck = im.ordinalOf(c);
+                links.restore(c, im.firstChild(ck), im.nextSibling(ck), prev, im.attachBound(ck));
+                prev = c;
+                c = im.nextSibling(ck);
+            }
         }
     }
 

@@ -54,9 +54,22 @@ final class ChainWriter {
      * records. OK, or {@code CAPACITY_EXCEEDED} (nothing changed).
      */
     EventStatus store(WorkerHoldings h, int parent, long[] names, long[] locals, int n, WriteScratch s) {
+        // Start every name's cache miss before looking any up: the loads do not depend on each other.
+        long sink = 0;
+        for (int i = 0; i < n; i++) {
+            sink += h.names.touch(names[i]);
+        }
+        s.sink += sink;
+        // One probe a name: claim its record now (its old meaning is kept for the name changes), fill
+        // it once the block is placed.
+        int[] records = s.records(n);
+        int[] olds = s.olds(n);
         boolean fresh = true;
-        for (int i = 0; i < n && fresh; i++) {
-            fresh = h.names.get(names[i]) < 0;
+        for (int i = 0; i < n; i++) {
+            long c = h.names.claim(names[i]);
+            records[i] = (int) c;
+            olds[i] = (int) (c >>> 32) - 1;
+            fresh &= olds[i] < 0;
         }
         int[] blocks = s.slots(n);
         s.gained.clear();
@@ -68,20 +81,18 @@ final class ChainWriter {
                 undoGains(h, s);
             }
             unpinAll(h, s);
+            for (int i = n - 1; i >= 0; i--) {
+                h.names.unclaim(names[i], olds[i]);
+            }
             return EventStatus.CAPACITY_EXCEEDED;
         }
-        if (fresh) {
-            for (int i = 0; i < n; i++) {
-                h.names.put(names[i], blocks[i]);
-            }
-            return EventStatus.OK;
-        }
-        int[] olds = s.olds(n);
         for (int i = 0; i < n; i++) {
-            olds[i] = h.names.put(names[i], blocks[i]);
+            h.names.setAt(records[i], blocks[i]);
         }
-        applyNameChanges(h, blocks, olds, n, s);
-        unpinAll(h, s);
+        if (!fresh) {
+            applyNameChanges(h, blocks, olds, n, s);
+            unpinAll(h, s);
+        }
         return EventStatus.OK;
     }
 
@@ -130,7 +141,7 @@ final class ChainWriter {
             long a = reach.lockRun(run); // alive: the worker holds (or pinned) the parent
             int len = Runs.length(a);
             int m = Runs.matching(a, j, len, locals, i, n - i);
-            if (m == 0 && j == len && j < MAX_RUN && ct.find(parent, locals[i]) < 0) {
+            if (m == 0 && j == len && j < MAX_RUN && noChildAt(ct, run, parent, locals[i], j)) {
                 if (j == Runs.capacity(a)) {
                     a = grow(run, a, Math.min(MAX_RUN, j + n - i));
                 }
@@ -154,7 +165,8 @@ final class ChainWriter {
                     Runs.unlock(a);
                     return -1;
                 }
-                Runs.linkChild(a, child, arena.address(child));
+                arena.links().link(run, child, j - 1);
+                Runs.addChild(a);
                 ct.insertIfAbsent(parent, locals[i], child); // under the parent's lock: nobody else adds this key
                 s.childRecords++;
             }
@@ -176,6 +188,15 @@ final class ChainWriter {
             }
         }
         return enter(h, child, locals, i, n, blocks, s, gain);
+    }
+
+    /**
+     * No run continues the last block {@code parent} (at offset {@code j - 1} of {@code run}) with
+     * {@code hash}: the run may grow in place. When every child of the run hangs from a shallower
+     * offset, none can hang from this one, and the child table is not probed (under the run's lock).
+     */
+    private boolean noChildAt(ChildTable ct, int run, int parent, long hash, int j) {
+        return arena.links().attachBound(run) < j || ct.find(parent, hash) < 0;
     }
 
     /** Places blocks from block 0 of the existing run {@code run}; {@link #DYING} if it is being freed. */

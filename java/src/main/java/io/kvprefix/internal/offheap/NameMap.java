@@ -7,8 +7,9 @@ import java.lang.foreign.MemorySegment;
  * One worker's names: engine hash {@code E} to the id of the block it names, off-heap, 12 bytes a
  * name: the keys (8 bytes each) and then the values (block id + 1, 4 bytes each; 0 = empty) in one
  * block of pool memory. Open addressing with linear probing and backward-shift deletion, so there
- * are no tombstones; it doubles when it is 80% full and halves when a worker is cleared, so a name
- * costs 12 to 30 bytes.
+ * are no tombstones. Its capacity is any number of records (the home record is a multiply-shift of
+ * the key's hash, not a mask), so it can be sized exactly: it grows by half when it is 80% full,
+ * which keeps it between 53% and 80% full, so a name costs 15 to 23 bytes.
  *
  * <p>Thread-safety: not thread-safe. Only the writer that owns the worker touches it.
  */
@@ -20,7 +21,7 @@ final class NameMap {
     private MemoryPool.Block block;
     private long keys;
     private long values;
-    private int mask;
+    private int capacity;
     private int size;
 
     private NameMap(MemoryPool pool, MemoryPool.Block block, int capacity) {
@@ -32,7 +33,7 @@ final class NameMap {
         this.block = b;
         this.keys = b.address;
         this.values = b.address + 8L * capacity;
-        this.mask = capacity - 1;
+        this.capacity = capacity;
     }
 
     /** A map with room for {@code expected} names, or null if the budget does not allow it. */
@@ -60,23 +61,29 @@ final class NameMap {
 
     /** The map's memory (keys, then values), for a snapshot. */
     MemorySegment memory() {
-        return Mem.segment(block.address, bytesFor(mask + 1));
+        return Mem.segment(block.address, bytesFor(capacity));
     }
 
+    /** The capacity for {@code names} names: exactly 80% full with them (at least {@link #MIN_CAPACITY}). */
     static int capacityFor(long names) {
         long need = Math.max(MIN_CAPACITY, names * 100 / MAX_LOAD_PERCENT + 1);
         if (need > (1 << 30)) {
             throw new IllegalStateException("a worker with more than 850 million names is not supported");
         }
-        return Integer.highestOneBit((int) need - 1) << 1;
+        return (int) need;
     }
 
     private static long bytesFor(int capacity) {
         return 12L * capacity;
     }
 
-    private static int home(long key, int mask) {
-        return SnapshotFormat.nameHome(key, mask); // part of the snapshot format: maps are stored as they lie
+    /** The home record of {@code key} among {@code capacity} (part of the snapshot format: maps are stored as they lie). */
+    private static int home(long key, int capacity) {
+        return SnapshotFormat.nameHome(key, capacity);
+    }
+
+    private int next(int i) {
+        return i + 1 == capacity ? 0 : i + 1;
     }
 
     int size() {
@@ -84,7 +91,7 @@ final class NameMap {
     }
 
     int capacity() {
-        return mask + 1;
+        return capacity;
     }
 
     long bytes() {
@@ -106,7 +113,7 @@ final class NameMap {
 
     /** True if {@code more} names fit without growing. */
     boolean hasRoomFor(int more) {
-        return (long) (size + more) * 100 <= (long) (mask + 1) * MAX_LOAD_PERCENT;
+        return (long) (size + more) * 100 <= (long) capacity * MAX_LOAD_PERCENT;
     }
 
     /** Grows so that {@code more} names fit; false (and unchanged) if the budget does not allow it. */
@@ -114,7 +121,7 @@ final class NameMap {
         if (hasRoomFor(more)) {
             return true;
         }
-        int cap = capacityFor((long) size + more);
+        int cap = Math.max(capacityFor((long) size + more), capacity + capacity / 2); // grow by at least half
         MemoryPool.Block nb = pool.allocate(bytesFor(cap));
         if (nb == null) {
             return false;
@@ -127,7 +134,7 @@ final class NameMap {
         MemoryPool.Block oldBlock = block;
         long oldKeys = keys;
         long oldValues = values;
-        int oldCap = mask + 1;
+        int oldCap = capacity;
         attach(nb, cap);
         size = 0;
         for (int i = 0; i < oldCap; i++) {
@@ -140,9 +147,9 @@ final class NameMap {
     }
 
     private void insertNew(long key, int storedValue) {
-        int i = home(key, mask);
+        int i = home(key, capacity);
         while (value(i) != 0) {
-            i = (i + 1) & mask;
+            i = next(i);
         }
         set(i, key, storedValue);
         size++;
@@ -150,14 +157,14 @@ final class NameMap {
 
     /** Loads the home key of {@code key} (to start its cache miss early); the value means nothing. */
     long touch(long key) {
-        return key(home(key, mask));
+        return key(home(key, capacity));
     }
 
     /** The record holding {@code key}, or the empty record where its probe run ends. */
     private int find(long key) {
-        int i = home(key, mask);
+        int i = home(key, capacity);
         while (value(i) != 0 && key(i) != key) {
-            i = (i + 1) & mask;
+            i = next(i);
         }
         return i;
     }
@@ -181,6 +188,42 @@ final class NameMap {
         return v - 1;
     }
 
+    /** A placeholder value {@link #claim} leaves until {@link #setAt} fills it. */
+    private static final int CLAIMED = -1;
+
+    /**
+     * Claims {@code key}'s record for a value to come (the caller ensured room): returns the record's
+     * index in the low 32 bits and the block the name meant before + 1 (0 if none) in the high 32.
+     * Until {@link #setAt} fills it, the name means nothing; indices stay valid as long as no name is
+     * removed.
+     */
+    long claim(long key) {
+        int i = find(key);
+        int v = value(i);
+        if (v == 0) {
+            if (!hasRoomFor(1)) {
+                throw new IllegalStateException("name map full: room was not reserved");
+            }
+            size++;
+        }
+        set(i, key, CLAIMED);
+        return (long) (v == CLAIMED ? 0 : v) << 32 | i;
+    }
+
+    /** Fills record {@code index} (from {@link #claim}) with {@code blockId}. */
+    void setAt(int index, int blockId) {
+        Mem.setInt(values + 4L * index, blockId + 1);
+    }
+
+    /** Gives back a claimed record: its name means {@code oldBlock} again (-1: the name is gone). */
+    void unclaim(long key, int oldBlock) {
+        if (oldBlock >= 0) {
+            put(key, oldBlock);
+        } else {
+            remove(key);
+        }
+    }
+
     /** Removes {@code key}; returns its block or -1 if absent. */
     int remove(long key) {
         int i = find(key);
@@ -196,13 +239,13 @@ final class NameMap {
     private void shiftBack(int hole) {
         int i = hole;
         while (true) {
-            i = (i + 1) & mask;
+            i = next(i);
             int v = value(i);
             if (v == 0) {
                 break;
             }
             long key = key(i);
-            int h = home(key, mask);
+            int h = home(key, capacity);
             // The record at i may move to the hole if its home is not within (hole, i] cyclically.
             boolean movable = hole <= i ? (h <= hole || h > i) : (h <= hole && h > i);
             if (movable) {
@@ -219,7 +262,7 @@ final class NameMap {
      */
     int blocks(int[] into) {
         int k = 0;
-        for (int i = 0; i <= mask; i++) {
+        for (int i = 0; i < capacity; i++) {
             int v = value(i);
             if (v != 0) {
                 into[k++] = v - 1;

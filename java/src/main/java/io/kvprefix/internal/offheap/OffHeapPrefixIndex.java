@@ -66,7 +66,8 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     private final ThreadLocal<WriteScratch> writeScratch = ThreadLocal.withInitial(WriteScratch::new);
 
     public OffHeapPrefixIndex(IndexConfig config) {
-        this(config, config.expectedBlocks() / 16, (int) Math.min(1 << 24, config.expectedBlocks() / 16));
+        // runs hold up to 64 blocks; on real streams about 20
+        this(config, config.expectedBlocks() / 32, (int) Math.min(1 << 24, config.expectedBlocks() / 32));
     }
 
     /** An empty index sized for {@code childRecords} child records and run ids below {@code runIds}. */
@@ -191,7 +192,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         if (slot == WorkerSlots.FULL) {
             return null;
         }
-        NameMap names = NameMap.create(pool, n);
+        // Sized for the worker's expected share up front (if the config says), or for this store.
+        NameMap names = NameMap.create(pool, (int) Math.max(n, Math.min(1 << 26, config.expectedBlocksPerWorker())));
+        if (names == null && n < config.expectedBlocksPerWorker()) {
+            names = NameMap.create(pool, n); // the share does not fit the budget: start small
+        }
         if (names == null) {
             slots.releaseUnused(slot);
             return null;
@@ -421,6 +426,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             }
             entries = storedBlocks();
             capacity = generations.children().capacity;
+            heap += arena.heapBytes();
         } finally {
             generations.exitRead(token);
         }

@@ -124,20 +124,22 @@ final class Reach {
             watch.changed();
         }
         if (cutoff > oldCutoff && h.hasUnreachable()) {
-            queueUnreachableChildren(h, a, oldCutoff, cutoff, s.revisit);
+            queueUnreachableChildren(h, run, oldCutoff, cutoff, s.revisit);
         }
         return true;
     }
 
     /** Queues the runs hanging from offsets {@code [from, to)} of the locked run whose first block {@code h} holds unreachably. */
-    private void queueUnreachableChildren(WorkerHoldings h, long a, int from, int to, IntArrayList queue) {
-        for (int c = Runs.firstChild(a); c >= 0; ) {
-            long ca = arena.address(c);
-            int at = offsetOf(Runs.parent(ca));
+    private void queueUnreachableChildren(WorkerHoldings h, int run, int from, int to, IntArrayList queue) {
+        RunLinks links = arena.links();
+        if (from >= links.attachBound(run)) {
+            return; // no child hangs that deep
+        }
+        for (int c = links.first(run); c >= 0; c = links.next(c)) {
+            int at = offsetOf(Runs.parent(arena.address(c)));
             if (at >= from && at < to && h.isUnreachable(block(c, 0))) {
                 queue.add(c);
             }
-            c = Runs.nextSibling(ca);
         }
     }
 
@@ -160,7 +162,7 @@ final class Reach {
                 Runs.setEntry(a, ea, entry(h.slot, cutoff, unreach, entryPins(e)));
                 watch.changed();
                 if (h.hasUnreachable()) {
-                    queueUnreachableChildren(h, a, 0, cutoff, q);
+                    queueUnreachableChildren(h, c, 0, cutoff, q);
                 }
             } finally {
                 Runs.unlock(a);
@@ -213,7 +215,7 @@ final class Reach {
         h.setExtraNames(b, 0);
         int off = offsetOf(b);
         if (off < tx[0]) {
-            clearChildren(h, a, off, tx[0], s);
+            clearChildren(h, runOf(b), off, tx[0], s);
             for (int o = off + 1; o < tx[0]; o++) {
                 h.addUnreachable(block(runOf(b), o));
             }
@@ -249,18 +251,18 @@ final class Reach {
      * Clears {@code h}'s reach in every run hanging from offsets {@code [from, to)} of the locked run
      * {@code a} and below, deepest first: their reached blocks become unreachable.
      */
-    private void clearChildren(WorkerHoldings h, long a, int from, int to, WriteScratch s) {
+    private void clearChildren(WorkerHoldings h, int run, int from, int to, WriteScratch s) {
         IntArrayList stack = s.stack;
         IntArrayList order = s.order;
         stack.clear();
         order.clear();
-        collectReached(h, a, from, to, stack);
+        collectReached(h, run, from, to, stack);
         while (!stack.isEmpty()) { // pre-order; read back reversed it is deepest first
             int c = stack.popInt();
             order.add(c);
             long ca = lockRun(c); // alive: h reaches into it
             try {
-                collectReached(h, ca, 0, entryCutoff(Runs.entryOf(ca, h.slot)), stack);
+                collectReached(h, c, 0, entryCutoff(Runs.entryOf(ca, h.slot)), stack);
             } finally {
                 Runs.unlock(ca);
             }
@@ -283,15 +285,18 @@ final class Reach {
         }
     }
 
-    /** Pushes the runs hanging from offsets {@code [from, to)} of the locked run {@code a} that {@code h} reaches into. */
-    private void collectReached(WorkerHoldings h, long a, int from, int to, IntArrayList out) {
-        for (int c = Runs.firstChild(a); c >= 0; ) {
+    /** Pushes the runs hanging from offsets {@code [from, to)} of the locked run {@code run} that {@code h} reaches into. */
+    private void collectReached(WorkerHoldings h, int run, int from, int to, IntArrayList out) {
+        RunLinks links = arena.links();
+        if (from >= links.attachBound(run)) {
+            return; // no child hangs that deep
+        }
+        for (int c = links.first(run); c >= 0; c = links.next(c)) {
             long ca = arena.address(c);
             int at = offsetOf(Runs.parent(ca));
             if (at >= from && at < to && entryCutoff(Runs.entryOf(ca, h.slot)) > 0) {
                 out.add(c);
             }
-            c = Runs.nextSibling(ca);
         }
     }
 
@@ -329,7 +334,8 @@ final class Reach {
             int dead = run;
             run = runOf(parent);
             a = lockRun(run); // alive: it still counts the dying run among its children
-            Runs.unlinkChild(a, dead, arena);
+            arena.links().unlink(run, dead);
+            Runs.removeChild(a);
         }
     }
 }

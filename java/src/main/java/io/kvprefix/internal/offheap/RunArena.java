@@ -41,9 +41,11 @@ final class RunArena {
     private final LongArrayList[] freeRuns = new LongArrayList[ChainLayout.RUN_CAPACITIES.length];
     private final LongArrayList[] freeChunks = new LongArrayList[ChainLayout.CHUNK_CAPACITIES.length];
     private final IntArrayList freeIds = new IntArrayList();
+    private final RunLinks links = new RunLinks();
     private long bump;
     private long bumpEnd;
     private long nextSlab;
+    private long slabBytes;
     private int nextId;
     private long liveRuns;
     private long moves;
@@ -68,6 +70,11 @@ final class RunArena {
                     "memory budget " + pool.budget() + " bytes is too small for a run table of " + 8L * cap + " bytes");
         }
         this.table = new RunTable(b, cap);
+    }
+
+    /** The child-run lists of every run. */
+    RunLinks links() {
+        return links;
     }
 
     /** The run table readers use now. */
@@ -188,6 +195,7 @@ final class RunArena {
         Mem.setLong(table.block().address + 8L * run, 0L);
         freeRuns[classOf(ChainLayout.RUN_CAPACITIES, capacity)].add(address);
         freeIds.add(run);
+        links.reset(run);
         liveRuns--;
     }
 
@@ -204,6 +212,11 @@ final class RunArena {
      */
     synchronized boolean ensureHeadroom(long bytes) {
         return bumpEnd - bump >= bytes || newSlab(bytes);
+    }
+
+    /** Heap bytes of the child-run lists. */
+    long heapBytes() {
+        return links.bytes();
     }
 
     /** Bytes held: slabs (used or not) and the run table. */
@@ -249,9 +262,11 @@ final class RunArena {
             return false;
         }
         slabs.add(s);
+        slabBytes += size;
         bump = s.address;
         bumpEnd = s.address + size;
-        nextSlab = Math.min(MAX_SLAB, nextSlab * 2);
+        // Slabs grow with what the arena holds, an eighth of it at a time: few slabs, little unused room.
+        nextSlab = Math.min(MAX_SLAB, Math.max(nextSlab, slabBytes / 8));
         return true;
     }
 

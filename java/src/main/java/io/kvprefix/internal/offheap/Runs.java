@@ -8,18 +8,16 @@ import static io.kvprefix.internal.offheap.ChainLayout.RUN_CHILDREN;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_CHUNKS;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_ENTRIES;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_ENTRY0;
-import static io.kvprefix.internal.offheap.ChainLayout.RUN_FIRST_CHILD;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_HOLDERS;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_LENGTH;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_LOCALS;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_LOCK;
-import static io.kvprefix.internal.offheap.ChainLayout.RUN_NEXT_SIBLING;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_PARENT;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_START;
 
 /**
  * Operations on one run record at its address (layout in {@link ChainLayout}): its writers' lock,
- * its blocks, its holder entries and its list of child runs. Readers use only {@link #length},
+ * its blocks, its holder entries and its count of child runs (the list is in {@link RunLinks}). Readers use only {@link #length},
  * {@link #local}, {@link #entryCount} and {@link #entryAt}; everything that changes a run is done by
  * a writer holding the run's lock.
  *
@@ -268,38 +266,13 @@ final class Runs {
 
     // ---------------------------------------------------------------- child runs (writers, under the lock)
 
-    /** The first run hanging from this run, or -1. */
-    static int firstChild(long run) {
-        return Mem.getInt(run + RUN_FIRST_CHILD) - 1;
-    }
-
-    /** The next run hanging from the same parent run, or -1. */
-    static int nextSibling(long run) {
-        return Mem.getInt(run + RUN_NEXT_SIBLING) - 1;
-    }
-
-    /** Links {@code child} (at {@code childAddress}, not yet published) under this run. */
-    static void linkChild(long run, int child, long childAddress) {
-        Mem.setInt(childAddress + RUN_NEXT_SIBLING, Mem.getInt(run + RUN_FIRST_CHILD));
-        Mem.setInt(run + RUN_FIRST_CHILD, child + 1);
+    /** One more run hangs from this run (the list is {@link RunLinks}). */
+    static void addChild(long run) {
         Mem.setInt(run + RUN_CHILDREN, children(run) + 1);
     }
 
-    /** Unlinks {@code child} from this run's children. */
-    static void unlinkChild(long run, int child, RunArena arena) {
-        long link = run + RUN_FIRST_CHILD;
-        while (true) {
-            int c = Mem.getInt(link) - 1;
-            if (c < 0) {
-                throw new IllegalStateException("run " + child + " is not a child");
-            }
-            long ca = arena.address(c);
-            if (c == child) {
-                Mem.setInt(link, Mem.getInt(ca + RUN_NEXT_SIBLING));
-                Mem.setInt(run + RUN_CHILDREN, children(run) - 1);
-                return;
-            }
-            link = ca + RUN_NEXT_SIBLING;
-        }
+    /** One run fewer hangs from this run. */
+    static void removeChild(long run) {
+        Mem.setInt(run + RUN_CHILDREN, children(run) - 1);
     }
 }

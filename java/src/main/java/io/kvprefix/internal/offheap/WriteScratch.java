@@ -33,6 +33,7 @@ final class WriteScratch {
 
     private int[] slots = new int[64];
     private int[] olds = new int[64];
+    private int[] records = new int[64];
     private long[] keys = new long[64];
     /** Workers removed by remove_worker whose slots wait for the readers to leave. */
     final List<WorkerHoldings> pendingRelease = new ArrayList<>();
@@ -57,6 +58,14 @@ final class WriteScratch {
             olds = new int[Math.max(n, olds.length * 2)];
         }
         return olds;
+    }
+
+    /** Name-map records a store claimed. */
+    int[] records(int n) {
+        if (records.length < n) {
+            records = new int[Math.max(n, records.length * 2)];
+        }
+        return records;
     }
 
     long[] keys(int n) {

@@ -4,7 +4,7 @@
  *
  * <p><b>Data</b> ({@link io.kvprefix.internal.offheap.ChainLayout} has every record). A <em>run</em>
  * is a stretch of up to 64 consecutive blocks of one chain, stored together: its blocks' local
- * hashes side by side, one 64-byte header, and one <em>holder entry</em> per worker that holds
+ * hashes side by side, one 56-byte header, and one <em>holder entry</em> per worker that holds
  * something there, whose <em>cutoff</em> says how many of the run's blocks, from its first, the
  * worker holds together with every ancestor. A block is named by its run and offset (a block id);
  * runs hang from a block of another run at any offset, and the <em>child table</em>

@@ -54,6 +54,7 @@ public final class ChainImage {
     private final int[] capacity;
     private final int[] firstChild;
     private final int[] nextSibling;
+    private final int[] attachBound;
     private final int[] children;
     private final long[] entry0;
     private final long[] entry1;
@@ -77,6 +78,7 @@ public final class ChainImage {
         this.capacity = new int[runs];
         this.firstChild = new int[runs];
         this.nextSibling = new int[runs];
+        this.attachBound = new int[runs];
         this.children = new int[runs];
         this.entry0 = new long[runs];
         this.entry1 = new long[runs];
@@ -126,7 +128,6 @@ public final class ChainImage {
                     && seen.add(worker)
                     && cap >= SnapshotFormat.MIN_NAME_CAPACITY
                     && cap <= SnapshotFormat.MAX_NAME_CAPACITY
-                    && Integer.bitCount(cap) == 1
                     && count >= 0
                     && count <= SnapshotFormat.maxNames(cap)
                     && distinct >= 0
@@ -141,7 +142,7 @@ public final class ChainImage {
             prevSlot = slot;
             workerBySlot[slot] = w;
             workers[w] = new WorkerRecord(worker, slot, distinct, cap, count, extra, unreachable, names, side);
-            names += 12L * cap;
+            names += SnapshotFormat.nameMapBytes(cap);
             side += 8L * extra + 4L * unreachable;
         }
         if (names != r.offset(SnapshotFormat.NAMES) + r.length(SnapshotFormat.NAMES)
@@ -163,47 +164,15 @@ public final class ChainImage {
         long[] unreachable = new long[workers.length];
         int[] seenIn = new int[workers.length];
         long[] h = new long[(RUN_PREFIX_BYTES + RUN_HEADER_BYTES) / 8];
-        int prev = -1;
         for (int k = 0; k < runs; k++) {
             if (end - at < RUN_PREFIX_BYTES + RUN_HEADER_BYTES + 8) {
                 throw bad(SnapshotFormat.RUNS, "truncated at run " + k);
             }
             r.getLongs(at, h); // one bulk read of the record's prefix and header, not one per field
-            int id = (int) h[0];
-            int len = (int) h[1];
-            int n = (int) (h[1] >>> 32);
-            int cap = (int) (h[6] >>> 32);
-            boolean ok = id > prev
-                    && id <= SnapshotFormat.MAX_RUN_ID
-                    && (h[0] >>> 32) == 0
-                    && Arrays.binarySearch(SnapshotFormat.RUN_CAPACITIES, cap) >= 0
-                    && len >= 1
-                    && len <= cap
-                    && n >= 0
-                    && n <= maxWorkers
-                    && h[2] == 0 // chunks
-                    && (int) h[6] == 0 // lock
-                    && (int) h[5] >= 0 // start
-                    && (int) (h[5] >>> 32) >= 0 // parent + 1
-                    && (int) h[8] >= 0; // children
-            long bytes = RUN_PREFIX_BYTES + RUN_HEADER_BYTES + 8L * len + 8L * Math.max(0, n - INLINE_ENTRIES);
-            if (!ok || end - at < bytes) {
+            long bytes = readRun(k, at, h, maxWorkers);
+            if (end - at < bytes) {
                 throw bad(SnapshotFormat.RUNS, "run record " + k);
             }
-            header[k] = at + RUN_PREFIX_BYTES;
-            ids[k] = id;
-            length[k] = len;
-            entries[k] = n;
-            start[k] = (int) h[5];
-            parent[k] = (int) (h[5] >>> 32) - 1;
-            capacity[k] = cap;
-            firstChild[k] = (int) h[7] - 1;
-            nextSibling[k] = (int) (h[7] >>> 32) - 1;
-            children[k] = (int) h[8];
-            entry0[k] = h[3];
-            entry1[k] = h[4];
-            local0[k] = r.getLong(header[k] + RUN_HEADER_BYTES);
-            prev = id;
             checkEntries(k, (int) (h[8] >>> 32), held, unreachable, seenIn);
             at += bytes;
         }
@@ -222,6 +191,48 @@ public final class ChainImage {
             lengthById[ids[k]] = (byte) length[k];
             ordinalById[ids[k]] = k;
         }
+    }
+
+    /** Checks and keeps run {@code k}'s prefix and header {@code h} (the record at {@code at}); returns the record's length. */
+    private long readRun(int k, long at, long[] h, int maxWorkers) {
+        int id = (int) h[0];
+        int len = (int) h[2];
+        int n = (int) (h[2] >>> 32);
+        int cap = (int) (h[7] >>> 32);
+        int bound = (int) (h[1] >>> 32);
+        boolean ok = (k == 0 || id > ids[k - 1])
+                && id >= 0
+                && id <= SnapshotFormat.MAX_RUN_ID
+                && Arrays.binarySearch(SnapshotFormat.RUN_CAPACITIES, cap) >= 0
+                && len >= 1
+                && len <= cap
+                && n >= 0
+                && n <= maxWorkers
+                && bound >= 0
+                && bound <= len
+                && h[3] == 0 // chunks
+                && (int) h[7] == 0 // lock
+                && (int) h[6] >= 0 // start
+                && (int) (h[6] >>> 32) >= 0 // parent + 1
+                && (int) h[8] >= 0; // children
+        if (!ok) {
+            throw bad(SnapshotFormat.RUNS, "run record " + k);
+        }
+        header[k] = at + RUN_PREFIX_BYTES;
+        ids[k] = id;
+        length[k] = len;
+        entries[k] = n;
+        start[k] = (int) h[6];
+        parent[k] = (int) (h[6] >>> 32) - 1;
+        capacity[k] = cap;
+        firstChild[k] = (int) (h[0] >>> 32) - 1;
+        nextSibling[k] = (int) h[1] - 1;
+        attachBound[k] = bound;
+        children[k] = (int) h[8];
+        entry0[k] = h[4];
+        entry1[k] = h[5];
+        local0[k] = r.getLong(header[k] + RUN_HEADER_BYTES);
+        return RUN_PREFIX_BYTES + RUN_HEADER_BYTES + 8L * len + 8L * Math.max(0, n - INLINE_ENTRIES);
     }
 
     /** Checks run {@code k}'s holder entries against its holder count; adds each worker's blocks held there. */
@@ -256,7 +267,7 @@ public final class ChainImage {
         for (int k = 0; k < runs; k++) {
             int p = parent(k);
             if (p < 0) {
-                if (start(k) != 0) {
+                if (start(k) != 0 || nextSibling[k] != -1) { // a chain's first run is in no child list
                     throw bad(SnapshotFormat.RUNS, "run " + ids[k] + " starts a chain at position " + start(k));
                 }
                 continue;
@@ -265,6 +276,7 @@ public final class ChainImage {
             int off = p & (MAX_RUN - 1);
             if (pk < 0
                     || start(pk) + off + 1 != start(k)
+                    || off >= attachBound[pk]
                     || (off + 1 < length(pk) && local(pk, off + 1) == local(k, 0))) {
                 throw bad(SnapshotFormat.RUNS, "the parent of run " + ids[k]);
             }
@@ -313,6 +325,10 @@ public final class ChainImage {
                     count++;
                 }
             }
+        }
+        if (SnapshotFormat.nameMapBytes(wr.capacity()) != 12L * wr.capacity()
+                && r.getInt(values + 4L * wr.capacity()) != 0) {
+            throw bad(SnapshotFormat.NAMES, "worker " + w + "'s padding");
         }
         if (count != wr.nameCount()) {
             throw bad(
@@ -368,7 +384,7 @@ public final class ChainImage {
         return ids[k];
     }
 
-    /** The offset in the file of run {@code k}'s 64-byte header (its local hashes follow). */
+    /** The offset in the file of run {@code k}'s 56-byte header (its local hashes follow). */
     public long runHeader(int k) {
         return header[k];
     }
@@ -396,6 +412,26 @@ public final class ChainImage {
 
     public int children(int k) {
         return children[k];
+    }
+
+    /** The first run hanging from run {@code k} (a run id), or -1. */
+    public int firstChild(int k) {
+        return firstChild[k];
+    }
+
+    /** The next run (a run id) hanging from the same parent run as run {@code k}, or -1. */
+    public int nextSibling(int k) {
+        return nextSibling[k];
+    }
+
+    /** One more than the deepest offset a child of run {@code k} was ever linked at (0: never). */
+    public int attachBound(int k) {
+        return attachBound[k];
+    }
+
+    /** The ordinal of the run with id {@code id} (which must exist). */
+    public int ordinalOf(int id) {
+        return ordinalById[id];
     }
 
     /** The local hash of block {@code offset} of run {@code k}. */

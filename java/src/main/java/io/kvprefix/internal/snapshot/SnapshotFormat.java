@@ -141,10 +141,18 @@ public final class SnapshotFormat {
     static final int W_EXTRA = 32;
     static final int W_UNREACHABLE = 36;
 
-    /** A run record: u32 run id, u32 zero, the 64-byte run header, the local hashes, the chunk entries. */
-    public static final int RUN_PREFIX_BYTES = 8;
+    /**
+     * A run record: a 16-byte prefix (u32 run id, the run's child list: u32 first child + 1, u32 next
+     * sibling + 1, and u32 attach bound), the 56-byte run header, the local hashes, the chunk entries.
+     */
+    public static final int RUN_PREFIX_BYTES = 16;
 
-    public static final int RUN_HEADER_BYTES = 64;
+    public static final int P_ID = 0;
+    public static final int P_FIRST_CHILD = 4;
+    public static final int P_NEXT_SIBLING = 8;
+    public static final int P_ATTACH_BOUND = 12;
+
+    public static final int RUN_HEADER_BYTES = 56;
 
     // run header fields (the same offsets as the off-heap index's records; a test compares them)
     public static final int R_LENGTH = 0;
@@ -155,10 +163,8 @@ public final class SnapshotFormat {
     public static final int R_PARENT = 36;
     public static final int R_LOCK = 40;
     public static final int R_CAPACITY = 44;
-    public static final int R_FIRST_CHILD = 48;
-    public static final int R_NEXT_SIBLING = 52;
-    public static final int R_CHILDREN = 56;
-    public static final int R_HOLDERS = 60;
+    public static final int R_CHILDREN = 48;
+    public static final int R_HOLDERS = 52;
     public static final int INLINE_ENTRIES = 2;
 
     /** Run capacities a record may have, and the most blocks in a run. */
@@ -175,17 +181,25 @@ public final class SnapshotFormat {
 
     public static final int MAX_NAME_CAPACITY = 1 << 30;
 
+    /** Bytes of a name map of {@code capacity} records in the file: keys, values, zero padding to a multiple of 8. */
+    public static long nameMapBytes(int capacity) {
+        long b = 12L * capacity;
+        return b + pad8(b);
+    }
+
     public static long maxNames(long capacity) {
         return capacity * 80 / 100;
     }
 
     /**
-     * The home record of engine hash {@code key} in a name map of {@code mask + 1} records (linear
-     * probing from there). Part of the format: name maps are stored as they lie in memory.
+     * The home record of engine hash {@code key} in a name map of {@code capacity} records (linear
+     * probing from there, wrapping at the end): the mixed hash's high 32 bits scaled to the
+     * capacity. Part of the format: name maps are stored as they lie in memory.
      */
-    public static int nameHome(long key, int mask) {
+    public static int nameHome(long key, int capacity) {
         long h = key * 0x9E3779B97F4A7C15L;
-        return (int) (h ^ (h >>> 29) ^ (h >>> 47)) & mask;
+        h ^= h >>> 29;
+        return (int) (((h >>> 32) * capacity) >>> 32);
     }
 
     // holder entries (u64): bits 0..31 slot + 1, 32..39 cutoff, 40..47 unreachable, 48..55 pins
@@ -214,7 +228,7 @@ public final class SnapshotFormat {
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /** Bytes padding {@code n} up to a multiple of 8. */
-    static long pad8(long n) {
+    public static long pad8(long n) {
         return -n & 7;
     }
 }

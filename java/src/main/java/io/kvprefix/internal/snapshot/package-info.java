@@ -4,7 +4,7 @@
  * of it is in {@link io.kvprefix.internal.snapshot.SnapshotFormat}).
  *
  * <p><b>One format for both indexes.</b> The file holds the state in the off-heap chain index's
- * terms: its runs (a 64-byte header, the local hashes, the holder entries), each worker's name map
+ * terms: its runs (header, child list, local hashes, holder entries), each worker's name map
  * as it lies in memory (engine hash to block id), the two side sets, the worker slots, the event
  * counters and the caller's metadata. The chain index writes and restores it with one bulk copy per
  * run record and per name map and rebuilds its child table with one insert per run; the heap index

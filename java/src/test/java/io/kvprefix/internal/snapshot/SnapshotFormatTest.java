@@ -124,8 +124,10 @@ class SnapshotFormatTest {
         int p = SnapshotFormat.RUN_PREFIX_BYTES;
         assertEquals(
                 List.of(
-                        0,
-                        4,
+                        SnapshotFormat.P_ID,
+                        SnapshotFormat.P_FIRST_CHILD,
+                        SnapshotFormat.P_NEXT_SIBLING,
+                        SnapshotFormat.P_ATTACH_BOUND,
                         p + SnapshotFormat.R_LENGTH,
                         p + SnapshotFormat.R_ENTRIES,
                         p + SnapshotFormat.R_CHUNKS,
@@ -135,8 +137,6 @@ class SnapshotFormatTest {
                         p + SnapshotFormat.R_PARENT,
                         p + SnapshotFormat.R_LOCK,
                         p + SnapshotFormat.R_CAPACITY,
-                        p + SnapshotFormat.R_FIRST_CHILD,
-                        p + SnapshotFormat.R_NEXT_SIBLING,
                         p + SnapshotFormat.R_CHILDREN,
                         p + SnapshotFormat.R_HOLDERS,
                         p + SnapshotFormat.RUN_HEADER_BYTES),
