@@ -115,6 +115,12 @@ public final class SnapshotStates {
         return KvEvent.Stored.after(worker(w), parent == null ? nextName++ : parent, hashes, locals);
     }
 
+    /** A match request: a random stretch from the start of a random document. */
+    public long[] query() {
+        long[] doc = docs[r.nextInt(docs.length)];
+        return java.util.Arrays.copyOf(doc, 1 + r.nextInt(doc.length));
+    }
+
     /** Applies {@code events} to every index given. */
     public static void apply(List<KvEvent> events, PrefixIndex... indexes) {
         for (KvEvent e : events) {
