@@ -29,6 +29,7 @@ import picocli.CommandLine.Command;
             SweepCommand.class,
             JmhCommand.class,
             FootprintCommand.class,
+            SnapshotBenchCommand.class,
         })
 public final class Main implements Runnable {
 
