@@ -23,7 +23,11 @@ Spec (JSON): {"seed": N, "engines": [{
     "buffer": 10000 (batches kept for replay), "pause_after_drop": false (after the batch that
     follows a dropped range, wait until this engine's replay socket is asked), "early": 0 (batches
     published before waiting for a subscriber), "replay_hole_once": false (leave one batch out of the
-    first replay answer that has at least three)}]}
+    first replay answer that has at least three), "restart_at": null (before publishing this batch,
+    wait until the subscriber has gone, as a router does when it restarts, publish "down_batches"
+    batches with nobody listening, and wait for a subscriber again)}]}
+
+Standard error gets a line "REPLAY name start_seq first_answered|-" for every replay request.
 
 Standard output: "READY {name: {"pub": port, "replay": port|null, "topic": str}}" once bound, then
 "DONE {name: last_seq}" once every batch is out; it keeps answering replay requests until standard
@@ -101,6 +105,8 @@ class Engine:
         self.pause_after_drop = spec.get("pause_after_drop", False)
         self.early = spec.get("early", 0)
         self.hole_once = spec.get("replay_hole_once", False)
+        self.restart_at = spec.get("restart_at")
+        self.down_batches = spec.get("down_batches", 0)
         self.pub = ctx.socket(zmq.XPUB)
         self.pub.setsockopt(zmq.SNDHWM, 100000)
         self.pub_port = self.pub.bind_to_random_port("tcp://127.0.0.1")
@@ -270,6 +276,8 @@ class Engine:
         self.replay_requests += 1
         start_seq = int.from_bytes(start, "big")
         answers = [(s, d) for s, d in self.buffer if s >= start_seq]
+        print("REPLAY %s %d %s" % (self.name, start_seq, answers[0][0] if answers else "-"), file=sys.stderr,
+              flush=True)
         if self.hole_once and len(answers) >= 3:
             self.hole_once = False
             del answers[1]
@@ -288,6 +296,8 @@ class Engine:
             msg = self.pub.recv()
             if msg[:1] == b"\x01":
                 self.subscribed = True
+            elif msg[:1] == b"\x00":
+                self.subscribed = False
 
 
 def service(engines, timeout_ms):
@@ -304,6 +314,26 @@ def service(engines, timeout_ms):
         if e.router is not None and e.router in ready:
             e.serve_replay()
     return bool(ready)
+
+
+def router_restarts(engines, e):
+    """The subscriber goes away, batches are published to nobody, then a subscriber comes back (and,
+    if there is a replay socket, the script waits up to 5 s for its request before going on live)."""
+    e.restart_at = None
+    for want in (False, None, True):
+        if want is None:
+            for _ in range(e.down_batches):
+                e.publish_next()
+            asked = e.replay_requests
+            continue
+        deadline = time.time() + 30
+        while e.subscribed != want:
+            if time.time() > deadline:
+                sys.exit("the subscriber did not %s within 30 s" % ("come back" if want else "leave"))
+            service(engines, 10)
+    until = time.time() + 5
+    while e.router is not None and e.replay_requests == asked and time.time() < until:
+        service(engines, 10)
 
 
 def main():
@@ -329,6 +359,8 @@ def main():
         for e in engines:
             if e.seq >= e.batches:
                 continue
+            if e.restart_at is not None and e.seq == e.restart_at:
+                router_restarts(engines, e)
             seq = e.publish_next()
             if e.pause_after_drop and e.after_drop(seq):
                 asked = e.replay_requests

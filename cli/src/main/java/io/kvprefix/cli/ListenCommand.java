@@ -4,6 +4,7 @@ import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
+import io.kvprefix.SnapshotException;
 import io.kvprefix.bench.Implementations;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamParser;
@@ -23,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -36,8 +38,13 @@ import picocli.CommandLine.Option;
  * {@code --duration} (or on Ctrl-C / SIGTERM) runs the match lines of {@code --queries} against the
  * index, prints their result lines on standard output, then one JSON stats object as the last line.
  *
+ * <p>With {@code --snapshot FILE} it restores the index from FILE at start and resumes each engine
+ * after its last applied batch, and saves FILE every {@code --snapshot-interval} and at the end
+ * (docs/SNAPSHOT.md).
+ *
  * <p>Exit status: 0 after a run (whatever the engines sent); 2 for a usage error (a bad
- * {@code --engine} spec or option value); 1 if the queries file cannot be read.
+ * {@code --engine} spec or option value); 1 if the queries file cannot be read or the final
+ * snapshot cannot be written.
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
@@ -113,6 +120,23 @@ final class ListenCommand implements Callable<Integer> {
     int maxWorkers;
 
     @Option(
+            names = "--snapshot",
+            paramLabel = "FILE",
+            description = {
+                "restart without loss (docs/SNAPSHOT.md): at start, restore the index from FILE if it",
+                "exists and ask each engine's replay socket only for the batches after the last one",
+                "applied; save FILE every --snapshot-interval and at a clean end (--duration, Ctrl-C,",
+                "SIGTERM). A FILE that cannot be restored is reported and the index starts empty."
+            })
+    Path snapshot;
+
+    @Option(
+            names = "--snapshot-interval",
+            paramLabel = "SECONDS",
+            description = "seconds between saves of --snapshot (default: 60)")
+    Double snapshotInterval;
+
+    @Option(
             names = {"-q", "--quiet"},
             description = "no periodic stats lines on standard error")
     boolean quiet;
@@ -133,6 +157,12 @@ final class ListenCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("--max-workers: " + e.getMessage(), e);
         }
+        if (snapshotInterval != null && snapshot == null) {
+            throw new IllegalArgumentException("--snapshot-interval needs --snapshot");
+        }
+        Duration saveEvery = snapshot == null
+                ? null
+                : seconds(snapshotInterval == null ? 60 : snapshotInterval, "--snapshot-interval");
         PrintStream err = System.err;
         Path queryFile = null;
         if (queries != null) {
@@ -148,18 +178,21 @@ final class ListenCommand implements Callable<Integer> {
                 () -> {
                     stop.countDown();
                     try {
-                        finished.await(
-                                15, TimeUnit.SECONDS); // let the results and stats be printed before the JVM goes
+                        // let the final snapshot, the results and the stats be written before the JVM goes
+                        finished.await(snapshot == null ? 15 : 120, TimeUnit.SECONDS);
                     } catch (InterruptedException ignored) {
                         Thread.currentThread().interrupt();
                     }
                 },
                 "kvprefix-listen-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        try (PrefixIndex index = Implementations.create(impl, config)) {
+        boolean saved = true;
+        try (PrefixIndex index = openIndex(config, err)) {
             SubscriberStats finalStats;
-            try (KvEventSubscriber sub =
-                    KvEventSubscriber.builder(index).replayTimeout(replayWait).build()) {
+            try (KvEventSubscriber sub = KvEventSubscriber.builder(index)
+                    .replayTimeout(replayWait)
+                    .resumeFrom(index.snapshotMetadata())
+                    .build()) {
                 for (EngineEndpoint e : specs) {
                     sub.addEngine(e);
                 }
@@ -167,15 +200,9 @@ final class ListenCommand implements Callable<Integer> {
                     err.println("kvprefix listen: subscribed to " + specs.size() + " engine(s) ("
                             + (runFor == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
                 }
-                long deadline = runFor == null ? Long.MAX_VALUE : System.nanoTime() + runFor.toNanos();
-                while (true) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0 || stop.await(Math.min(left, every.toNanos()), TimeUnit.NANOSECONDS)) {
-                        break;
-                    }
-                    if (!quiet) {
-                        err.println("kvprefix listen: " + sub.stats().summary());
-                    }
+                runUntilStopped(sub, stop, runFor, every, saveEvery, err);
+                if (snapshot != null) {
+                    saved = save(sub, err);
                 }
                 finalStats = sub.stats();
             }
@@ -188,7 +215,7 @@ final class ListenCommand implements Callable<Integer> {
             if (!quiet) {
                 err.println("kvprefix listen: " + finalStats.summary());
             }
-            return 0;
+            return saved ? 0 : 1;
         } finally {
             finished.countDown();
             try {
@@ -197,6 +224,81 @@ final class ListenCommand implements Callable<Integer> {
                 // the JVM is shutting down (Ctrl-C): the hook is running and returns now
             }
         }
+    }
+
+    /** Prints a stats line every {@code every} and saves the snapshot every {@code saveEvery} (if any) until stopped. */
+    private void runUntilStopped(
+            KvEventSubscriber sub,
+            CountDownLatch stop,
+            Duration runFor,
+            Duration every,
+            Duration saveEvery,
+            PrintStream err)
+            throws InterruptedException {
+        long now = System.nanoTime();
+        long deadline = runFor == null ? Long.MAX_VALUE : now + runFor.toNanos();
+        long nextStats = now + every.toNanos();
+        long nextSave = saveEvery == null ? Long.MAX_VALUE : now + saveEvery.toNanos();
+        while (true) {
+            long wake = Math.min(deadline, Math.min(nextStats, nextSave));
+            long left = wake - System.nanoTime();
+            if (left > 0 && stop.await(left, TimeUnit.NANOSECONDS)) {
+                return;
+            }
+            now = System.nanoTime();
+            if (now - deadline >= 0) {
+                return;
+            }
+            if (now - nextSave >= 0) {
+                save(sub, err);
+                nextSave = now + saveEvery.toNanos();
+            }
+            if (now - nextStats >= 0) {
+                if (!quiet) {
+                    err.println("kvprefix listen: " + sub.stats().summary());
+                }
+                nextStats = now + every.toNanos();
+            }
+        }
+    }
+
+    /** The index: restored from {@code --snapshot} if the file exists and can be, otherwise empty. */
+    private PrefixIndex openIndex(IndexConfig config, PrintStream err) {
+        if (snapshot == null || !Files.exists(snapshot)) {
+            return Implementations.create(impl, config);
+        }
+        long t0 = System.nanoTime();
+        try {
+            PrefixIndex index = Implementations.restore(impl, snapshot, config);
+            if (!quiet) {
+                err.printf(
+                        Locale.ROOT,
+                        "kvprefix listen: restored %s: %d workers, %d blocks held (%.1f ms)%n",
+                        snapshot,
+                        index.workers().size(),
+                        index.stats().blocks(),
+                        (System.nanoTime() - t0) / 1e6);
+            }
+            return index;
+        } catch (SnapshotException e) {
+            err.println("kvprefix listen: " + e.getMessage() + "; starting with an empty index");
+            return Implementations.create(impl, config);
+        }
+    }
+
+    /** Saves {@code --snapshot}; false (after one line on standard error) if it cannot be written. */
+    private boolean save(KvEventSubscriber sub, PrintStream err) {
+        long t0 = System.nanoTime();
+        try {
+            sub.snapshot(snapshot);
+        } catch (SnapshotException | IllegalStateException e) {
+            err.println("kvprefix listen: " + e.getMessage() + " (the previous snapshot is kept)");
+            return false;
+        }
+        if (!quiet) {
+            err.printf(Locale.ROOT, "kvprefix listen: saved %s (%.1f ms)%n", snapshot, (System.nanoTime() - t0) / 1e6);
+        }
+        return true;
     }
 
     private List<EngineEndpoint> parseEngines() {

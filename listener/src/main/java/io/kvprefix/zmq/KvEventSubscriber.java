@@ -2,9 +2,11 @@ package io.kvprefix.zmq;
 
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.zmq.internal.EngineCounters;
+import io.kvprefix.zmq.internal.EnginePositions;
 import io.kvprefix.zmq.internal.EngineSession;
 import io.kvprefix.zmq.internal.SubscriberLoop;
 import io.kvprefix.zmq.internal.SubscriberSettings;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -46,6 +48,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Malformed frames, batches and events are counted per {@link DecodeIssue}, logged once per engine and
  * kind, and skipped; nothing an engine sends can stop the subscriber.
  *
+ * <p><b>Restarts without loss</b>: {@link #snapshot} saves the index together with every engine's
+ * position (the last batch applied, and the workers it fed), taken on the I/O thread so that the
+ * two agree. A subscriber built with {@link Builder#resumeFrom} and the restored index's
+ * {@link PrefixIndex#snapshotMetadata()} goes on after that batch for each engine at the same
+ * endpoint with the same worker id: it asks the replay socket for the batches after it at once,
+ * not for everything from 0. If the engine's buffer no longer reaches back that far, its workers
+ * are cleared (a resync, as for any gap).
+ *
  * <p><b>Engines at run time</b>: {@link #addEngine} and {@link #removeEngine} may be called at any
  * time. Removing an engine makes the index forget it: {@link io.kvprefix.KvEvent.RemoveWorker} of its
  * worker id, or, when another subscribed engine shares that worker id, {@code Cleared} of each rank it
@@ -62,8 +72,12 @@ public final class KvEventSubscriber implements AutoCloseable {
     private static final AtomicInteger SERIAL = new AtomicInteger();
     private static final long COMMAND_TIMEOUT_SECONDS = 10;
 
+    private static final long SNAPSHOT_TIMEOUT_SECONDS = 600;
+    private static final System.Logger LOG = System.getLogger("io.kvprefix.zmq");
+
     private final PrefixIndex index;
     private final SubscriberSettings settings;
+    private final Map<String, EnginePositions.Position> resume;
     private final SubscriberLoop loop;
     private final Thread thread;
     private final Map<String, EngineSession> sessions = new LinkedHashMap<>();
@@ -72,6 +86,9 @@ public final class KvEventSubscriber implements AutoCloseable {
 
     private KvEventSubscriber(Builder b) {
         this.index = b.index;
+        List<String> complaints = new ArrayList<>();
+        this.resume = EnginePositions.decode(b.resumeFrom, complaints);
+        complaints.forEach(c -> LOG.log(System.Logger.Level.WARNING, c));
         this.settings = new SubscriberSettings(
                 b.replayTimeout.toNanos(),
                 b.maxPendingBatches,
@@ -107,6 +124,10 @@ public final class KvEventSubscriber implements AutoCloseable {
             throw new IllegalArgumentException("engine " + engine.endpoint() + " is subscribed already");
         }
         EngineSession s = new EngineSession(engine, index, settings);
+        EnginePositions.Position p = resume.get(engine.endpoint());
+        if (p != null && p.workerId() == engine.workerId()) {
+            s.resumeAfter(p.lastApplied(), p.workersFed());
+        }
         await(loop.submit(ctx -> {
             ctx.add(s);
             return null;
@@ -134,6 +155,27 @@ public final class KvEventSubscriber implements AutoCloseable {
             retired[i] += c[i];
         }
         return true;
+    }
+
+    /**
+     * Saves the index to the snapshot {@code file} (docs/SNAPSHOT.md) with every engine's position
+     * in its metadata, on the I/O thread: batches are not applied meanwhile (they wait in the
+     * sockets), so the positions and the index agree. See the class comment.
+     *
+     * @throws io.kvprefix.SnapshotException if the file cannot be written (the previous one is kept)
+     * @throws IllegalStateException if the subscriber is closed
+     */
+    public void snapshot(Path file) {
+        Objects.requireNonNull(file, "file");
+        synchronized (this) {
+            checkOpen();
+        }
+        await(
+                loop.submit(ctx -> {
+                    index.snapshot(file, EnginePositions.encode(ctx.sessions()));
+                    return null;
+                }),
+                SNAPSHOT_TIMEOUT_SECONDS);
     }
 
     /** The engines subscribed to, in the order they were added. */
@@ -193,8 +235,12 @@ public final class KvEventSubscriber implements AutoCloseable {
     }
 
     private static void await(CompletableFuture<?> f) {
+        await(f, COMMAND_TIMEOUT_SECONDS);
+    }
+
+    private static void await(CompletableFuture<?> f, long timeoutSeconds) {
         try {
-            f.get(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            f.get(timeoutSeconds, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
@@ -202,7 +248,7 @@ public final class KvEventSubscriber implements AutoCloseable {
             throw new IllegalStateException(e.getCause());
         } catch (TimeoutException e) {
             throw new IllegalStateException(
-                    "the subscriber's I/O thread did not answer within " + COMMAND_TIMEOUT_SECONDS + " s");
+                    "the subscriber's I/O thread did not answer within " + timeoutSeconds + " s");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
@@ -223,6 +269,7 @@ public final class KvEventSubscriber implements AutoCloseable {
         private Duration reconnectMax = Duration.ofSeconds(5);
         private int receiveHighWaterMark = 100_000;
         private Duration handshakeTimeout = Duration.ofSeconds(1);
+        private Map<String, String> resumeFrom = Map.of();
 
         private Builder(PrefixIndex index) {
             this.index = Objects.requireNonNull(index, "index");
@@ -286,6 +333,17 @@ public final class KvEventSubscriber implements AutoCloseable {
          */
         public Builder handshakeTimeout(Duration d) {
             handshakeTimeout = positive(d, "handshakeTimeout");
+            return this;
+        }
+
+        /**
+         * Goes on where a snapshot left off: {@code metadata} is a restored index's
+         * {@link PrefixIndex#snapshotMetadata()}, saved by {@link KvEventSubscriber#snapshot}. Engines
+         * added later at an endpoint (and with the worker id) found there continue after their last
+         * applied batch; others start afresh. Entries that are not the subscriber's are ignored.
+         */
+        public Builder resumeFrom(Map<String, String> metadata) {
+            resumeFrom = Map.copyOf(Objects.requireNonNull(metadata, "metadata"));
             return this;
         }
 

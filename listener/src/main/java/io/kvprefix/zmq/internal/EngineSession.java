@@ -15,6 +15,7 @@ import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -54,6 +55,9 @@ public final class EngineSession implements EngineSync.Port {
     private ZContext context;
     private ZMQ.Socket sub;
     private ZMQ.Socket dealer;
+
+    /** The batch a restored index holds everything up to, or -1: {@link #open} resumes after it. */
+    private long resumeAfter = -1;
 
     private volatile String state = "waiting";
     private volatile long lastSeq = -1;
@@ -99,6 +103,26 @@ public final class EngineSession implements EngineSync.Port {
         return pending;
     }
 
+    /**
+     * Before {@link #open}: the index was restored from a snapshot holding this engine's batches up
+     * to {@code lastApplied}, fed into {@code workers}; the session goes on after it.
+     */
+    public void resumeAfter(long lastApplied, Collection<Worker> workers) {
+        resumeAfter = lastApplied;
+        lastSeq = lastApplied;
+        workersFed.addAll(workers);
+    }
+
+    /** The last batch applied (-1 if none), for a snapshot; on the I/O thread. */
+    public long lastApplied() {
+        return sync.lastApplied();
+    }
+
+    /** The workers this engine has fed (which a resync clears), for a snapshot; on the I/O thread. */
+    public List<Worker> workersFed() {
+        return List.copyOf(workersFed);
+    }
+
     // ------------------------------------------------------------------ sockets (I/O thread)
 
     /** Creates and connects the sockets; {@code socketsChanged} is called whenever they are replaced. */
@@ -117,6 +141,10 @@ public final class EngineSession implements EngineSync.Port {
         } catch (RuntimeException e) {
             closeSockets();
             throw e;
+        }
+        if (resumeAfter >= 0) {
+            sync.resume(resumeAfter, System.nanoTime());
+            publishGauges();
         }
     }
 

@@ -34,6 +34,12 @@ import java.util.ArrayDeque;
  *       buffer no longer reaches back to 0 (or there is no replay endpoint), the subscription starts
  *       incomplete (a <em>late join</em>): stores whose parents were never seen will answer
  *       {@code parent_block_not_found}.
+ *   <li><b>Resume</b> ({@link #resume}): the index was restored from a snapshot that holds every
+ *       batch up to some number {@code L}. With a replay endpoint, everything from {@code L + 1} is
+ *       requested at once; an empty answer means nothing was published since, and an answer that
+ *       starts past {@code L + 1} means the engine's buffer no longer reaches back: the range is lost
+ *       (a resync, as for any gap). Without one, the next live batch tells: {@code L + 1} goes on, a
+ *       later one is a lost range, an earlier one a restart.
  * </ul>
  *
  * <p>Thread-safety: not thread-safe; one thread (the subscriber's I/O thread) drives it.
@@ -83,6 +89,9 @@ public final class EngineSync {
 
     private boolean replaying;
     private boolean bootstrapping;
+    /** The replay in progress asks for what was published since a snapshot: an empty answer loses nothing. */
+    private boolean resuming;
+
     private boolean replayAnswered;
     private boolean replayHole;
     private int replayAttempts;
@@ -109,6 +118,25 @@ public final class EngineSync {
         this.bootstrapReplay = bootstrapReplay;
         this.replayTimeoutNanos = replayTimeoutNanos;
         this.maxPending = maxPending;
+    }
+
+    /**
+     * Goes on from a snapshot that holds every batch up to {@code lastApplied} (before any batch
+     * arrived): asks for the batches after it at once if there is a replay endpoint.
+     */
+    public void resume(long lastApplied, long now) {
+        if (started || lastApplied < 0) {
+            throw new IllegalStateException("resume before the first batch, from a batch number >= 0");
+        }
+        this.lastApplied = lastApplied;
+        next = lastApplied + 1;
+        started = true;
+        port.log(false, "resuming after batch " + lastApplied + " (restored from a snapshot)");
+        if (hasReplay) {
+            resuming = true;
+            replayAttempts = 1;
+            sendReplay(next, now);
+        }
     }
 
     /** A live batch arrived. */
@@ -168,10 +196,11 @@ public final class EngineSync {
                 return;
             }
             replayFailed("replay answers skipped batches " + MAX_REPLAY_ATTEMPTS + " times");
-        } else if (!replayAnswered) {
+        } else if (!replayAnswered && !resuming) {
             replayFailed("the engine had nothing to replay from " + next);
         }
         bootstrapping = false;
+        resuming = false;
         drain(now);
     }
 
@@ -282,6 +311,7 @@ public final class EngineSync {
 
     private void giveUpReplay(String reason) {
         replaying = false;
+        resuming = false;
         port.abandonReplay();
         replayFailed(reason);
         bootstrapping = false;

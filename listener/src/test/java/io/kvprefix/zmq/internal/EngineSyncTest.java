@@ -276,4 +276,78 @@ class EngineSyncTest {
         assertEquals(1, counters.get(Counter.LATE_JOINS));
         assertTrue(port.actions.stream().noneMatch(a -> a.equals("clear")));
     }
+
+    // ------------------------------------------------------------------ resuming after a restore
+
+    @Test
+    void aResumeAsksForWhatFollowsTheSnapshotAtOnce() {
+        EngineSync s = sync(true, 100);
+        s.resume(99, 0);
+        assertEquals(List.of("replay 100"), port.actions);
+        assertEquals("replaying", s.state());
+        live(s, 103); // a live batch during the replay waits
+        replayed(s, 100, 101, 102, 103);
+        s.onReplayEnd(0);
+        live(s, 104);
+        assertEquals(List.of(100L, 101L, 102L, 103L, 104L), port.applied);
+        assertEquals(0, counters.get(Counter.RESYNCS));
+        assertEquals(0, counters.get(Counter.LATE_JOINS));
+        assertEquals(1, counters.get(Counter.DUPLICATES)); // 103, live and replayed
+        assertEquals(104, s.lastApplied());
+    }
+
+    @Test
+    void aResumeWithNothingNewIsNoLoss() {
+        EngineSync s = sync(true, 100);
+        s.resume(41, 0);
+        s.onReplayEnd(0); // the engine's buffer holds nothing after 41
+        assertEquals("live", s.state());
+        live(s, 42, 43);
+        assertEquals(List.of("replay 42", "apply 42", "apply 43"), port.actions);
+        assertEquals(0, counters.get(Counter.RESYNCS));
+        assertEquals(0, counters.get(Counter.REPLAY_FAILURES));
+    }
+
+    @Test
+    void aResumeTheBufferNoLongerReachesIsAResync() {
+        EngineSync s = sync(true, 100);
+        s.resume(99, 0);
+        replayed(s, 130, 131); // the buffer starts at 130: 100..129 are lost
+        s.onReplayEnd(0);
+        assertEquals(List.of("replay 100", "clear", "apply 130", "apply 131"), port.actions);
+        assertEquals(1, counters.get(Counter.RESYNCS));
+        assertEquals(1, counters.get(Counter.REPLAY_FAILURES));
+        assertEquals(0, counters.get(Counter.LATE_JOINS));
+    }
+
+    @Test
+    void aResumeThatTimesOutIsAResync() {
+        EngineSync s = sync(true, 100);
+        s.resume(9, 0);
+        s.onTick(TIMEOUT + 1);
+        live(s, 12);
+        assertEquals(List.of("replay 10", "abandon", "clear", "apply 12"), port.actions);
+        assertEquals(1, counters.get(Counter.RESYNCS));
+    }
+
+    @Test
+    void aResumeWithoutReplayWaitsForTheNextLiveBatch() {
+        EngineSync s = sync(false, 100);
+        s.resume(5, 0);
+        assertEquals(List.of(), port.actions);
+        live(s, 6, 7);
+        assertEquals(List.of(6L, 7L), port.applied);
+        live(s, 9); // a gap, no replay: lost
+        assertEquals(List.of("apply 6", "apply 7", "clear", "apply 9"), port.actions);
+        assertEquals(1, counters.get(Counter.RESYNCS));
+    }
+
+    @Test
+    void aResumeWhoseEngineRestartedClearsItsWorkers() {
+        EngineSync s = sync(false, 100);
+        s.resume(500, 0);
+        live(s, 0, 1); // numbered from 0 again: a new engine process, whose cache started empty
+        assertEquals(List.of("clear", "apply 0", "apply 1"), port.actions);
+        assertEquals(1, counters.get(Counter.RESTARTS));
+    }
 }
