@@ -23,9 +23,11 @@ Spec (JSON): {"seed": N, "engines": [{
     "buffer": 10000 (batches kept for replay), "pause_after_drop": false (after the batch that
     follows a dropped range, wait until this engine's replay socket is asked), "early": 0 (batches
     published before waiting for a subscriber), "replay_hole_once": false (leave one batch out of the
-    first replay answer that has at least three), "restart_at": null (before publishing this batch,
-    wait until the subscriber has gone, as a router does when it restarts, publish "down_batches"
-    batches with nobody listening, and wait for a subscriber again)}]}
+    first replay answer that has at least three), "replay_delay": 0 (seconds to wait before answering
+    each replay request; the publisher stalls meanwhile), "restart_at": null (before publishing this
+    batch, wait until the subscriber has gone, as a router does when it restarts, publish
+    "down_batches" batches with nobody listening, and wait for a subscriber again)}],
+    "interval": 0.002 (seconds between steps)}
 
 Standard error gets a line "REPLAY name start_seq first_answered|-" for every replay request.
 
@@ -107,6 +109,7 @@ class Engine:
         self.hole_once = spec.get("replay_hole_once", False)
         self.restart_at = spec.get("restart_at")
         self.down_batches = spec.get("down_batches", 0)
+        self.replay_delay = spec.get("replay_delay", 0)
         self.pub = ctx.socket(zmq.XPUB)
         self.pub.setsockopt(zmq.SNDHWM, 100000)
         self.pub_port = self.pub.bind_to_random_port("tcp://127.0.0.1")
@@ -273,6 +276,8 @@ class Engine:
 
     def serve_replay(self):
         client, empty, start = self.router.recv_multipart()
+        if self.replay_delay > 0:
+            time.sleep(self.replay_delay)
         self.replay_requests += 1
         start_seq = int.from_bytes(start, "big")
         answers = [(s, d) for s, d in self.buffer if s >= start_seq]
@@ -368,7 +373,7 @@ def main():
                 while e.replay_requests == asked and time.time() < until:
                     service(engines, 10)
         service(engines, 0)
-        time.sleep(0.002)
+        time.sleep(spec.get("interval", 0.002))
 
     with open(truth_path, "w") as out:
         out.write("\n".join(line for e in engines for line in e.truth) + "\n")

@@ -30,7 +30,7 @@ import java.util.Map;
  * never concurrently for events of the same worker id (all its dp ranks; {@link KvEvent.RemoveWorker}
  * touches every rank of its id); an implementation may document a stricter rule. {@link EventSink}
  * applies events on writer threads with exactly this routing. After {@link #close()},
- * {@link #apply}, {@link #match}, {@link #blockCount}, {@link #workers} and {@link #stats} fail with
+ * {@link #apply}, {@link #match}, {@link #explain}, {@link #blockCount}, {@link #workers} and {@link #stats} fail with
  * {@link IllegalStateException} ("index closed"); calls already running complete or fail the same
  * way, and memory is released after they drain. {@link #config}, {@link #hasher} and
  * {@link #eventCount} keep answering (they hold no index memory).
@@ -152,6 +152,27 @@ public interface PrefixIndex extends AutoCloseable {
      * @throws IllegalArgumentException if {@code hasher}'s chain seed differs from the index's
      */
     void match(int[] tokens, int offset, int length, BlockHasher hasher, MatchResult into);
+
+    /**
+     * Explains the match of {@code localHashes[offset .. offset+length)}: for every worker the index
+     * knows, its depth, and why its match stopped there: it holds the whole request, or the block at
+     * that position is absent, or it holds a later block of the request (a hole) (docs/SPEC.md section
+     * 4.1). For debugging: slower than {@link #match} and allocating, and {@link #match} pays nothing
+     * for it. The answer is exact at one moment: the off-heap index holds its writers out for the
+     * walk (microseconds for a request of a few hundred blocks), the heap index takes its read lock.
+     */
+    MatchExplanation explain(long[] localHashes, int offset, int length);
+
+    /**
+     * Explains the match of {@code tokens[offset .. offset+length)} hashed with {@code hasher}, as
+     * {@link #explain(long[], int, int)}, and also tries the other salts the index has seen in
+     * token-form events (LoRA names and cache namespaces, the first 256, plus no salt): a worker
+     * that holds no later block but matches the tokens deeper under one of them is reported with the
+     * deepest such salt ({@link MatchExplanation.Stop#OTHER_SALT}).
+     *
+     * @throws IllegalArgumentException if {@code hasher}'s chain seed differs from the index's
+     */
+    MatchExplanation explain(int[] tokens, int offset, int length, BlockHasher hasher);
 
     /** Number of distinct blocks {@code worker} holds (0 if unknown). */
     long blockCount(Worker worker);

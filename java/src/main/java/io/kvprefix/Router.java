@@ -2,10 +2,12 @@ package io.kvprefix;
 
 import io.kvprefix.internal.router.LoadTable;
 import io.kvprefix.internal.router.PredictedBlocks;
+import io.kvprefix.internal.router.RouteExplainer;
 import io.kvprefix.internal.router.RoutingPolicy;
 import io.kvprefix.internal.router.WorkerLoad;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.LongSupplier;
@@ -74,6 +76,7 @@ public final class Router implements AutoCloseable {
     private final LoadTable table;
     private final ToLongFunction<Worker> blockCount;
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
+    private volatile RoutingObserver[] observers = new RoutingObserver[0];
     private volatile boolean closed;
 
     private Router(Builder b) {
@@ -174,10 +177,75 @@ public final class Router implements AutoCloseable {
 
     private RoutingDecision decision(Scratch s, int isl, int bs) {
         LoadTable.Choice c = s.choice;
-        RoutingDecision d =
-                new RoutingDecision(table, c.load, c.depth, isl, bs, c.prefillTokens, c.decodeBlocks, c.cost);
+        RoutingDecision d = new RoutingDecision(
+                table, c.load, c.depth, isl, bs, c.prefillTokens, c.decodeBlocks, c.cost, c.belowMinimumMatch);
         c.load = null;
+        for (RoutingObserver o : observers) {
+            o.decided(d);
+        }
         return d;
+    }
+
+    /** Adds an observer of every later decision ({@link RoutingObserver}); an observer added twice is called twice. */
+    public synchronized void addObserver(RoutingObserver observer) {
+        Objects.requireNonNull(observer, "observer");
+        RoutingObserver[] o = Arrays.copyOf(observers, observers.length + 1);
+        o[o.length - 1] = observer;
+        observers = o;
+    }
+
+    /** Removes one registration of {@code observer}; false if it was not added. */
+    public synchronized boolean removeObserver(RoutingObserver observer) {
+        List<RoutingObserver> o = new ArrayList<>(List.of(observers));
+        boolean removed = o.remove(observer);
+        observers = o.toArray(new RoutingObserver[0]);
+        return removed;
+    }
+
+    /** Explains {@link #route(int[])} for {@code tokens}, hashed with the index's hasher. */
+    public RouteExplanation explain(int[] tokens) {
+        return explain(tokens, 0, tokens.length, hasher);
+    }
+
+    /**
+     * Explains where {@link #route(int[], int, int, BlockHasher)} would send this request and why
+     * (docs/SPEC.md section 4.1): the index's {@link PrefixIndex#explain}, then every worker's depth,
+     * cost and verdict. Nothing is charged, chosen or drawn (expired predicted blocks are dropped, as a
+     * routing call would); the routing path pays nothing for this method.
+     *
+     * @throws IllegalStateException if no worker is registered, or the router or its index is closed
+     */
+    public RouteExplanation explain(int[] tokens, int offset, int length, BlockHasher hasher) {
+        Objects.checkFromIndexSize(offset, length, tokens.length);
+        Objects.requireNonNull(hasher, "hasher");
+        checkOpen();
+        MatchExplanation ev = events == null ? null : events.explain(tokens, offset, length, hasher);
+        MatchExplanation pr = null;
+        if (predicted != null) {
+            checkChainSeed(hasher);
+            predicted.expire();
+            pr = predicted.index().explain(tokens, offset, length, hasher);
+        }
+        return RouteExplainer.explain(ev, pr, length, hasher.blockSize(), table, blockCount);
+    }
+
+    /** Explains {@link #route(long[], int)} for a request given as local hashes at the index's block size. */
+    public RouteExplanation explain(long[] localHashes, int inputTokens) {
+        Objects.requireNonNull(localHashes, "localHashes");
+        int bs = hasher.blockSize();
+        if (inputTokens < (long) localHashes.length * bs) {
+            throw new IllegalArgumentException(
+                    localHashes.length + " blocks of " + bs + " tokens do not fit in " + inputTokens + " input tokens");
+        }
+        checkOpen();
+        int n = localHashes.length;
+        MatchExplanation ev = events == null ? null : events.explain(localHashes, 0, n);
+        MatchExplanation pr = null;
+        if (predicted != null) {
+            predicted.expire();
+            pr = predicted.index().explain(localHashes, 0, n);
+        }
+        return RouteExplainer.explain(ev, pr, inputTokens, bs, table, blockCount);
     }
 
     private void checkChainSeed(BlockHasher h) {

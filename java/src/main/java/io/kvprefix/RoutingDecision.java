@@ -41,6 +41,7 @@ public final class RoutingDecision {
     private final long prefillTokens;
     private final long decodeBlocks;
     private final double cost;
+    private final boolean belowMinimumMatch;
 
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
@@ -53,7 +54,8 @@ public final class RoutingDecision {
             int blockSize,
             long prefillTokens,
             long decodeBlocks,
-            double cost) {
+            double cost,
+            boolean belowMinimumMatch) {
         this.table = table;
         this.load = load;
         this.overlapBlocks = overlapBlocks;
@@ -62,6 +64,7 @@ public final class RoutingDecision {
         this.prefillTokens = prefillTokens;
         this.decodeBlocks = decodeBlocks;
         this.cost = cost;
+        this.belowMinimumMatch = belowMinimumMatch;
     }
 
     /** The chosen worker. */
@@ -105,6 +108,14 @@ public final class RoutingDecision {
     /** The chosen worker's cost when it was chosen (lower is better; see {@link Router}). */
     public double cost() {
         return cost;
+    }
+
+    /**
+     * True if no registered worker matched the minimum match (at least one block; see
+     * {@link Router.Builder#minMatchBlocks}): every depth counted as 0 and load alone decided.
+     */
+    public boolean belowMinimumMatch() {
+        return belowMinimumMatch;
     }
 
     /** The request's prefill is done: its uncached tokens stop counting as prefill load. Idempotent. */

@@ -425,6 +425,7 @@ public final class ReplayBench {
                         BlockHasher h = hashers.computeIfAbsent(k, x -> t.hasher(config));
                         ops.add(h.localHashes(t.tokenIds()));
                     }
+                    case Op.Explain x -> {} // a debugging aid, not a measured op
                     case Op.Invalid i -> invalid++;
                 }
             }

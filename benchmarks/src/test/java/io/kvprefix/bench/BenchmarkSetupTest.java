@@ -156,4 +156,21 @@ class BenchmarkSetupTest {
         b.scenario = "all-hit";
         assertThrows(IllegalArgumentException.class, b::setup);
     }
+
+    @Test
+    void metricsOverheadSetups() {
+        for (String metrics : new String[] {"bare", "timed", "observed", "both"}) {
+            for (String impl : new String[] {"offheap-native", "offheap-java"}) {
+                MetricsOverheadBenchmark b = new MetricsOverheadBenchmark();
+                b.metrics = metrics;
+                b.impl = impl;
+                b.tokens = 8192;
+                b.setup();
+                b.hashAndMatch();
+                b.routeAndFinish();
+                b.explainHashes();
+                b.tearDown();
+            }
+        }
+    }
 }

@@ -40,11 +40,12 @@ import picocli.CommandLine.Option;
  *
  * <p>With {@code --snapshot FILE} it restores the index from FILE at start and resumes each engine
  * after its last applied batch, and saves FILE every {@code --snapshot-interval} and at the end
- * (docs/SNAPSHOT.md).
+ * (docs/SNAPSHOT.md). With {@code --metrics-port} it serves {@code /metrics}, {@code /health/live}
+ * and {@code /health/ready} while it listens ({@link ListenMetrics}).
  *
  * <p>Exit status: 0 after a run (whatever the engines sent); 2 for a usage error (a bad
- * {@code --engine} spec or option value); 1 if the queries file cannot be read or the final
- * snapshot cannot be written.
+ * {@code --engine} spec or option value, a metrics port that is out of range or cannot be bound); 1 if
+ * the queries file cannot be read or the final snapshot cannot be written.
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
@@ -56,8 +57,9 @@ import picocli.CommandLine.Option;
             "Subscribe to engines' KV events (vLLM / SGLang, ZMQ + msgpack) and feed an index.",
             "Gaps in an engine's sequence are recovered through its replay socket; when",
             "they cannot be, its workers are cleared and fed again from the live stream.",
-            "After --duration (or Ctrl-C) prints the result of each match line of",
-            "--queries, then one JSON stats object as the last line of standard output."
+            "After --duration (or Ctrl-C) prints the result of each match and explain line",
+            "of --queries, then one JSON stats object as the last line of standard output.",
+            "--metrics-port serves Prometheus metrics and health checks meanwhile."
         })
 final class ListenCommand implements Callable<Integer> {
 
@@ -137,6 +139,23 @@ final class ListenCommand implements Callable<Integer> {
     Double snapshotInterval;
 
     @Option(
+            names = "--metrics-port",
+            paramLabel = "PORT",
+            description = {
+                "serve /metrics (Prometheus text), /health/live and /health/ready on this",
+                "port while listening (0: any free port, printed on standard error);",
+                "ready once no engine has a replay outstanding (docs/SPEC.md section 8)"
+            })
+    Integer metricsPort;
+
+    @Option(
+            names = "--metrics-host",
+            paramLabel = "HOST",
+            defaultValue = "0.0.0.0",
+            description = "address the metrics endpoint binds (default: ${DEFAULT-VALUE}, every interface)")
+    String metricsHost;
+
+    @Option(
             names = {"-q", "--quiet"},
             description = "no periodic stats lines on standard error")
     boolean quiet;
@@ -172,6 +191,10 @@ final class ListenCommand implements Callable<Integer> {
             }
         }
 
+        ListenMetrics metrics = metricsPort == null ? null : ListenMetrics.start(metricsHost, metricsPort);
+        if (metrics != null) {
+            err.println("kvprefix listen: metrics on " + metrics.url());
+        }
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch finished = new CountDownLatch(1);
         Thread hook = new Thread(
@@ -187,7 +210,8 @@ final class ListenCommand implements Callable<Integer> {
                 "kvprefix-listen-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         boolean saved = true;
-        try (PrefixIndex index = openIndex(config, err)) {
+        try (ListenMetrics m = metrics;
+                PrefixIndex index = instrument(m, openIndex(config, err))) {
             SubscriberStats finalStats;
             try (KvEventSubscriber sub = KvEventSubscriber.builder(index)
                     .replayTimeout(replayWait)
@@ -195,6 +219,9 @@ final class ListenCommand implements Callable<Integer> {
                     .build()) {
                 for (EngineEndpoint e : specs) {
                     sub.addEngine(e);
+                }
+                if (m != null) {
+                    m.watch(sub);
                 }
                 if (!quiet) {
                     err.println("kvprefix listen: subscribed to " + specs.size() + " engine(s) ("
@@ -205,6 +232,9 @@ final class ListenCommand implements Callable<Integer> {
                     saved = save(sub, err);
                 }
                 finalStats = sub.stats();
+                if (m != null) {
+                    m.stopping();
+                }
             }
             if (queryFile != null && !runQueries(queryFile, index, err)) {
                 return 1;
@@ -301,6 +331,10 @@ final class ListenCommand implements Callable<Integer> {
         return true;
     }
 
+    private static PrefixIndex instrument(ListenMetrics m, PrefixIndex index) {
+        return m == null ? index : m.instrument(index);
+    }
+
     private List<EngineEndpoint> parseEngines() {
         List<EngineEndpoint> out = new ArrayList<>();
         Set<String> endpoints = new LinkedHashSet<>();
@@ -373,6 +407,7 @@ final class ListenCommand implements Callable<Integer> {
                         index.match(t.tokenIds(), 0, t.tokenIds().length, t.hasher(index.config()), result);
                         out.scores(result);
                     }
+                    case Op.Explain x -> out.explanation(x.on(index));
                     case Op.Event e -> skipped++;
                     case Op.Invalid i -> {
                         err.println("kvprefix listen: --queries line " + lineNo + ": invalid_input: " + i.reason());

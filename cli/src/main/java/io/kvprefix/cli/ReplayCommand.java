@@ -40,7 +40,8 @@ import picocli.CommandLine.Parameters;
         sortOptions = false,
         description = {
             "Replay an op stream (one JSON object per line, docs/SPEC.md section 5) through the index.",
-            "Prints one line per input line: {\"status\":...} for an event, {\"scores\":[[W,R,depth],...]} for a match.",
+            "Prints one line per input line: {\"status\":...} for an event, {\"scores\":[[W,R,depth],...]} for a match,",
+            "{\"explain\":{...}} for an explain (why each worker's match stopped: docs/SPEC.md section 4.1).",
             "Invalid lines are answered {\"status\":\"invalid_input\"} and processing continues."
         })
 final class ReplayCommand implements Callable<Integer> {

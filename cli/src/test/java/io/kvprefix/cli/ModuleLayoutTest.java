@@ -142,7 +142,8 @@ class ModuleLayoutTest {
     /** A class of each module that has a module descriptor, to find its compiled descriptor by. */
     private static final Map<String, Class<?>> DESCRIBED = Map.of(
             "java", io.kvprefix.PrefixIndex.class,
-            "listener", io.kvprefix.zmq.EngineEndpoint.class);
+            "listener", io.kvprefix.zmq.EngineEndpoint.class,
+            "metrics", io.kvprefix.metrics.MetricsServer.class);
 
     @Test
     void theModuleDescriptorsExportTheModulesOnePackage() throws Exception {
@@ -225,7 +226,8 @@ class ModuleLayoutTest {
         }
         assertEquals(new TreeSet<>(modules()), seen, "every module of the root pom.xml has main sources here");
         assertTrue(
-                seen.containsAll(List.of("java", "listener", "opstream", "workloads", "benchmarks", "cli")), "" + seen);
+                seen.containsAll(List.of("java", "listener", "metrics", "opstream", "workloads", "benchmarks", "cli")),
+                "" + seen);
     }
 
     // ------------------------------------------------------------------ reading the sources

@@ -6,6 +6,7 @@ import io.kvprefix.Implementation;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
+import io.kvprefix.MatchExplanation;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -62,6 +64,9 @@ public final class OracleIndex implements PrefixIndex {
     private final Map<Worker, Map<Long, Block>> workers = new HashMap<>();
     /** The blocks each worker holds (the values of its name map), recomputed after any write to that worker. */
     private final Map<Worker, Set<Block>> heldCache = new HashMap<>();
+
+    /** The salts of the token-form stores that passed rules 0 and 1, the first 256 (what explain tries). */
+    private final Set<MatchExplanation.Salt> salts = new LinkedHashSet<>();
 
     private final Map<EventStatus, Long> counts = new EnumMap<>(EventStatus.class);
     private boolean closed;
@@ -140,6 +145,15 @@ public final class OracleIndex implements PrefixIndex {
                 .implementation(Implementation.PORTABLE)
                 .build();
         long[] locals = h.localHashes(t.tokenIds());
+        Set<Long> names = new HashSet<>();
+        boolean rule1 = false;
+        for (long e : t.blockHashes()) {
+            rule1 |= !names.add(e);
+        }
+        rule1 |= t.parentHash().isPresent() && names.contains(t.parentHash().getAsLong());
+        if (!rule1 && salts.size() < 256) {
+            salts.add(new MatchExplanation.Salt(t.loraName(), t.cacheNamespace()));
+        }
         return stored(t.worker(), t.parentHash().isPresent(), t.parentHash().orElse(0L), t.blockHashes(), locals);
     }
 
@@ -238,6 +252,92 @@ public final class OracleIndex implements PrefixIndex {
         checkOpen();
         long[] locals = hasher.localHashes(tokens, offset, length);
         match(locals, 0, locals.length, into);
+    }
+
+    // ------------------------------------------------------------------ explain (docs/SPEC.md section 4.1)
+
+    @Override
+    public synchronized MatchExplanation explain(long[] localHashes, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, localHashes.length);
+        checkOpen();
+        return explainHashes(java.util.Arrays.copyOfRange(localHashes, offset, offset + length), Map.of(), Map.of());
+    }
+
+    /**
+     * Literally: per known worker, its depth; the first later position where it holds the request's
+     * block; and, over every salt seen but the request's own (and no salt), the deepest match of the
+     * tokens under it if deeper than the depth (the first such salt in (lora, namespace) order, nulls first).
+     */
+    @Override
+    public synchronized MatchExplanation explain(int[] tokens, int offset, int length, BlockHasher hasher) {
+        Objects.checkFromIndexSize(offset, length, tokens.length);
+        if (hasher.chainSeed() != config.chainSeed()) {
+            throw new IllegalArgumentException("the hasher's chain seed differs from the index's");
+        }
+        checkOpen();
+        MatchExplanation.Salt own = new MatchExplanation.Salt(hasher.loraName(), hasher.cacheNamespace());
+        List<MatchExplanation.Salt> others = new ArrayList<>(salts);
+        others.add(new MatchExplanation.Salt(null, null));
+        others.removeIf(s -> s.equals(own));
+        others = new ArrayList<>(new LinkedHashSet<>(others));
+        others.sort(java.util.Comparator.comparing(
+                        MatchExplanation.Salt::loraName, java.util.Comparator.nullsFirst(String::compareTo))
+                .thenComparing(
+                        MatchExplanation.Salt::cacheNamespace, java.util.Comparator.nullsFirst(String::compareTo)));
+        Map<Worker, MatchExplanation.Salt> bestSalt = new HashMap<>();
+        Map<Worker, Integer> bestDepth = new HashMap<>();
+        for (MatchExplanation.Salt s : others) {
+            long[] q = BlockHasher.builder()
+                    .blockSize(hasher.blockSize())
+                    .seed(BlockHasher.saltedSeed(hasher.baseSeed(), s.loraName(), s.cacheNamespace()))
+                    .chainSeed(config.chainSeed())
+                    .implementation(Implementation.PORTABLE)
+                    .build()
+                    .localHashes(tokens, offset, length);
+            for (Worker w : workers.keySet()) {
+                int d = depth(w, chains(q));
+                if (d > bestDepth.getOrDefault(w, 0)) {
+                    bestDepth.put(w, d);
+                    bestSalt.put(w, s);
+                }
+            }
+        }
+        return explainHashes(hasher.localHashes(tokens, offset, length), bestSalt, bestDepth);
+    }
+
+    private MatchExplanation explainHashes(
+            long[] q, Map<Worker, MatchExplanation.Salt> bestSalt, Map<Worker, Integer> bestDepth) {
+        long[] cq = chains(q);
+        List<MatchExplanation.WorkerStop> out = new ArrayList<>();
+        for (Worker w : workers.keySet()) {
+            int k = depth(w, cq);
+            int resumes = -1;
+            for (int j = k + 1; j < q.length && resumes < 0; j++) {
+                if (held(w).contains(new Block(j, cq[j]))) {
+                    resumes = j;
+                }
+            }
+            MatchExplanation.Salt s = bestDepth.getOrDefault(w, 0) > k ? bestSalt.get(w) : null;
+            out.add(MatchExplanation.WorkerStop.of(w, q.length, k, resumes, s, s == null ? 0 : bestDepth.get(w)));
+        }
+        return new MatchExplanation(q.length, out);
+    }
+
+    private long[] chains(long[] q) {
+        long[] cq = new long[q.length];
+        for (int i = 0; i < q.length; i++) {
+            cq[i] = i == 0 ? q[0] : chainHasher.chainHash(cq[i - 1], q[i]);
+        }
+        return cq;
+    }
+
+    private int depth(Worker w, long[] cq) {
+        Set<Block> held = held(w);
+        int k = 0;
+        while (k < cq.length && held.contains(new Block(k, cq[k]))) {
+            k++;
+        }
+        return k;
     }
 
     // ------------------------------------------------------------------ introspection

@@ -46,7 +46,11 @@ public final class SubscriberStats {
         /** Replay answers that arrived when no replay was in progress (dropped). */
         STALE_REPLAY_ANSWERS("stale_replay_answers"),
         /** Events the index refused with an exception (for example because it was closed). */
-        APPLY_ERRORS("apply_errors");
+        APPLY_ERRORS("apply_errors"),
+        /** Blocks of the stores the index applied {@code ok}. */
+        BLOCKS_STORED("blocks_stored"),
+        /** Block hashes of the removals the index applied {@code ok} (a removal naming an unknown hash is not counted). */
+        BLOCKS_REMOVED("blocks_removed");
 
         private final String wireName;
 
@@ -252,6 +256,21 @@ public final class SubscriberStats {
     /** Counters summed over every engine, those removed included. */
     public Counts total() {
         return total;
+    }
+
+    /**
+     * True when no replay is outstanding: no engine is waiting for a replay's answers or holding
+     * live batches back behind one. An engine that has sent nothing yet ({@code waiting}) does not
+     * count as outstanding: an idle engine publishes nothing, and nothing is known to be missing.
+     * This is what {@code kvprefix listen}'s {@code /health/ready} reports.
+     */
+    public boolean caughtUp() {
+        for (EngineStats e : engines) {
+            if (e.state().equals("replaying") || e.pendingBatches() > 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** One line for a log: engines, events, gaps, replays, resyncs, decode errors, the worst lag. */

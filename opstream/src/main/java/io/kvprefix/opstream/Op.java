@@ -3,12 +3,14 @@ package io.kvprefix.opstream;
 import io.kvprefix.BlockHasher;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
+import io.kvprefix.MatchExplanation;
+import io.kvprefix.PrefixIndex;
 import java.util.Arrays;
 import java.util.Objects;
 
 /**
  * One op-stream line as a value (docs/SPEC.md section 5): an event to apply, a match in hash form or
- * token form, or a line that is not a valid op. It is the format's only model: {@link OpStreamParser}
+ * token form, an explain of such a match, or a line that is not a valid op. It is the format's only model: {@link OpStreamParser}
  * reads lines into it, {@link OpStreamWriter} writes it back as lines, and code that makes streams
  * (the command line's {@code gen-ops}, the tests' generators) builds it.
  *
@@ -17,7 +19,7 @@ import java.util.Objects;
  *
  * <p>Thread-safety: immutable as long as nobody modifies the arrays.
  */
-public sealed interface Op permits Op.Event, Op.HashMatch, Op.TokenMatch, Op.Invalid {
+public sealed interface Op permits Op.Event, Op.HashMatch, Op.TokenMatch, Op.Explain, Op.Invalid {
 
     /**
      * A {@code stored}, {@code removed}, {@code cleared} or {@code remove_worker} line.
@@ -125,6 +127,35 @@ public sealed interface Op permits Op.Event, Op.HashMatch, Op.TokenMatch, Op.Inv
             return "TokenMatch[" + tokenIds.length + " tokens, blockSize=" + blockSize
                     + (loraName == null ? "" : ", lora=" + loraName)
                     + (cacheNamespace == null ? "" : ", namespace=" + cacheNamespace) + "]";
+        }
+    }
+
+    /**
+     * {@code {"op":"explain",...}} with a match line's fields: answered with why each worker's match
+     * stopped where it did (docs/SPEC.md section 5, the {@code explain} op).
+     *
+     * @param query the request, a {@link HashMatch} or a {@link TokenMatch}
+     */
+    record Explain(Op query) implements Op {
+        public Explain {
+            Objects.requireNonNull(query, "query");
+            if (!(query instanceof HashMatch) && !(query instanceof TokenMatch)) {
+                throw new IllegalArgumentException("an explain op holds a match, not " + query);
+            }
+        }
+
+        /** Runs the explain on {@code index}: a token query is hashed with its block size and salt, the index's seeds. */
+        public MatchExplanation on(PrefixIndex index) {
+            return switch (query) {
+                case HashMatch m -> index.explain(m.localHashes(), 0, m.localHashes().length);
+                case TokenMatch t -> index.explain(t.tokenIds(), 0, t.tokenIds().length, t.hasher(index.config()));
+                default -> throw new IllegalStateException("not a match: " + query);
+            };
+        }
+
+        @Override
+        public String toString() {
+            return "Explain[" + query + "]";
         }
     }
 

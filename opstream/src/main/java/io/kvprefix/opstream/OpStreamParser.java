@@ -121,10 +121,14 @@ public final class OpStreamParser {
                 }
                 yield new Op.Event(new KvEvent.RemoveWorker(fields.worker()));
             }
-            case LineFields.OP_MATCH -> match();
+            case LineFields.OP_MATCH -> match("match");
+            case LineFields.OP_EXPLAIN -> {
+                Op m = match("explain");
+                yield m instanceof Op.Invalid ? m : new Op.Explain(m);
+            }
             default ->
                 invalid("unknown op \"" + printable(fields.opText())
-                        + "\" (ops are case-sensitive: stored, removed, cleared, remove_worker, match)");
+                        + "\" (ops are case-sensitive: stored, removed, cleared, remove_worker, match, explain)");
         };
     }
 
@@ -180,12 +184,13 @@ public final class OpStreamParser {
         }
     }
 
-    private Op match() {
+    /** A match line's request (an {@code explain} line's too: the same fields). */
+    private Op match(String op) {
         boolean hashForm = fields.has(LineFields.F_LOCAL_HASHES);
         boolean tokenForm = fields.has(LineFields.F_TOKEN_IDS);
         String e;
         if (hashForm && tokenForm) {
-            return invalid("a match line carries both forms: \"local_hashes\" and \"token_ids\"");
+            return invalid("a " + op + " line carries both forms: \"local_hashes\" and \"token_ids\"");
         }
         if (hashForm) {
             if ((e = fields.required(LineFields.F_LOCAL_HASHES)) != null) {
@@ -194,7 +199,7 @@ public final class OpStreamParser {
             return new Op.HashMatch(fields.localHashes());
         }
         if (!tokenForm) {
-            return invalid("a match line needs \"local_hashes\" (hash form) or \"token_ids\" (token form)");
+            return invalid("a " + op + " line needs \"local_hashes\" (hash form) or \"token_ids\" (token form)");
         }
         if ((e = fields.required(LineFields.F_TOKEN_IDS)) != null
                 || (e = fields.required(LineFields.F_BLOCK_SIZE)) != null

@@ -2,6 +2,7 @@ package io.kvprefix.opstream;
 
 import io.kvprefix.EventStatus;
 import io.kvprefix.KvEvent;
+import io.kvprefix.MatchExplanation;
 import io.kvprefix.MatchResult;
 import io.kvprefix.Worker;
 import java.io.IOException;
@@ -12,7 +13,7 @@ import java.nio.charset.StandardCharsets;
  * Writes the op-stream format of docs/SPEC.md section 5, one JSON object per line ({@code \n}), UTF-8,
  * every hash and id as an unsigned decimal, keys in the order of the section's line shapes, no
  * spaces: input lines (an {@link Op}, an event or a match, for {@code gen-ops} and for tests) and
- * result lines (statuses and scores, for {@code replay}). It is the format's only writer; the static
+ * result lines (statuses, scores and explanations, for {@code replay}). It is the format's only writer; the static
  * {@link #line}, {@link #statusLine} and {@link #scoresLine} give one line as a string.
  *
  * <p>Input lines always carry {@code dp_rank} and {@code parent_hash} (as {@code null} when there is
@@ -77,6 +78,13 @@ public final class OpStreamWriter implements AutoCloseable {
         return w.theLine();
     }
 
+    /** The answer line of an {@code explain} op, without the {@code \n} (see {@link #explanation}). */
+    public static String explanationLine(MatchExplanation e) {
+        OpStreamWriter w = forOneLine();
+        w.appendExplanation(e);
+        return w.theLine();
+    }
+
     // ------------------------------------------------------------------ result lines
 
     /** {@code {"status":"ok"}} and the other statuses. */
@@ -88,6 +96,16 @@ public final class OpStreamWriter implements AutoCloseable {
     /** {@code {"scores":[[W,R,depth],...]}}; sorts {@code result} by worker first. */
     public void scores(MatchResult result) throws IOException {
         appendScores(result);
+        maybeFlush();
+    }
+
+    /**
+     * The answer to an {@code explain} op (docs/SPEC.md section 5):
+     * {@code {"explain":{"blocks":N,"workers":[{"worker":W,"dp_rank":R,"depth":D,"stop":S,"resumes_at":P|null,"salt":null|{"lora_name":..,"cache_namespace":..,"depth":K}},...]}}},
+     * workers in worker order.
+     */
+    public void explanation(MatchExplanation e) throws IOException {
+        appendExplanation(e);
         maybeFlush();
     }
 
@@ -111,14 +129,14 @@ public final class OpStreamWriter implements AutoCloseable {
 
     /** {@code {"op":"match","local_hashes":[...]}} for {@code localHashes[off .. off+len)}. */
     public void matchHashes(long[] localHashes, int off, int len) throws IOException {
-        appendMatchHashes(localHashes, off, len);
+        appendMatchHashes("match", localHashes, off, len);
         maybeFlush();
     }
 
     /** {@code {"op":"match","token_ids":[...],"block_size":B}} with an optional salt. */
     public void matchTokens(int[] tokens, int off, int len, int blockSize, String loraName, String cacheNamespace)
             throws IOException {
-        appendMatchTokens(tokens, off, len, blockSize, loraName, cacheNamespace);
+        appendMatchTokens("match", tokens, off, len, blockSize, loraName, cacheNamespace);
         maybeFlush();
     }
 
@@ -149,13 +167,55 @@ public final class OpStreamWriter implements AutoCloseable {
         sb.append("]}\n");
     }
 
+    private void appendExplanation(MatchExplanation e) {
+        sb.append("{\"explain\":{\"blocks\":").append(e.queryBlocks()).append(",\"workers\":[");
+        for (int i = 0; i < e.workers().size(); i++) {
+            MatchExplanation.WorkerStop w = e.workers().get(i);
+            sb.append(i > 0 ? ",{\"worker\":" : "{\"worker\":");
+            u64(w.worker().workerId()).append(",\"dp_rank\":");
+            u32(w.worker().dpRank()).append(",\"depth\":").append(w.depth());
+            sb.append(",\"stop\":\"").append(w.stop().wireName()).append("\",\"resumes_at\":");
+            sb.append(w.resumesAt() < 0 ? "null" : Integer.toString(w.resumesAt()))
+                    .append(",\"salt\":");
+            if (w.salt() == null) {
+                sb.append("null}");
+                continue;
+            }
+            sb.append("{\"lora_name\":");
+            stringOrNull(w.salt().loraName());
+            sb.append(",\"cache_namespace\":");
+            stringOrNull(w.salt().cacheNamespace());
+            sb.append(",\"depth\":").append(w.saltDepth()).append("}}");
+        }
+        sb.append("]}}\n");
+    }
+
+    private void stringOrNull(String s) {
+        if (s == null) {
+            sb.append("null");
+        } else {
+            string(s);
+        }
+    }
+
     private void appendOp(Op op) {
         switch (op) {
             case Op.Event e -> appendEvent(e.event());
-            case Op.HashMatch m -> appendMatchHashes(m.localHashes(), 0, m.localHashes().length);
+            case Op.HashMatch m -> appendMatchHashes("match", m.localHashes(), 0, m.localHashes().length);
             case Op.TokenMatch m ->
                 appendMatchTokens(
-                        m.tokenIds(), 0, m.tokenIds().length, m.blockSize(), m.loraName(), m.cacheNamespace());
+                        "match", m.tokenIds(), 0, m.tokenIds().length, m.blockSize(), m.loraName(), m.cacheNamespace());
+            case Op.Explain(Op.HashMatch m) -> appendMatchHashes("explain", m.localHashes(), 0, m.localHashes().length);
+            case Op.Explain(Op.TokenMatch m) ->
+                appendMatchTokens(
+                        "explain",
+                        m.tokenIds(),
+                        0,
+                        m.tokenIds().length,
+                        m.blockSize(),
+                        m.loraName(),
+                        m.cacheNamespace());
+            case Op.Explain x -> throw new IllegalArgumentException("an explain op holds a match: " + x);
             case Op.Invalid i -> {
                 if (i.line() == null) {
                     throw new IllegalArgumentException("an invalid op without its line cannot be written: " + i);
@@ -208,15 +268,15 @@ public final class OpStreamWriter implements AutoCloseable {
         }
     }
 
-    private void appendMatchHashes(long[] localHashes, int off, int len) {
-        sb.append("{\"op\":\"match\",\"local_hashes\":");
+    private void appendMatchHashes(String op, long[] localHashes, int off, int len) {
+        sb.append("{\"op\":\"").append(op).append("\",\"local_hashes\":");
         hashes(localHashes, off, len);
         sb.append("}\n");
     }
 
     private void appendMatchTokens(
-            int[] tokens, int off, int len, int blockSize, String loraName, String cacheNamespace) {
-        sb.append("{\"op\":\"match\",\"token_ids\":");
+            String op, int[] tokens, int off, int len, int blockSize, String loraName, String cacheNamespace) {
+        sb.append("{\"op\":\"").append(op).append("\",\"token_ids\":");
         tokens(tokens, off, len);
         sb.append(",\"block_size\":").append(blockSize);
         salt(loraName, cacheNamespace);

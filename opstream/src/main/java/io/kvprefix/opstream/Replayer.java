@@ -196,6 +196,7 @@ public final class Replayer {
                 index.match(t.tokenIds(), 0, t.tokenIds().length, hasher(t), result);
                 scores(writer);
             }
+            case Op.Explain x -> writer.explanation(x.on(index));
             case Op.Invalid i -> invalid(writer, i.reason());
         }
     }

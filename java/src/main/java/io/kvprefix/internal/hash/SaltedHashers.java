@@ -2,6 +2,9 @@ package io.kvprefix.internal.hash;
 
 import io.kvprefix.BlockHasher;
 import io.kvprefix.IndexConfig;
+import io.kvprefix.MatchExplanation.Salt;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -20,6 +23,8 @@ public final class SaltedHashers {
 
     private final IndexConfig config;
     private final ConcurrentHashMap<Key, BlockHasher> cache = new ConcurrentHashMap<>();
+    /** The salts hashers were built for (the first {@value #MAX_CACHED}), for explain's other-salt search. */
+    private final ConcurrentHashMap<Salt, Boolean> seen = new ConcurrentHashMap<>();
 
     public SaltedHashers(IndexConfig config) {
         this.config = Objects.requireNonNull(config, "config");
@@ -41,12 +46,23 @@ public final class SaltedHashers {
                     .cacheNamespace(k.namespace())
                     .implementation(config.implementation())
                     .build();
+            if (seen.size() < MAX_CACHED) {
+                seen.putIfAbsent(new Salt(k.lora(), k.namespace()), Boolean.TRUE);
+            }
             if (cache.size() >= MAX_CACHED) {
                 cache.clear();
             }
             cache.put(k, h);
         }
         return h;
+    }
+
+    /**
+     * The salts (LoRA name, cache namespace) of the token-form events seen so far, the first
+     * {@value #MAX_CACHED} of them, no salt included if it was seen; in no particular order.
+     */
+    public List<Salt> salts() {
+        return new ArrayList<>(seen.keySet());
     }
 
     /** Throws {@link IllegalArgumentException} unless {@code h} chains with the index's chain seed. */

@@ -5,19 +5,18 @@ import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
+import io.kvprefix.MatchExplanation;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
-import io.kvprefix.SnapshotException;
 import io.kvprefix.Worker;
+import io.kvprefix.internal.Explanations;
 import io.kvprefix.internal.MatchResults;
 import io.kvprefix.internal.event.DecodedEvent;
 import io.kvprefix.internal.event.EventDecoder;
 import io.kvprefix.internal.event.IndexWriter;
 import io.kvprefix.internal.hash.PortableHashKernel;
 import io.kvprefix.internal.hash.SaltedHashers;
-import io.kvprefix.internal.snapshot.ChainImage;
 import io.kvprefix.internal.snapshot.SnapshotFormat;
-import io.kvprefix.internal.snapshot.SnapshotReader;
 import io.kvprefix.internal.snapshot.SnapshotWriter;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
 import java.nio.file.Path;
@@ -71,7 +70,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
     private final long[] writeScratch = new long[2];
     volatile boolean closed;
-    private volatile Map<String, String> restoredMetadata = Map.of();
+    volatile Map<String, String> restoredMetadata = Map.of();
 
     private final ThreadLocal<HeapMatcher.Scratch> readScratch = ThreadLocal.withInitial(HeapMatcher.Scratch::new);
 
@@ -442,25 +441,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     /** A new heap index holding the state of the snapshot {@code file}; see {@code PrefixIndex.restore}. */
     public static HeapPrefixIndex restore(Path file, IndexConfig config) {
-        HeapPrefixIndex index = new HeapPrefixIndex(config);
-        try (SnapshotReader r = SnapshotReader.open(Objects.requireNonNull(file, "file"), config)) {
-            ChainImage im = ChainImage.read(r, config.maxWorkers());
-            Map<String, String> meta = r.metadata();
-            long[] counters = r.counters();
-            new HeapSnapshot(index).restore(im);
-            if (config.memoryBudgetBytes() != IndexConfig.UNLIMITED
-                    && index.estimatedBytes() > config.memoryBudgetBytes()) {
-                throw r.bad("does not fit the memory budget (the heap index estimates " + index.estimatedBytes()
-                        + " bytes)");
-            }
-            for (int i = 0; i < counters.length; i++) {
-                index.statusCounts[i].add(counters[i]);
-            }
-            index.restoredMetadata = meta;
-            return index;
-        } catch (InternalError e) { // a fault on the mapping: the file shrank while it was read
-            throw new SnapshotException(file, "the file changed while it was read", e);
-        }
+        return HeapSnapshot.restore(new HeapPrefixIndex(config), file);
     }
 
     /** A restore's worker, whole. */
@@ -470,6 +451,59 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         usedSlots.set(ws.slot);
         bitWords = Math.max(bitWords, (ws.slot >>> 6) + 1);
         pairCount += ws.held.size();
+    }
+
+    @Override
+    public MatchExplanation explain(long[] localHashes, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, localHashes.length);
+        return Explanations.of(length, probe(Arrays.copyOfRange(localHashes, offset, offset + length)));
+    }
+
+    @Override
+    public MatchExplanation explain(int[] tokens, int offset, int length, BlockHasher h) {
+        Objects.requireNonNull(h, "hasher");
+        hashers.checkChainSeed(h);
+        checkOpen();
+        return Explanations.ofTokens(this, hashers.salts(), tokens, offset, length, h, this::probe);
+    }
+
+    /**
+     * Every known worker's walk over {@code q} under the read lock: the request's entries position by
+     * position as far as they exist; a worker's depth is where its reach bits end, and its hole ends
+     * at the first later entry it holds.
+     */
+    private List<Explanations.Probe> probe(long[] q) {
+        long stamp = lock.readLock();
+        try {
+            checkOpen();
+            List<HeapEntry> path = new ArrayList<>();
+            long chain = 0;
+            for (int p = 0; p < q.length; p++) {
+                chain = p == 0 ? q[0] : PortableHashKernel.chainStep(chainFn, chain, q[p], new long[2]);
+                HeapEntry e = HeapMatcher.inChain(table.get(HeapMatcher.key(p, q[p])), p, q[p], chain);
+                if (e == null) {
+                    break;
+                }
+                path.add(e);
+            }
+            List<Explanations.Probe> out = new ArrayList<>(workers.size());
+            for (HeapWorker ws : workers.values()) {
+                int depth = 0;
+                while (depth < path.size() && path.get(depth).reaches(ws.slot)) {
+                    depth++;
+                }
+                int resumes = -1;
+                for (int p = depth + 1; p < path.size() && resumes < 0; p++) {
+                    if (ws.held.containsKey(path.get(p))) {
+                        resumes = p;
+                    }
+                }
+                out.add(new Explanations.Probe(ws.worker, depth, resumes));
+            }
+            return out;
+        } finally {
+            lock.unlockRead(stamp);
+        }
     }
 
     // ------------------------------------------------------------------ introspection

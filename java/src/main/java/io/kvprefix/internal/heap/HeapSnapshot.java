@@ -4,9 +4,12 @@ import static io.kvprefix.internal.snapshot.SnapshotFormat.INLINE_ENTRIES;
 import static io.kvprefix.internal.snapshot.SnapshotFormat.MAX_RUN;
 import static io.kvprefix.internal.snapshot.SnapshotFormat.OFFSET_BITS;
 
+import io.kvprefix.IndexConfig;
+import io.kvprefix.SnapshotException;
 import io.kvprefix.internal.hash.PortableHashKernel;
 import io.kvprefix.internal.snapshot.ChainImage;
 import io.kvprefix.internal.snapshot.SnapshotFormat;
+import io.kvprefix.internal.snapshot.SnapshotReader;
 import io.kvprefix.internal.snapshot.SnapshotWriter;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
@@ -14,10 +17,12 @@ import it.unimi.dsi.fastutil.longs.Long2ObjectMap;
 import it.unimi.dsi.fastutil.objects.Object2IntMap;
 import it.unimi.dsi.fastutil.objects.Object2IntOpenHashMap;
 import it.unimi.dsi.fastutil.objects.ObjectArrayList;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The heap index's side of a snapshot, in the chain index's format (docs/SNAPSHOT.md), so that
@@ -262,6 +267,29 @@ final class HeapSnapshot {
     }
 
     // ------------------------------------------------------------------ restore
+
+    /** Fills the new, empty {@code index} with the state of the snapshot {@code file}, or throws and leaves it unused. */
+    static HeapPrefixIndex restore(HeapPrefixIndex index, Path file) {
+        IndexConfig config = index.config;
+        try (SnapshotReader r = SnapshotReader.open(Objects.requireNonNull(file, "file"), config)) {
+            ChainImage im = ChainImage.read(r, config.maxWorkers());
+            Map<String, String> meta = r.metadata();
+            long[] counters = r.counters();
+            new HeapSnapshot(index).restore(im);
+            if (config.memoryBudgetBytes() != IndexConfig.UNLIMITED
+                    && index.estimatedBytes() > config.memoryBudgetBytes()) {
+                throw r.bad("does not fit the memory budget (the heap index estimates " + index.estimatedBytes()
+                        + " bytes)");
+            }
+            for (int i = 0; i < counters.length; i++) {
+                index.statusCounts[i].add(counters[i]);
+            }
+            index.restoredMetadata = meta;
+            return index;
+        } catch (InternalError e) { // a fault on the mapping: the file shrank while it was read
+            throw new SnapshotException(file, "the file changed while it was read", e);
+        }
+    }
 
     /** Fills the empty {@link #index} with the state of {@code im}. */
     void restore(ChainImage im) {

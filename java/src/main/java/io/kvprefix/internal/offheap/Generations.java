@@ -1,7 +1,9 @@
 package io.kvprefix.internal.offheap;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The index's shared structures over time: the current child table and its rebuilds, the gates
@@ -80,6 +82,27 @@ final class Generations {
     }
 
     /**
+     * Runs {@code body} with every writer held out and inside the read gate: a view nothing changes
+     * under, for explain (the writers wait for as long as {@code body} runs). Called outside the gates.
+     */
+    <T> T withWritersHeldOut(Supplier<T> body) {
+        List<T> out = new ArrayList<>(1);
+        writers.exclusively(() -> {
+            if (closed) {
+                throw closedException();
+            }
+            int token = readers.enter();
+            try {
+                out.add(body.get());
+            } finally {
+                readers.exit(token);
+            }
+            return true;
+        });
+        return out.get(0);
+    }
+
+    /**
      * Rebuilds the child table with room for {@code more} more records, dropping tombstones; false if
      * the budget does not allow it. Called outside the gates.
      */
@@ -109,21 +132,6 @@ final class Generations {
             reclaimer.flush();
         }
         return ok;
-    }
-
-    /** Runs {@code body} with every writer held out and no reclamation under it (a snapshot's consistent cut). */
-    boolean exclusively(BooleanSupplier body) {
-        return writers.exclusively(() -> {
-            if (closed) {
-                throw closedException();
-            }
-            int token = readers.enter();
-            try {
-                return body.getAsBoolean();
-            } finally {
-                readers.exit(token);
-            }
-        });
     }
 
     /** Closes: later writers and readers see {@code closed}; waits for those in flight, then runs {@code freeAll}. False if already closed. */

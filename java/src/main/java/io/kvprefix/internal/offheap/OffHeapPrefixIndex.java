@@ -5,10 +5,12 @@ import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
+import io.kvprefix.MatchExplanation;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.SnapshotException;
 import io.kvprefix.Worker;
+import io.kvprefix.internal.Explanations;
 import io.kvprefix.internal.MatchResults;
 import io.kvprefix.internal.event.DecodedEvent;
 import io.kvprefix.internal.event.EventDecoder;
@@ -21,6 +23,7 @@ import io.kvprefix.internal.snapshot.SnapshotWriter;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -332,7 +335,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         Objects.requireNonNull(file, "file");
         Map<String, String> meta = SnapshotFormat.checkMetadata(metadata);
         try (SnapshotWriter out = SnapshotWriter.create(file, config, SnapshotFormat.PRODUCER_CHAIN)) {
-            generations.exclusively(() -> {
+            generations.withWritersHeldOut(() -> {
                 long[] counters = new long[statusCounts.length];
                 for (int i = 0; i < counters.length; i++) {
                     counters[i] = statusCounts[i].sum();
@@ -387,6 +390,30 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         } catch (InternalError e) { // a fault on the mapping: the file shrank while it was read
             throw new SnapshotException(file, "the file changed while it was read", e);
         }
+    }
+
+    // =================================================================== explain
+
+    @Override
+    public MatchExplanation explain(long[] localHashes, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, localHashes.length);
+        long[] q = Arrays.copyOfRange(localHashes, offset, offset + length);
+        return Explanations.of(length, probe(q));
+    }
+
+    @Override
+    public MatchExplanation explain(int[] tokens, int offset, int length, BlockHasher h) {
+        Objects.requireNonNull(h, "hasher");
+        hashers.checkChainSeed(h);
+        checkOpen();
+        return Explanations.ofTokens(this, hashers.salts(), tokens, offset, length, h, this::probe);
+    }
+
+    /** Every known worker's walk over {@code q}, with the writers held out (see {@link ChainExplainer}). */
+    private List<Explanations.Probe> probe(long[] q) {
+        checkOpen();
+        return generations.withWritersHeldOut(() -> ChainExplainer.probe(
+                generations.children(), arena.runTable(), List.copyOf(workers.values()), q, q.length));
     }
 
     // =================================================================== introspection

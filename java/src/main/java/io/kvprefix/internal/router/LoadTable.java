@@ -148,6 +148,7 @@ public final class LoadTable {
                 out.prefillTokens = prefill;
                 out.decodeBlocks = decode;
                 out.cost = costs[i];
+                out.belowMinimumMatch = policy.missed();
             } finally {
                 for (int i = 0; i < n; i++) {
                     ws[i].depth = 0;
@@ -196,5 +197,58 @@ public final class LoadTable {
         public long decodeBlocks;
         /** Its cost. */
         public double cost;
+        /** True if the deepest match was below the minimum match (every depth counted as 0). */
+        public boolean belowMinimumMatch;
     }
+
+    /**
+     * What {@link #decide} would see for this request, without choosing, charging or drawing anything:
+     * every registered worker with its depth and cost, the one the policy ranks first, and whether
+     * the request is a miss.
+     *
+     * @throws IllegalStateException if no worker is registered
+     */
+    public Costs costs(
+            MatchResult first, MatchResult second, int isl, int blockSize, ToLongFunction<Worker> blockCount) {
+        synchronized (lock) {
+            WorkerLoad[] ws = sorted;
+            int n = ws.length;
+            if (n == 0) {
+                throw new IllegalStateException("no workers registered: add workers before routing");
+            }
+            scatter(first);
+            scatter(second);
+            try {
+                double[] c = new double[n];
+                boolean miss = policy.fillCosts(ws, n, c, isl, blockSize);
+                int[] depths = new int[n];
+                Worker[] workers = new Worker[n];
+                for (int i = 0; i < n; i++) {
+                    depths[i] = ws[i].depth;
+                    workers[i] = ws[i].worker();
+                }
+                int preferred = RoutingPolicy.preferred(ws, n, c, blockCount);
+                return new Costs(workers, depths, c, preferred, miss, policy.minimumDepth(blockSize));
+            } finally {
+                for (int i = 0; i < n; i++) {
+                    ws[i].depth = 0;
+                }
+            }
+        }
+    }
+
+    /**
+     * The outcome of {@link #costs}: registered workers in worker order, their depths and costs.
+     *
+     * <p>Thread-safety: effectively immutable (nobody writes the arrays after construction).
+     *
+     * @param workers the registered workers, sorted
+     * @param depths each one's depth (the larger of the two matches)
+     * @param costs each one's cost
+     * @param preferred the position of the worker the policy ranks first
+     * @param miss true if the deepest depth is below {@code minimumDepth}
+     * @param minimumDepth the smallest depth that counts at the request's block size (at least 1)
+     */
+    public record Costs(
+            Worker[] workers, int[] depths, double[] costs, int preferred, boolean miss, int minimumDepth) {}
 }

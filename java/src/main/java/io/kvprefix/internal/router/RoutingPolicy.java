@@ -38,6 +38,7 @@ public final class RoutingPolicy {
     private final boolean spreadMisses;
     private final SplittableRandom random;
     private Worker lastMiss;
+    private boolean missed;
     private double[] weights = new double[16];
 
     /**
@@ -74,23 +75,13 @@ public final class RoutingPolicy {
      * {@link WorkerLoad#depth}) and returns the index of the chosen one.
      */
     int choose(WorkerLoad[] ws, int n, double[] costs, int isl, int blockSize, ToLongFunction<Worker> blockCount) {
-        int maxDepth = 0;
-        for (int i = 0; i < n; i++) {
-            maxDepth = Math.max(maxDepth, ws[i].depth);
-        }
-        boolean miss = maxDepth < minimumDepth(blockSize);
-        long requestBlocks = isl / blockSize;
+        boolean miss = fillCosts(ws, n, costs, isl, blockSize);
+        missed = miss;
         double min = Double.POSITIVE_INFINITY;
         double max = Double.NEGATIVE_INFINITY;
         for (int i = 0; i < n; i++) {
-            WorkerLoad w = ws[i];
-            long d = miss ? 0 : w.depth;
-            double prefillBlocks = ((double) isl - (double) (d * blockSize) + (double) w.prefillTokens()) / blockSize;
-            double decodeBlocks = (double) (w.decodeBlocks() + requestBlocks);
-            double c = (overlapWeight * prefillBlocks + decodeBlocks) / w.weight();
-            costs[i] = c;
-            min = Math.min(min, c);
-            max = Math.max(max, c);
+            min = Math.min(min, costs[i]);
+            max = Math.max(max, costs[i]);
         }
         double tolerance = TIE_TOLERANCE * Math.max(1.0, Math.abs(min));
         if (temperature > 0) {
@@ -98,6 +89,41 @@ public final class RoutingPolicy {
         }
         double limit = min + tolerance;
         return miss && spreadMisses ? spreadMiss(ws, n, costs, limit) : lowestCost(ws, n, costs, limit, blockCount);
+    }
+
+    /** True if the last {@link #choose} was a miss: its deepest match was below the minimum match. */
+    boolean missed() {
+        return missed;
+    }
+
+    /** Fills {@code costs[0..n)} as {@link #choose} does; true if the request is a miss (every depth counts as 0). */
+    boolean fillCosts(WorkerLoad[] ws, int n, double[] costs, int isl, int blockSize) {
+        int maxDepth = 0;
+        for (int i = 0; i < n; i++) {
+            maxDepth = Math.max(maxDepth, ws[i].depth);
+        }
+        boolean miss = maxDepth < minimumDepth(blockSize);
+        long requestBlocks = isl / blockSize;
+        for (int i = 0; i < n; i++) {
+            WorkerLoad w = ws[i];
+            long d = miss ? 0 : w.depth;
+            double prefillBlocks = ((double) isl - (double) (d * blockSize) + (double) w.prefillTokens()) / blockSize;
+            double decodeBlocks = (double) (w.decodeBlocks() + requestBlocks);
+            costs[i] = (overlapWeight * prefillBlocks + decodeBlocks) / w.weight();
+        }
+        return miss;
+    }
+
+    /**
+     * The worker the policy ranks first for costs {@code costs[0..n)}: the lowest cost, ties broken as
+     * at temperature 0 without spreading (fewer blocks, then the lower worker). No state changes.
+     */
+    static int preferred(WorkerLoad[] ws, int n, double[] costs, ToLongFunction<Worker> blockCount) {
+        double min = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < n; i++) {
+            min = Math.min(min, costs[i]);
+        }
+        return lowestCost(ws, n, costs, min + TIE_TOLERANCE * Math.max(1.0, Math.abs(min)), blockCount);
     }
 
     /** A miss among equally cheap workers: the next one after the previous miss's, round robin. */

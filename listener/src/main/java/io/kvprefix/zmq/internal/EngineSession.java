@@ -321,12 +321,24 @@ public final class EngineSession implements EngineSync.Port {
             EventStatus status = applyToIndex(e);
             if (status != null) {
                 counters.event(kind, status);
+                if (status == EventStatus.OK) {
+                    countBlocks(e);
+                }
             }
         }
         if (Double.isFinite(batch.timestamp())) {
             lagMillis = Math.max(0, System.currentTimeMillis() - (long) (batch.timestamp() * 1000.0));
         }
         lastSeq = seq; // published last: a reader that sees it sees the batch applied
+    }
+
+    private void countBlocks(KvEvent e) {
+        switch (e) {
+            case KvEvent.Stored st -> counters.add(Counter.BLOCKS_STORED, st.blockHashes().length);
+            case KvEvent.StoredTokens st -> counters.add(Counter.BLOCKS_STORED, st.blockHashes().length);
+            case KvEvent.Removed r -> counters.add(Counter.BLOCKS_REMOVED, r.blockHashes().length);
+            default -> {}
+        }
     }
 
     private EventStatus applyToIndex(KvEvent e) {

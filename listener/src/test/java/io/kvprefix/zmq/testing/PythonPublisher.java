@@ -47,6 +47,8 @@ public final class PythonPublisher implements AutoCloseable {
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final Thread reader;
     private final Map<String, Ports> ports = new LinkedHashMap<>();
+    /** The DONE line, once {@link #isDone} has seen it. */
+    private String doneLine;
 
     /**
      * Starts the script with {@code specJson} (see the script's doc) in {@code dir} and waits for its ports.
@@ -123,13 +125,23 @@ public final class PythonPublisher implements AutoCloseable {
 
     /** Waits for the publisher to have published everything; returns each engine's last sequence number. */
     public Map<String, Long> awaitDone(long timeoutSeconds) throws InterruptedException, IOException {
-        String done = expectLine("DONE ", timeoutSeconds);
+        String done = doneLine != null ? doneLine : expectLine("DONE ", timeoutSeconds);
         Map<String, Long> out = new LinkedHashMap<>();
         Matcher m = DONE.matcher(done);
         while (m.find()) {
             out.put(m.group(1), Long.parseLong(m.group(2)));
         }
         return out;
+    }
+
+    /** True once the publisher has said it published everything (never blocks). */
+    public boolean isDone() {
+        for (String l; doneLine == null && (l = lines.poll()) != null; ) {
+            if (l.startsWith("DONE ")) {
+                doneLine = l.substring("DONE ".length());
+            }
+        }
+        return doneLine != null;
     }
 
     /** The truth file (valid after {@link #awaitDone}). */

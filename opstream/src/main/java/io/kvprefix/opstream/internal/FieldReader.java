@@ -21,7 +21,7 @@ final class FieldReader {
     private static final String[] BLOCK_FIELD = {"block_hash", "tokens_hash"};
     private static final byte[][] BLOCK_FIELD_BYTES = ascii(BLOCK_FIELD);
 
-    private static final String[] OPS = {"stored", "removed", "cleared", "remove_worker", "match"};
+    private static final String[] OPS = {"stored", "removed", "cleared", "remove_worker", "match", "explain"};
     private static final byte[][] OP_BYTES = ascii(OPS);
 
     private static final long U32_MAX = 0xFFFF_FFFFL;

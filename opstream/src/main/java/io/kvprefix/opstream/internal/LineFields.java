@@ -54,7 +54,8 @@ public final class LineFields {
             OP_REMOVED = 1,
             OP_CLEARED = 2,
             OP_REMOVE_WORKER = 3,
-            OP_MATCH = 4;
+            OP_MATCH = 4,
+            OP_EXPLAIN = 5;
     /** Scratch arrays that grew past this many entries are dropped after the line. */
     private static final int SHRINK_ABOVE = 1 << 20;
 

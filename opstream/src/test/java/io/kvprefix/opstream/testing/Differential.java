@@ -240,14 +240,17 @@ public final class Differential {
                 case Op.Event e -> index.apply(e.event()).wireName();
                 case Op.HashMatch m -> {
                     index.match(m.localHashes(), 0, m.localHashes().length, r);
-                    yield OpStreamWriter.scoresLine(r);
+                    yield OpStreamWriter.scoresLine(r) + " "
+                            + OpStreamWriter.explanationLine(index.explain(m.localHashes(), 0, m.localHashes().length));
                 }
                 case Op.TokenMatch m -> {
                     String key = m.blockSize() + "\u0000" + m.loraName() + "\u0000" + m.cacheNamespace();
                     BlockHasher h = hashers.computeIfAbsent(key, k -> m.hasher(index.config()));
                     index.match(m.tokenIds(), 0, m.tokenIds().length, h, r);
-                    yield OpStreamWriter.scoresLine(r);
+                    yield OpStreamWriter.scoresLine(r) + " "
+                            + OpStreamWriter.explanationLine(index.explain(m.tokenIds(), 0, m.tokenIds().length, h));
                 }
+                case Op.Explain x -> OpStreamWriter.explanationLine(x.on(index));
                 case Op.Invalid m -> "skipped";
             };
         } catch (VirtualMachineError e) {

@@ -52,6 +52,7 @@ public final class LineVariants {
         Objects.requireNonNull(rnd, "rnd");
         return switch (op) {
             case Op.Invalid i -> OpStreamWriter.line(i);
+            case Op.Explain x -> OpStreamWriter.line(x);
             case Op.Event e -> event(e.event(), rnd);
             case Op.HashMatch m -> {
                 Obj o = new Obj(rnd);

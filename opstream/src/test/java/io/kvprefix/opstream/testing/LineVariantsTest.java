@@ -216,6 +216,7 @@ class LineVariantsTest {
         for (Op op : ops) {
             switch (op) {
                 case Op.Invalid m -> seen.add("malformed");
+                case Op.Explain x -> seen.add("explain");
                 case Op.HashMatch m -> seen.add(m.localHashes().length == 0 ? "empty match" : "match hashes");
                 case Op.TokenMatch m -> {
                     seen.add("match tokens");

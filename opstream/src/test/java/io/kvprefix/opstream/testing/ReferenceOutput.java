@@ -40,6 +40,7 @@ public final class ReferenceOutput {
                             reference.match(m.tokenIds(), 0, m.tokenIds().length, m.hasher(reference.config()), r);
                             yield OpStreamWriter.scoresLine(r);
                         }
+                        case Op.Explain x -> OpStreamWriter.explanationLine(x.on(reference));
                     });
         }
         return out;

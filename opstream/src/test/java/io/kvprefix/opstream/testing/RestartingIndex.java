@@ -5,6 +5,7 @@ import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
+import io.kvprefix.MatchExplanation;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
@@ -16,8 +17,8 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * A {@link PrefixIndex} that restarts: before its {@code k}-th call of {@link #apply} or
- * {@link #match} (for each {@code k} in {@code restartAt}) it snapshots the index it wraps, closes
+ * A {@link PrefixIndex} that restarts: before its {@code k}-th call of {@link #apply},
+ * {@link #match} or {@link #explain} (for each {@code k} in {@code restartAt}) it snapshots the index it wraps, closes
  * it, and goes on with an index restored from the file. Run through {@link Differential}, every
  * answer after a restart is compared with the oracle that was fed the whole stream.
  *
@@ -80,6 +81,18 @@ public final class RestartingIndex implements PrefixIndex {
     public void match(int[] tokens, int offset, int length, BlockHasher hasher, MatchResult into) {
         tick();
         current.match(tokens, offset, length, hasher, into);
+    }
+
+    @Override
+    public MatchExplanation explain(long[] localHashes, int offset, int length) {
+        tick();
+        return current.explain(localHashes, offset, length);
+    }
+
+    @Override
+    public MatchExplanation explain(int[] tokens, int offset, int length, BlockHasher hasher) {
+        tick();
+        return current.explain(tokens, offset, length, hasher);
     }
 
     @Override

@@ -1,0 +1,95 @@
+package io.kvprefix.cli;
+
+import io.kvprefix.PrefixIndex;
+import io.kvprefix.metrics.MetricsServer;
+import io.kvprefix.metrics.PrefixIndexMetrics;
+import io.kvprefix.metrics.SubscriberMetrics;
+import io.kvprefix.zmq.KvEventSubscriber;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The metrics endpoint of {@code kvprefix listen --metrics-port} (docs/SPEC.md section 8): a
+ * Prometheus registry with the index's and the subscriber's meters, served with {@code /health/live}
+ * and {@code /health/ready} (ready once the subscriber runs and no engine has a replay outstanding).
+ *
+ * <p>Thread-safety: {@link #watch} and {@link #close} on the command's thread; the endpoint's thread
+ * reads the volatile subscriber.
+ */
+final class ListenMetrics implements AutoCloseable {
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final List<Runnable> refresh = new CopyOnWriteArrayList<>();
+    private final MetricsServer server;
+    private volatile KvEventSubscriber subscriber;
+    private volatile String notReady = "starting";
+
+    private ListenMetrics(String host, int port) {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("--metrics-port must be 0..65535 (0: any free port), got " + port);
+        }
+        InetSocketAddress address = new InetSocketAddress(host, port);
+        if (address.isUnresolved()) {
+            throw new IllegalArgumentException("--metrics-host: cannot resolve '" + host + "'");
+        }
+        try {
+            server = MetricsServer.start(
+                    address, registry, this::readiness, List.of(() -> refresh.forEach(Runnable::run)));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--metrics-port " + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Binds the endpoint (a usage error, exit status 2, if it cannot be bound). */
+    static ListenMetrics start(String host, int port) {
+        return new ListenMetrics(host, port);
+    }
+
+    /** Where the endpoint listens, for the log line. */
+    String url() {
+        InetSocketAddress a = server.address();
+        String host =
+                a.getAddress().isAnyLocalAddress() ? "0.0.0.0" : a.getAddress().getHostAddress();
+        return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort() + "/metrics";
+    }
+
+    /** {@code index} with its match calls timed, and its meters bound. */
+    PrefixIndex instrument(PrefixIndex index) {
+        PrefixIndex timed = PrefixIndexMetrics.timed(index, registry);
+        PrefixIndexMetrics m = new PrefixIndexMetrics(timed);
+        m.bindTo(registry);
+        refresh.add(m::refresh);
+        return timed;
+    }
+
+    /** Binds the subscriber's meters; readiness follows it from now on. */
+    void watch(KvEventSubscriber sub) {
+        SubscriberMetrics m = new SubscriberMetrics(sub);
+        m.bindTo(registry);
+        refresh.add(m::refresh);
+        subscriber = sub;
+        notReady = null;
+    }
+
+    /** The subscriber has stopped: not ready any more (the endpoint still serves until {@link #close}). */
+    void stopping() {
+        notReady = "stopping";
+    }
+
+    private String readiness() {
+        String why = notReady;
+        if (why != null) {
+            return why;
+        }
+        return subscriber.stats().caughtUp() ? null : "a replay is outstanding";
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        registry.close();
+    }
+}

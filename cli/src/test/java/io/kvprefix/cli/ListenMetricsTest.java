@@ -1,0 +1,537 @@
+package io.kvprefix.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import io.kvprefix.EventStatus;
+import io.kvprefix.opstream.Op;
+import io.kvprefix.opstream.OpStreamWriter;
+import io.kvprefix.testing.RepoPaths;
+import io.kvprefix.zmq.DecodeIssue;
+import io.kvprefix.zmq.SubscriberStats;
+import io.kvprefix.zmq.testing.PythonPublisher;
+import io.kvprefix.zmq.testing.Truth;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code kvprefix listen --metrics-port} (docs/SPEC.md section 8) as an operator meets it: the command
+ * runs in its own JVM against the vLLM-shaped publisher in a Python process, is scraped over HTTP
+ * with the JDK's client while events flow, and every scrape is parsed by the Prometheus client
+ * library's own parser ({@code cli/src/test/python/prometheus_samples.py}, Debian's
+ * python3-prometheus-client). Counters must only grow from scrape to scrape and end equal to the
+ * final JSON stats; {@code /health/ready} must turn ready only once a withheld range was replayed;
+ * an {@code explain} line of {@code --queries} is answered with the depth its match line gets.
+ */
+class ListenMetricsTest {
+    private static final Path SAMPLES = RepoPaths.root().resolve("cli/src/test/python/prometheus_samples.py");
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @TempDir
+    Path dir;
+
+    /** One parsed sample: which scrape, the family's type, the sample's name, its labels and value. */
+    record Sample(int scrape, String type, String name, String labels, double value) {
+        String series() {
+            return name + "{" + labels + "}";
+        }
+    }
+
+    @Test
+    void countersGrowWhileEventsFlowAndEndEqualToTheFinalStats() throws Exception {
+        requirePrometheusParser();
+        String spec = """
+                {"seed": 21, "interval": 0.02, "engines": [
+                 {"name": "E1", "encoding": "array", "replay": "plain", "batches": 120, "drop": [[30, 34]]},
+                 {"name": "E2", "encoding": "map", "replay": "none", "ranks": [0], "batches": 120, "drop": [[50, 54]]}]}""";
+        try (PythonPublisher pub = new PythonPublisher(dir, spec);
+                Listen listen = new Listen(
+                        "--engine",
+                        pub.ports("E1").pubEndpoint() + "=1,replay="
+                                + pub.ports("E1").replayEndpoint(),
+                        "--engine",
+                        pub.ports("E2").pubEndpoint() + "=2/0",
+                        "--replay-timeout",
+                        "5")) {
+            assertEquals(200, get(listen.base + "/health/live").statusCode());
+            List<Path> scrapes = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            String last = null;
+            boolean done = false;
+            while (System.nanoTime() < deadline) {
+                HttpResponse<String> r = get(listen.base + "/metrics");
+                assertEquals(200, r.statusCode());
+                assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain; version=0.0.4"));
+                Path f = dir.resolve("scrape-" + scrapes.size() + ".txt");
+                Files.writeString(f, r.body());
+                scrapes.add(f);
+                String counters = subscriberCounters(r.body());
+                if (done && counters.equals(last)) {
+                    break; // everything published has been applied: two scrapes agree
+                }
+                last = counters;
+                done = done || pub.isDone();
+                Thread.sleep(150);
+            }
+            assertTrue(done, "the publisher did not finish: " + pub.stderr());
+            String json = listen.stop();
+            Map<String, Map<String, Long>> engines = engineStats(json);
+
+            List<Sample> samples = parse(scrapes);
+            int n = scrapes.size();
+            // events flowed while we scraped: the batch counter took several values
+            long distinct = samples.stream()
+                    .filter(s -> s.name().equals("kvprefix_subscriber_batches_total"))
+                    .map(s -> s.labels() + "=" + s.value())
+                    .distinct()
+                    .count();
+            assertTrue(distinct >= 6, "the scrapes saw the counters move only " + distinct + " times over " + n);
+            assertMonotonic(samples);
+            Map<String, Double> fin = new TreeMap<>();
+            for (Sample s : samples) {
+                if (s.scrape() == n - 1) {
+                    fin.put(s.series(), s.value());
+                }
+            }
+            for (var e : engines.entrySet()) {
+                assertEngineEqualsJson(fin, e.getKey(), e.getValue());
+            }
+            Map<String, Long> e1 = engines.values().iterator().next();
+            assertTrue(e1.get("gaps") >= 1 && e1.get("replays") >= 1, "E1 replayed its gap: " + e1);
+            assertEquals(1L, sum(engines, "resyncs"), "E2 resynced once: " + engines);
+            // the index saw every event the subscriber applied, with the same statuses (plus the clears of resyncs)
+            for (EventStatus st : EventStatus.values()) {
+                double index = fin.get("kvprefix_index_events_total{status=" + st.wireName() + "}");
+                long subscriber = 0;
+                for (Map<String, Long> eng : engines.values()) {
+                    for (SubscriberStats.EventKind k : SubscriberStats.EventKind.values()) {
+                        subscriber += eng.get("events." + k.wireName() + "." + st.wireName());
+                    }
+                }
+                if (st == EventStatus.OK) {
+                    assertTrue(index >= subscriber && index <= subscriber + 4, st + ": " + index + " vs " + subscriber);
+                } else {
+                    assertEquals(subscriber, index, 0.0, st.wireName());
+                }
+            }
+            assertTrue(fin.get("kvprefix_index_blocks{}") > 0, "" + fin);
+            assertTrue(fin.get("kvprefix_index_memory_bytes{area=native}") > 0, "" + fin);
+            assertTrue(types(samples).get("kvprefix_subscriber_events").equals("counter"), "" + types(samples));
+            assertTrue(types(samples).get("kvprefix_subscriber_lag_seconds").equals("gauge"), "" + types(samples));
+            assertTrue(types(samples).get("kvprefix_index_match_seconds").equals("histogram"), "" + types(samples));
+        }
+    }
+
+    @Test
+    void readyOnlyOnceTheWithheldRangeWasReplayed() throws Exception {
+        requirePrometheusParser();
+        // batches 10..14 are withheld from the live stream; the replay socket answers 3 s after it is asked
+        String spec = """
+                {"seed": 22, "interval": 0.03, "engines": [
+                 {"name": "E1", "replay": "plain", "batches": 60, "drop": [[10, 14]], "replay_delay": 3}]}""";
+        Path queries = dir.resolve("queries.jsonl");
+        Files.writeString(queries, "");
+        try (PythonPublisher pub = new PythonPublisher(dir, spec);
+                Listen listen = new Listen(
+                        "--engine",
+                        pub.ports("E1").pubEndpoint() + "=1,replay="
+                                + pub.ports("E1").replayEndpoint(),
+                        "--replay-timeout",
+                        "10",
+                        "--queries",
+                        queries.toString())) {
+            List<String> seen = new ArrayList<>() {
+                @Override
+                public String toString() { // the last observations are the telling ones
+                    return size() <= 40
+                            ? super.toString()
+                            : "[..., " + String.join(", ", subList(size() - 40, size())) + "]";
+                }
+            };
+            long notReadyAt = -1;
+            long readyAgainAt = -1;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+            while (System.nanoTime() < deadline && readyAgainAt < 0) {
+                HttpResponse<String> r = get(listen.base + "/health/ready");
+                String metrics = get(listen.base + "/metrics").body();
+                double replayed = value(metrics, "kvprefix_subscriber_replayed_batches_total");
+                double replaying = value(metrics, "kvprefix_subscriber_replaying");
+                seen.add(r.statusCode() + " replayed=" + replayed + " replaying=" + replaying);
+                if (r.statusCode() == 503) {
+                    assertTrue(r.body().startsWith("not ready: "), r.body());
+                    if (notReadyAt < 0 && r.body().contains("replay")) {
+                        notReadyAt = System.nanoTime();
+                    }
+                } else {
+                    assertEquals(200, r.statusCode(), r.body());
+                    assertEquals("ready\n", r.body());
+                    if (notReadyAt >= 0) {
+                        readyAgainAt = System.nanoTime();
+                        // ready again only with the withheld batches applied from the replay
+                        assertTrue(replayed >= 5, "ready before the replay: " + seen);
+                        assertEquals(0.0, replaying, "" + seen);
+                    }
+                }
+                if (notReadyAt >= 0
+                        && seen.stream().filter(l -> l.startsWith("503")).count() == 1) {
+                    // first seen not ready: the publisher answers the replay 3 s after it was asked
+                    assertEquals(0.0, replayed, "batches replayed already: " + seen);
+                }
+                Thread.sleep(100);
+            }
+            assertTrue(notReadyAt >= 0, "never saw the replay hold readiness back: " + seen);
+            assertTrue(readyAgainAt >= 0, "never ready again: " + seen + "\n" + pub.stderr());
+            assertTrue(
+                    readyAgainAt - notReadyAt > TimeUnit.MILLISECONDS.toNanos(2000),
+                    "not ready for only " + (readyAgainAt - notReadyAt) / 1e6 + " ms: " + seen);
+            // --queries answers an explain line with the same depth as the match line after it
+            long lastSeq = pub.awaitDone(30).get("E1");
+            Truth truth = Truth.read(pub.truth());
+            Truth.Query q = truth.queries().stream()
+                    .filter(x -> x.depth() > 0)
+                    .findFirst()
+                    .orElseThrow();
+            Op.TokenMatch m = new Op.TokenMatch(q.tokens(), q.blockSize(), q.lora(), null);
+            Files.writeString(queries, OpStreamWriter.line(new Op.Explain(m)) + "\n" + OpStreamWriter.line(m) + "\n");
+            while (value(get(listen.base + "/metrics").body(), "kvprefix_subscriber_last_sequence") < lastSeq) {
+                Thread.sleep(50); // every batch applied
+            }
+            List<String> out = listen.stopAndReadAll();
+            assertEquals(3, out.size(), "" + out);
+            String worker = "{\"worker\":1,\"dp_rank\":" + q.rank() + ",\"depth\":" + q.depth() + ",";
+            assertTrue(out.get(0).startsWith("{\"explain\":{") && out.get(0).contains(worker), out.get(0) + " " + q);
+            assertTrue(out.get(1).contains("[1," + q.rank() + "," + q.depth() + "]"), out.get(1));
+            Map<String, Long> e = engineStats(out.get(2)).values().iterator().next();
+            assertEquals(1, e.get("gaps"), "" + e);
+            assertEquals(0, e.get("resyncs"), "" + e);
+        }
+    }
+
+    @Test
+    void aBadOrBusyPortIsAClearUsageError() throws Exception {
+        try (ServerSocket busy = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            String engine = "tcp://127.0.0.1:5557=1";
+            record Case(String message, String... args) {}
+            for (Case c : List.of(
+                    new Case("--metrics-port must be 0..65535", "--metrics-port", "70000"),
+                    new Case("--metrics-port must be 0..65535", "--metrics-port", "-1"),
+                    new Case(
+                            "--metrics-port " + busy.getLocalPort() + ": cannot listen on 127.0.0.1:"
+                                    + busy.getLocalPort(),
+                            "--metrics-port",
+                            "" + busy.getLocalPort(),
+                            "--metrics-host",
+                            "127.0.0.1"),
+                    new Case(
+                            "--metrics-host: cannot resolve",
+                            "--metrics-port",
+                            "0",
+                            "--metrics-host",
+                            "no.such.host.invalid"))) {
+                List<String> args = new ArrayList<>(List.of("listen", "--engine", engine, "--duration", "1"));
+                args.addAll(List.of(c.args()));
+                var r = CliRunner.run(args.toArray(String[]::new));
+                String what = args + ": " + r.err();
+                assertEquals(2, r.exit(), what);
+                assertEquals("", r.out(), what);
+                assertTrue(r.err().contains(c.message()), what);
+                assertEquals(1, r.err().strip().lines().count(), "one line: " + what);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** {@code kvprefix listen} in its own JVM (the launcher), with the metrics endpoint on a free loopback port. */
+    private static final class Listen implements AutoCloseable {
+        final Process process;
+        final String base;
+        final BlockingQueue<String> err = new LinkedBlockingQueue<>();
+
+        Listen(String... args) throws IOException, InterruptedException {
+            String javaHome = Path.of(ProcessHandle.current().info().command().orElseThrow())
+                    .getParent()
+                    .getParent()
+                    .toString();
+            List<String> cmd = new ArrayList<>(List.of(
+                    RepoPaths.root().resolve("kvprefix").toString(),
+                    "listen",
+                    "--stats-interval",
+                    "1",
+                    "--metrics-port",
+                    "0",
+                    "--metrics-host",
+                    "127.0.0.1"));
+            cmd.addAll(List.of(args));
+            ProcessBuilder pb = new ProcessBuilder(cmd);
+            pb.environment().put("JAVA_HOME", javaHome);
+            pb.environment().put("KVPREFIX_CLASSPATH", System.getProperty("java.class.path"));
+            process = pb.start();
+            Thread t = new Thread(
+                    () -> {
+                        try (BufferedReader r = new BufferedReader(
+                                new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+                            for (String l; (l = r.readLine()) != null; ) {
+                                err.add(l);
+                            }
+                        } catch (IOException ignored) {
+                            // the process ended
+                        }
+                    },
+                    "listen-stderr");
+            t.setDaemon(true);
+            t.start();
+            String url = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            List<String> lines = new ArrayList<>();
+            while (url == null && System.nanoTime() < deadline) {
+                String l = err.poll(100, TimeUnit.MILLISECONDS);
+                if (l != null) {
+                    lines.add(l);
+                    if (l.startsWith("kvprefix listen: metrics on http://")) {
+                        url = l.substring("kvprefix listen: metrics on ".length());
+                    }
+                }
+            }
+            assertNotNull(url, "no metrics line from listen: " + lines);
+            base = url.substring(0, url.length() - "/metrics".length());
+        }
+
+        /** SIGTERM, as a service manager stops it; returns the last line of standard output (the JSON stats). */
+        String stop() throws IOException, InterruptedException {
+            List<String> lines = stopAndReadAll();
+            return lines.get(lines.size() - 1);
+        }
+
+        /** SIGTERM; every line of standard output (the answers to --queries, then the JSON stats). */
+        List<String> stopAndReadAll() throws IOException, InterruptedException {
+            process.toHandle().destroy();
+            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "listen did not stop");
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            List<String> lines = out.lines().toList();
+            assertFalse(lines.isEmpty(), "no stats line; stderr: " + err);
+            return lines;
+        }
+
+        @Override
+        public void close() {
+            process.destroyForcibly();
+        }
+    }
+
+    private static HttpResponse<String> get(String url) throws IOException, InterruptedException {
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create(url))
+                        .timeout(Duration.ofSeconds(10))
+                        .GET()
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The subscriber's counter lines of a scrape, to tell when two scrapes agree. */
+    private static String subscriberCounters(String text) {
+        StringBuilder sb = new StringBuilder();
+        for (String l : text.split("\n")) {
+            if (l.startsWith("kvprefix_subscriber_") && l.contains("_total{")) {
+                sb.append(l).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    /** The value of the one sample named {@code name} in a scrape (NaN if absent). */
+    private static double value(String text, String name) {
+        for (String l : text.split("\n")) {
+            if (l.startsWith(name + "{") || l.startsWith(name + " ")) {
+                return Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+            }
+        }
+        return Double.NaN;
+    }
+
+    private static void requirePrometheusParser() throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(PythonPublisher.PYTHON, "-c", "import prometheus_client.parser")
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        if (p.waitFor() != 0) {
+            throw new AssertionError("the metrics tests parse /metrics with the Prometheus client library's parser: "
+                    + "apt-get install -y python3-prometheus-client (or run ./kvprefix setup as root): " + out);
+        }
+    }
+
+    private static List<Sample> parse(List<Path> scrapes) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(PythonPublisher.PYTHON, SAMPLES.toString()));
+        scrapes.forEach(s -> cmd.add(s.toString()));
+        Process p = new ProcessBuilder(cmd).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), "the Prometheus parser failed: " + err);
+        List<Sample> samples = new ArrayList<>();
+        for (String l : out.split("\n")) {
+            if (l.isEmpty()) {
+                continue;
+            }
+            String[] f = l.split("\t", -1);
+            double v = switch (f[4]) {
+                case "nan" -> Double.NaN;
+                case "inf" -> Double.POSITIVE_INFINITY;
+                case "-inf" -> Double.NEGATIVE_INFINITY;
+                default -> Double.parseDouble(f[4]);
+            };
+            samples.add(new Sample(Integer.parseInt(f[0]), f[1], f[2], f[3], v));
+        }
+        assertTrue(samples.size() > 100, "parsed samples: " + samples.size());
+        return samples;
+    }
+
+    private static Map<String, String> types(List<Sample> samples) {
+        Map<String, String> out = new HashMap<>();
+        for (Sample s : samples) {
+            String family = s.name().replaceAll("_(total|bucket|count|sum)$", "");
+            out.putIfAbsent(family, s.type());
+        }
+        return out;
+    }
+
+    /** Every counter series (and every histogram's count and sum) never goes down from one scrape to the next. */
+    private static void assertMonotonic(List<Sample> samples) {
+        Map<String, Sample> previous = new HashMap<>();
+        int checked = 0;
+        for (Sample s : samples) {
+            boolean counter = s.type().equals("counter")
+                    || (s.type().equals("histogram") && !s.name().endsWith("_max"));
+            if (!counter) {
+                continue;
+            }
+            Sample p = previous.put(s.series(), s);
+            if (p != null) {
+                assertTrue(
+                        s.value() >= p.value(),
+                        s.series() + " went down from " + p.value() + " (scrape " + p.scrape() + ") to " + s.value()
+                                + " (scrape " + s.scrape() + ")");
+                checked++;
+            }
+        }
+        assertTrue(checked > 100, "counters compared: " + checked);
+    }
+
+    /** The final scrape's subscriber series of one engine equal its numbers in the final JSON stats. */
+    private static void assertEngineEqualsJson(Map<String, Double> fin, String endpoint, Map<String, Long> json) {
+        String worker = Long.toString(json.get("worker"));
+        String at = "engine=" + endpoint + ";";
+        int compared = 0;
+        for (SubscriberStats.Counter c : SubscriberStats.Counter.values()) {
+            String series = "kvprefix_subscriber_" + c.wireName() + "_total{" + at + "worker=" + worker + "}";
+            assertEquals((double) json.get(c.wireName()), fin.get(series), series);
+            compared++;
+        }
+        for (SubscriberStats.EventKind k : SubscriberStats.EventKind.values()) {
+            for (EventStatus st : EventStatus.values()) {
+                String series = "kvprefix_subscriber_events_total{" + at + "kind=" + k.wireName() + ";status="
+                        + st.wireName() + ";worker=" + worker + "}";
+                assertEquals(
+                        (double) json.get("events." + k.wireName() + "." + st.wireName()), fin.get(series), series);
+                compared++;
+            }
+        }
+        for (DecodeIssue i : DecodeIssue.values()) {
+            String family = switch (i.category()) {
+                case ERROR -> "decode_errors";
+                case IGNORED -> "ignored_events";
+                case NOTE -> "notes";
+            };
+            String key = switch (i.category()) {
+                case ERROR -> "decode_errors.";
+                case IGNORED -> "ignored.";
+                case NOTE -> "notes.";
+            };
+            String series = "kvprefix_subscriber_" + family + "_total{" + at + "issue=" + i.wireName() + ";worker="
+                    + worker + "}";
+            assertEquals((double) json.get(key + i.wireName()), fin.get(series), series);
+            compared++;
+        }
+        assertEquals(
+                (double) json.get("last_seq"),
+                fin.get("kvprefix_subscriber_last_sequence{" + at + "worker=" + worker + "}"));
+        assertEquals(
+                (double) json.get("pending"),
+                fin.get("kvprefix_subscriber_pending_batches{" + at + "worker=" + worker + "}"));
+        assertTrue(json.get("events.stored.ok") > 0 && json.get("blocks_stored") > 0, "" + json);
+        assertTrue(compared > 30, "compared " + compared);
+    }
+
+    private static long sum(Map<String, Map<String, Long>> engines, String key) {
+        return engines.values().stream().mapToLong(m -> m.get(key)).sum();
+    }
+
+    /** The final JSON stats: per engine endpoint, every number under it by its dotted path. */
+    private static Map<String, Map<String, Long>> engineStats(String json) throws IOException {
+        Map<String, Map<String, Long>> out = new LinkedHashMap<>();
+        try (JsonParser p = new JsonFactory().createParser(json)) {
+            assertEquals(JsonToken.START_OBJECT, p.nextToken());
+            List<String> path = new ArrayList<>();
+            String field = null;
+            Map<String, Long> engine = null;
+            for (JsonToken t; (t = p.nextToken()) != null; ) {
+                switch (t) {
+                    case FIELD_NAME -> field = p.currentName();
+                    case START_OBJECT -> {
+                        path.add(field);
+                        if (path.size() == 2 && "engines".equals(path.get(0))) {
+                            engine = new TreeMap<>();
+                        }
+                    }
+                    case START_ARRAY -> path.add(field);
+                    case END_OBJECT, END_ARRAY -> {
+                        if (!path.isEmpty()) {
+                            path.remove(path.size() - 1);
+                        }
+                    }
+                    case VALUE_STRING -> {
+                        if (engine != null && path.size() == 2 && field.equals("endpoint")) {
+                            out.put(p.getText(), engine);
+                        }
+                    }
+                    case VALUE_NUMBER_INT -> {
+                        if (engine != null && path.size() >= 2) {
+                            List<String> inner = new ArrayList<>(path.subList(2, path.size()));
+                            inner.add(field);
+                            engine.put(String.join(".", inner), p.getLongValue());
+                        }
+                    }
+                    default -> {}
+                }
+            }
+        }
+        assertFalse(out.isEmpty(), "no engines in " + json);
+        return out;
+    }
+}

@@ -1,0 +1,87 @@
+package io.kvprefix.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** The endpoint over real HTTP on a loopback port: paths, methods, readiness, the hooks, a busy port. */
+class MetricsServerTest {
+    /** A status, the content type and the body of one response. */
+    private record Response(int statusCode, String type, String body) {}
+
+    private static Response send(String method, String url) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection();
+        try {
+            c.setRequestMethod(method);
+            int status = c.getResponseCode();
+            var in = status < 400 ? c.getInputStream() : c.getErrorStream();
+            String body = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return new Response(status, c.getContentType(), body);
+        } finally {
+            c.disconnect();
+        }
+    }
+
+    @Test
+    void servesMetricsHealthAndNothingElse() throws Exception {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        Counter c = Counter.builder("kvprefix.test.things").register(registry);
+        AtomicReference<String> notReady = new AtomicReference<>("a replay is outstanding");
+        AtomicInteger hooks = new AtomicInteger();
+        try (MetricsServer s = MetricsServer.start(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                registry,
+                notReady::get,
+                List.of(() -> c.increment(), hooks::incrementAndGet))) {
+            String base = "http://127.0.0.1:" + s.address().getPort();
+            Response m = send("GET", base + "/metrics");
+            assertEquals(200, m.statusCode());
+            assertEquals(MetricsServer.CONTENT_TYPE, m.type());
+            assertTrue(m.body().contains("kvprefix_test_things_total 1.0"), m.body()); // the hook ran first
+            assertEquals(1, hooks.get());
+            assertEquals(200, send("GET", base + "/health/live").statusCode());
+            Response r = send("GET", base + "/health/ready");
+            assertEquals(503, r.statusCode());
+            assertEquals("not ready: a replay is outstanding\n", r.body());
+            notReady.set(null);
+            assertEquals("ready\n", send("GET", base + "/health/ready").body());
+            assertEquals(404, send("GET", base + "/nothing").statusCode());
+            assertEquals(405, send("POST", base + "/metrics").statusCode());
+            Response head = send("HEAD", base + "/metrics");
+            assertEquals(200, head.statusCode());
+            assertEquals("", head.body());
+        }
+    }
+
+    @Test
+    void aBusyPortIsRefusedWithAOneLineMessage() throws IOException {
+        try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            IOException e = assertThrows(
+                    IOException.class,
+                    () -> MetricsServer.start(
+                            new InetSocketAddress(InetAddress.getLoopbackAddress(), busy.getLocalPort()),
+                            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+                            () -> null,
+                            List.of()));
+            assertTrue(
+                    e.getMessage().startsWith("cannot listen on 127.0.0.1:" + busy.getLocalPort() + ": "),
+                    e.getMessage());
+            assertEquals(1, e.getMessage().lines().count());
+        }
+    }
+}
