@@ -124,7 +124,7 @@ class SnapshotRefusalTest {
     @Test
     void truncatedAnywhere() throws IOException {
         int[] cuts = {
-            1, 7, 8, 63, 64, 255, 256, 300, bytes.length / 3, bytes.length / 2, bytes.length - 8, bytes.length - 1
+            1, 7, 8, 63, 64, 287, 288, 300, bytes.length / 3, bytes.length / 2, bytes.length - 8, bytes.length - 1
         };
         for (int n : cuts) {
             refused(write("cut" + n + ".snap", Arrays.copyOf(bytes, n)), CONFIG, "truncated");
@@ -165,8 +165,8 @@ class SnapshotRefusalTest {
     @Test
     void aFlippedBitInEveryPartIsFound() throws IOException {
         ByteBuffer h = le(bytes);
-        String[] names = {"metadata", "counters", "workers", "runs", "names", "side sets"};
-        for (int t = 0; t < 6; t++) {
+        String[] names = {"metadata", "counters", "workers", "runs", "names", "side sets", "salts"};
+        for (int t = 0; t < 7; t++) {
             long off = h.getLong(64 + 32 * t + 8);
             long len = h.getLong(64 + 32 * t + 16);
             if (len == 0) {
@@ -230,7 +230,7 @@ class SnapshotRefusalTest {
     /** Recomputes every section's CRC and the header's: damage that the CRCs cannot see any more. */
     static void forgeCrcs(byte[] b) {
         ByteBuffer h = le(b);
-        for (int t = 0; t < 6; t++) {
+        for (int t = 0; t < 7; t++) {
             int e = 64 + 32 * t;
             CRC32C c = new CRC32C();
             c.update(b, (int) h.getLong(e + 8), (int) h.getLong(e + 16));
@@ -238,7 +238,7 @@ class SnapshotRefusalTest {
         }
         CRC32C c = new CRC32C();
         c.update(b, 0, 60);
-        c.update(b, 64, 6 * 32);
+        c.update(b, 64, 7 * 32);
         h.putInt(60, (int) c.getValue());
     }
 
@@ -296,6 +296,7 @@ class SnapshotRefusalTest {
         });
         forged("counter", "damaged counters section", b -> b.putLong((int) section(2), -1));
         forged("metadata", "damaged metadata section", b -> b.putInt((int) section(1), 1 << 30));
+        forged("salts", "damaged salts section", b -> b.putInt(64 + 32 * 6 + 4, 1000)); // 1,000 salts
     }
 
     @Test

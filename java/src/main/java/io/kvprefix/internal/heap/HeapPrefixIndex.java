@@ -53,7 +53,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     final IndexConfig config;
     private final BlockHasher hasher;
     private final EventDecoder decoder;
-    private final SaltedHashers hashers;
+    final SaltedHashers hashers;
     private final DecodedEvent decoded = new DecodedEvent(); // used under the write lock only
     final LongHashFunction chainFn;
     private final HeapMatcher matcher;

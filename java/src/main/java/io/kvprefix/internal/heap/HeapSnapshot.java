@@ -5,6 +5,7 @@ import static io.kvprefix.internal.snapshot.SnapshotFormat.MAX_RUN;
 import static io.kvprefix.internal.snapshot.SnapshotFormat.OFFSET_BITS;
 
 import io.kvprefix.IndexConfig;
+import io.kvprefix.MatchExplanation;
 import io.kvprefix.SnapshotException;
 import io.kvprefix.internal.hash.PortableHashKernel;
 import io.kvprefix.internal.snapshot.ChainImage;
@@ -84,6 +85,10 @@ final class HeapSnapshot {
             writeSideSets(out, ws);
         }
         out.end(workers.size());
+        List<MatchExplanation.Salt> salts = index.hashers.salts();
+        out.begin(SnapshotFormat.SALTS);
+        out.putSalts(salts);
+        out.end(salts.size());
     }
 
     /** The side sets, each sorted by block id. */
@@ -275,6 +280,7 @@ final class HeapSnapshot {
             ChainImage im = ChainImage.read(r, config.maxWorkers());
             Map<String, String> meta = r.metadata();
             long[] counters = r.counters();
+            List<MatchExplanation.Salt> salts = r.salts();
             new HeapSnapshot(index).restore(im);
             if (config.memoryBudgetBytes() != IndexConfig.UNLIMITED
                     && index.estimatedBytes() > config.memoryBudgetBytes()) {
@@ -284,6 +290,7 @@ final class HeapSnapshot {
             for (int i = 0; i < counters.length; i++) {
                 index.statusCounts[i].add(counters[i]);
             }
+            index.hashers.restoreSalts(salts);
             index.restoredMetadata = meta;
             return index;
         } catch (InternalError e) { // a fault on the mapping: the file shrank while it was read

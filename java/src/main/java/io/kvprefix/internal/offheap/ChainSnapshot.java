@@ -6,6 +6,7 @@ import static io.kvprefix.internal.offheap.ChainLayout.INLINE_ENTRIES;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_CHUNKS;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_LOCALS;
 
+import io.kvprefix.MatchExplanation;
 import io.kvprefix.SnapshotException;
 import io.kvprefix.internal.snapshot.ChainImage;
 import io.kvprefix.internal.snapshot.SnapshotFormat;
@@ -37,7 +38,8 @@ final class ChainSnapshot {
             Map<String, String> metadata,
             long[] counters,
             List<WorkerHoldings> holdings,
-            RunArena arena) {
+            RunArena arena,
+            List<MatchExplanation.Salt> salts) {
         out.begin(SnapshotFormat.META);
         out.putStrings(metadata);
         out.end(metadata.size());
@@ -72,6 +74,9 @@ final class ChainSnapshot {
             writeSideSets(out, h);
         }
         out.end(holdings.size());
+        out.begin(SnapshotFormat.SALTS);
+        out.putSalts(salts);
+        out.end(salts.size());
     }
 
     private static int size(Int2IntOpenHashMap m) {

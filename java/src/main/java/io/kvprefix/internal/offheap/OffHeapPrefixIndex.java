@@ -342,7 +342,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
                 }
                 List<WorkerHoldings> holdings = new ArrayList<>(workers.values());
                 holdings.sort((a, b) -> Integer.compare(a.slot, b.slot));
-                ChainSnapshot.write(out, meta, counters, holdings, arena);
+                ChainSnapshot.write(out, meta, counters, holdings, arena, hashers.salts());
                 return true;
             });
             out.commit();
@@ -361,6 +361,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             ChainImage im = ChainImage.read(r, config.maxWorkers());
             Map<String, String> meta = r.metadata();
             long[] counters = r.counters();
+            List<MatchExplanation.Salt> salts = r.salts();
             OffHeapPrefixIndex index;
             try {
                 index = new OffHeapPrefixIndex(config, im.runCount(), im.maxRunId() + 1);
@@ -380,6 +381,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
                 for (int i = 0; i < counters.length; i++) {
                     index.statusCounts[i].add(counters[i]);
                 }
+                index.hashers.restoreSalts(salts);
                 index.restoredMetadata = meta;
                 VarHandle.fullFence(); // the caller publishes the index to other threads as it likes
                 return index;

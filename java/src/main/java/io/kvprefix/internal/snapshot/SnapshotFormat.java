@@ -26,7 +26,7 @@ import java.util.TreeMap;
  * 40 u64   chain seed   /
  * 48 u32   jump size    recorded; never changes an answer (docs/SPEC.md section 4), so not compared
  * 52 u32   producer     1 the off-heap chain index, 2 the heap index (either restores either)
- * 56 u32   sections     6
+ * 56 u32   sections     7
  * 60 u32   CRC32C of bytes 0..59 followed by the section table
  * section table: one 32-byte entry per section, in type order
  *  0 u32 type   4 u32 items   8 u64 offset   16 u64 length   24 u32 CRC32C of the body   28 u32 0
@@ -78,7 +78,8 @@ public final class SnapshotFormat {
     public static final int RUNS = 4;
     public static final int NAMES = 5;
     public static final int SIDE = 6;
-    public static final int SECTIONS = 6;
+    public static final int SALTS = 7;
+    public static final int SECTIONS = 7;
 
     /** Where the section bodies start. */
     public static final long FIRST_BODY = HEADER_BYTES + (long) SECTIONS * TABLE_ENTRY_BYTES;
@@ -92,6 +93,7 @@ public final class SnapshotFormat {
             case RUNS -> "runs";
             case NAMES -> "names";
             case SIDE -> "side sets";
+            case SALTS -> "salts";
             default -> "section " + type;
         };
     }
@@ -125,6 +127,9 @@ public final class SnapshotFormat {
         }
         return Collections.unmodifiableMap(out);
     }
+
+    /** Salts: at most this many (the index remembers the first 256 it sees, for explain). */
+    public static final int MAX_SALTS = 256;
 
     /** Counters: one u64 per status, in {@link EventStatus} order (docs/SNAPSHOT.md lists it). */
     public static final int COUNTER_COUNT = EventStatus.values().length;

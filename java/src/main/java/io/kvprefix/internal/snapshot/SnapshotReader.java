@@ -8,6 +8,7 @@ import static io.kvprefix.internal.snapshot.SnapshotFormat.SECTIONS;
 import static io.kvprefix.internal.snapshot.SnapshotFormat.TABLE_ENTRY_BYTES;
 
 import io.kvprefix.IndexConfig;
+import io.kvprefix.MatchExplanation;
 import io.kvprefix.SnapshotException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -23,7 +24,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.zip.CRC32C;
 
 /**
@@ -249,18 +253,9 @@ public final class SnapshotReader implements AutoCloseable {
         if (len < 0 || len > SnapshotFormat.MAX_META_STRING || len > end - pos[0] - 4) {
             throw bad("damaged metadata section (a string of " + Integer.toUnsignedString(len) + " bytes)");
         }
-        byte[] b = map.asSlice(pos[0] + 4, len).toArray(ValueLayout.JAVA_BYTE);
+        String out = utf8(pos[0] + 4, len, SnapshotFormat.META);
         pos[0] += 4 + len;
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(b))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw bad("damaged metadata section (not UTF-8)");
-        }
+        return out;
     }
 
     /** Bytes from {@code from} to the section's end must be fewer than 8, and zero. */
@@ -273,6 +268,58 @@ public final class SnapshotReader implements AutoCloseable {
             if (map.get(ValueLayout.JAVA_BYTE, p) != 0) {
                 throw bad("damaged " + SnapshotFormat.sectionName(type) + " section (padding)");
             }
+        }
+    }
+
+    /** The salts section: the salts of the token-form events the index had seen. */
+    public List<MatchExplanation.Salt> salts() {
+        int n = items[SnapshotFormat.SALTS];
+        if (n > SnapshotFormat.MAX_SALTS) {
+            throw bad("damaged salts section (" + n + " salts)");
+        }
+        long end = offset[SnapshotFormat.SALTS] + length[SnapshotFormat.SALTS];
+        long[] pos = {offset[SnapshotFormat.SALTS]};
+        Set<MatchExplanation.Salt> out = new LinkedHashSet<>();
+        for (int i = 0; i < n; i++) {
+            String lora = optionalString(pos, end);
+            String namespace = optionalString(pos, end);
+            if (!out.add(new MatchExplanation.Salt(lora, namespace))) {
+                throw bad("damaged salts section (a salt twice)");
+            }
+        }
+        requireZeroPadding(pos[0], end, SnapshotFormat.SALTS);
+        return List.copyOf(out);
+    }
+
+    /** A string of the salts section: u32 length + 1 (0: none), then the UTF-8 bytes. */
+    private String optionalString(long[] pos, long end) {
+        if (end - pos[0] < 4) {
+            throw bad("damaged salts section (truncated)");
+        }
+        long len = Integer.toUnsignedLong(getInt(pos[0])) - 1;
+        if (len < 0) {
+            pos[0] += 4;
+            return null;
+        }
+        if (len == 0 || len > SnapshotFormat.MAX_META_STRING || len > end - pos[0] - 4) {
+            throw bad("damaged salts section (a name of " + len + " bytes)");
+        }
+        String out = utf8(pos[0] + 4, (int) len, SnapshotFormat.SALTS);
+        pos[0] += 4 + len;
+        return out;
+    }
+
+    private String utf8(long at, int len, int section) {
+        byte[] b = map.asSlice(at, len).toArray(ValueLayout.JAVA_BYTE);
+        try {
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(b))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw bad("damaged " + SnapshotFormat.sectionName(section) + " section (not UTF-8)");
         }
     }
 

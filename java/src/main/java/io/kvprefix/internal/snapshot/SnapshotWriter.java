@@ -5,6 +5,7 @@ import static io.kvprefix.internal.snapshot.SnapshotFormat.SECTIONS;
 import static io.kvprefix.internal.snapshot.SnapshotFormat.TABLE_ENTRY_BYTES;
 
 import io.kvprefix.IndexConfig;
+import io.kvprefix.MatchExplanation;
 import io.kvprefix.SnapshotException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -20,6 +21,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
 
@@ -193,6 +196,31 @@ public final class SnapshotWriter implements AutoCloseable {
             putInt(v.length);
             putBytes(v);
         }
+    }
+
+    /**
+     * Writes salts (LoRA name, cache namespace), sorted: for each, u32 length + 1 and UTF-8 bytes of
+     * its LoRA name, then of its namespace (length + 1 = 0: none).
+     */
+    public void putSalts(List<MatchExplanation.Salt> salts) {
+        List<MatchExplanation.Salt> sorted = new ArrayList<>(salts);
+        sorted.sort(SnapshotWriter::compareSalts);
+        for (MatchExplanation.Salt salt : sorted) {
+            for (String x : new String[] {salt.loraName(), salt.cacheNamespace()}) {
+                byte[] b = x == null ? new byte[0] : x.getBytes(StandardCharsets.UTF_8);
+                putInt(x == null ? 0 : b.length + 1);
+                putBytes(b);
+            }
+        }
+    }
+
+    private static int compareSalts(MatchExplanation.Salt a, MatchExplanation.Salt b) {
+        int c = compareNullsFirst(a.loraName(), b.loraName());
+        return c != 0 ? c : compareNullsFirst(a.cacheNamespace(), b.cacheNamespace());
+    }
+
+    private static int compareNullsFirst(String a, String b) {
+        return a == null ? (b == null ? 0 : -1) : b == null ? 1 : a.compareTo(b);
     }
 
     private ByteBuffer room(int bytes) {
