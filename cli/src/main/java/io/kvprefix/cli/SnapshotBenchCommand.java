@@ -9,8 +9,11 @@ import io.kvprefix.Worker;
 import io.kvprefix.bench.Implementations;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamParser;
+import io.kvprefix.opstream.OpStreamWriter;
+import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,6 +75,13 @@ final class SnapshotBenchCommand implements Callable<Integer> {
     @Option(names = "--during", description = "also measure matches and writes while snapshots are taken")
     boolean during;
 
+    @Option(
+            names = "--write-ops",
+            paramLabel = "FILE",
+            description = "also write the state's events as an op stream (docs/SPEC.md section 5), to time"
+                    + " kvprefix replay on it")
+    Path writeOps;
+
     /** A state to measure: the events that build it, and queries to check a restore with. */
     record State(String description, List<KvEvent> events, List<long[]> queries) {}
 
@@ -87,6 +97,15 @@ final class SnapshotBenchCommand implements Callable<Integer> {
             }
         }
         State state = ops != null ? fromOps(ops) : synthetic();
+        if (writeOps != null) {
+            try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(writeOps), 1 << 20)) {
+                OpStreamWriter w = new OpStreamWriter(os);
+                for (KvEvent e : state.events()) {
+                    w.event(e);
+                }
+                w.flush();
+            }
+        }
         IndexConfig config = IndexConfig.builder().maxWorkers(1024).build();
         Path file = dir.resolve("kvprefix-snapshot-bench.snap");
         System.out.printf(

@@ -52,9 +52,9 @@ class SnapshotBenchCommandTest {
         Path ops = dir.resolve("ops.jsonl");
         Files.writeString(
                 ops,
-                "{\"op\":\"stored\",\"worker\":1,\"blocks\":[{\"block_hash\":101,\"tokens_hash\":11},{\"block_hash\":102,\"tokens_hash\":22}]}\n"
+                "{\"op\":\"stored\",\"worker\":1,\"dp_rank\":0,\"parent_hash\":null,\"blocks\":[{\"block_hash\":101,\"tokens_hash\":11},{\"block_hash\":102,\"tokens_hash\":22}]}\n"
                         + "{\"op\":\"match\",\"local_hashes\":[11,22]}\n"
-                        + "{\"op\":\"removed\",\"worker\":1,\"block_hashes\":[101]}\n");
+                        + "{\"op\":\"removed\",\"worker\":1,\"dp_rank\":0,\"block_hashes\":[101]}\n");
         var r = CliRunner.run(
                 "snapshot-bench",
                 "--ops",
@@ -64,8 +64,12 @@ class SnapshotBenchCommandTest {
                 "--repeat",
                 "1",
                 "--dir",
-                dir.toString());
+                dir.toString(),
+                "--write-ops",
+                dir.resolve("written.jsonl").toString());
         assertEquals(0, r.exit(), r.err());
+        List<String> in = Files.readAllLines(ops);
+        assertEquals(List.of(in.get(0), in.get(2)), Files.readAllLines(dir.resolve("written.jsonl")));
         assertTrue(r.out().startsWith("# the final state of " + ops + ": 2 events, 1 queries"), r.out());
         assertTrue(r.out().contains("\noffheap\t1\t"), r.out());
     }

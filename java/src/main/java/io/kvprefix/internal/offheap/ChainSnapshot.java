@@ -153,7 +153,7 @@ final class ChainSnapshot {
         for (int k = 0; k < n; k++) {
             bytes += ChainLayout.runBytes(im.capacity(k)) + chunkBytes(im.entries(k));
         }
-        if (!arena.ensureHeadroom(bytes)) {
+        if (!arena.reserveForRestore(bytes)) {
             throw tooBig(im, bytes);
         }
         long[] addresses = new long[im.maxRunId() + 1];

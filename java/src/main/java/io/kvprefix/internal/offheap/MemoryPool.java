@@ -66,6 +66,14 @@ final class MemoryPool {
 
     /** A zeroed, aligned block of {@code bytes}, or null if the budget (or the C library) does not allow it. */
     Block allocate(long bytes) {
+        return allocate(bytes, true);
+    }
+
+    /**
+     * Like {@link #allocate(long)}; {@code prefault} false skips touching a large block up front, for a
+     * caller that writes all of it at once anyway (a restore's bulk copy takes the faults itself).
+     */
+    Block allocate(long bytes, boolean prefault) {
         long size = Math.max(bytes, 64);
         if (!charge(size)) {
             return null;
@@ -83,7 +91,7 @@ final class MemoryPool {
         if (huge) {
             Libc.adviseHugePages(aligned, size & -HUGE_PAGE);
         }
-        if (size >= PREFAULT_THRESHOLD) {
+        if (prefault && size >= PREFAULT_THRESHOLD) {
             // calloc's fresh pages are mapped on first touch; take those faults (and, with huge pages,
             // the zeroing of 2 MiB at a time) now rather than in the middle of a store or a match.
             Mem.zero(aligned, size);

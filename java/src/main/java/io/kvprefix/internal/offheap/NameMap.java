@@ -49,7 +49,7 @@ final class NameMap {
      * budget does not allow it.
      */
     static NameMap restore(MemoryPool pool, int capacity, int size, MemorySegment src, long offset) {
-        MemoryPool.Block b = pool.allocate(bytesFor(capacity));
+        MemoryPool.Block b = pool.allocate(bytesFor(capacity), false); // the copy touches every page
         if (b == null) {
             return null;
         }

@@ -255,9 +255,18 @@ final class RunArena {
         free.add(address);
     }
 
+    /** A restore's room for {@code bytes} of records, in one slab the restore's copies touch (not touched up front). */
+    synchronized boolean reserveForRestore(long bytes) {
+        return bumpEnd - bump >= bytes || newSlab(bytes, false);
+    }
+
     private boolean newSlab(long atLeast) {
+        return newSlab(atLeast, true);
+    }
+
+    private boolean newSlab(long atLeast, boolean prefault) {
         long size = Math.max(nextSlab, atLeast);
-        MemoryPool.Block s = pool.allocate(size);
+        MemoryPool.Block s = pool.allocate(size, prefault);
         if (s == null) {
             return false;
         }

@@ -59,5 +59,13 @@
  * sleepable RCU, which writers enter too for the length of an event. Every byte comes from a
  * {@link io.kvprefix.internal.offheap.MemoryPool} with the configured budget, from libc's
  * {@code calloc}/{@code free}; runs are carved from slabs ({@link io.kvprefix.internal.offheap.RunArena}).
+ *
+ * <p><b>Snapshots</b> ({@link io.kvprefix.internal.offheap.ChainSnapshot}, docs/SNAPSHOT.md). A
+ * snapshot holds every writer out and enters the reader gate, so nothing changes or is freed while
+ * it copies: runs in id order (header and hashes, then the chunk entries flattened), the child
+ * lists, each name map as it lies, the side sets. A restore builds a fresh index that nobody sees
+ * until it is complete: one slab for all runs, each run copied under its own id in one bulk copy,
+ * the run table and the child table laid out on the heap and copied in at once, each name map
+ * copied whole; block ids stay what they were, so nothing is re-inserted block by block.
  */
 package io.kvprefix.internal.offheap;
