@@ -32,6 +32,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.IntStream;
 
 /**
  * The off-heap chain index, kvprefix's default {@link PrefixIndex}: it coordinates the runs
@@ -370,14 +371,17 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             }
             try {
                 ChainSnapshot.restoreRuns(im, index.arena, index.generations.children());
-                long held = 0;
-                for (int w = 0; w < im.workerCount(); w++) {
-                    WorkerHoldings h = ChainSnapshot.restoreWorker(im, w, index.pool);
-                    index.workers.put(h.worker, h);
-                    index.slots.restore(h.slot, h.worker);
-                    held += h.distinct;
-                }
-                index.heldPairs.set(held);
+                IntStream.range(0, im.workerCount())
+                        .parallel()
+                        .forEach(
+                                w -> { // a name map each, on every core
+                                    WorkerHoldings h = ChainSnapshot.restoreWorker(im, w, index.pool);
+                                    index.workers.put(h.worker, h);
+                                    index.slots.restore(h.slot, h.worker);
+                                });
+                index.heldPairs.set(index.workers.values().stream()
+                        .mapToLong(h -> h.distinct)
+                        .sum());
                 for (int i = 0; i < counters.length; i++) {
                     index.statusCounts[i].add(counters[i]);
                 }

@@ -10,6 +10,7 @@ import io.kvprefix.Worker;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 /**
  * The index state of a checked {@link SnapshotReader}: its workers, runs, name maps and side sets,
@@ -91,10 +92,13 @@ public final class ChainImage {
         im.readWorkers(maxWorkers);
         im.readRuns(maxWorkers);
         im.checkLinks();
-        for (int w = 0; w < im.workers.length; w++) {
-            im.checkNames(w);
-            im.checkSide(w);
-        }
+        IntStream.range(0, im.workers.length)
+                .parallel()
+                .forEach(
+                        w -> { // workers are independent: on every core
+                            im.checkNames(w);
+                            im.checkSide(w);
+                        });
         return im;
     }
 
