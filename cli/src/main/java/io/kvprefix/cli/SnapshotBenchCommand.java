@@ -1,5 +1,6 @@
 package io.kvprefix.cli;
 
+import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -53,6 +55,12 @@ final class SnapshotBenchCommand implements Callable<Integer> {
 
     @Option(names = "--chain", description = "blocks per stored sequence (default ${DEFAULT-VALUE})")
     int chain = 64;
+
+    @Option(
+            names = "--tokens",
+            description = "build the synthetic state from token-form events (16 token ids a block, as vLLM sends"
+                    + " them), so that a rebuild hashes the blocks too")
+    boolean tokens;
 
     @Option(
             names = "--ops",
@@ -209,22 +217,39 @@ final class SnapshotBenchCommand implements Callable<Integer> {
         return sb.toString();
     }
 
-    /** Footprint's synthetic state (the same seed and shape as {@code kvprefix footprint}). */
+    /**
+     * Footprint's synthetic state (the same seed and shape as {@code kvprefix footprint}); with
+     * {@code --tokens}, each block is 16 random token ids instead of a local hash.
+     */
     private State synthetic() {
         SplittableRandom r = new SplittableRandom(3);
         List<KvEvent> events = new ArrayList<>();
         List<long[]> queries = new ArrayList<>();
+        BlockHasher hasher = IndexConfig.defaults().hasher();
         long e = 1;
         int sequences = (blocks + chain - 1) / chain;
         for (int s = 0; s < sequences; s++) {
             int n = Math.min(chain, blocks - s * chain);
-            long[] locals = new long[n];
             long[] hashes = new long[n];
+            long[] locals = new long[n];
+            int[] ids = tokens ? new int[n * hasher.blockSize()] : null;
             for (int i = 0; i < n; i++) {
-                locals[i] = r.nextLong();
+                if (tokens) {
+                    for (int t = 0; t < hasher.blockSize(); t++) {
+                        ids[i * hasher.blockSize() + t] = r.nextInt();
+                    }
+                } else {
+                    locals[i] = r.nextLong();
+                }
                 hashes[i] = e++;
             }
-            events.add(KvEvent.Stored.root(Worker.of(s % workers), hashes, locals));
+            if (tokens) {
+                events.add(new KvEvent.StoredTokens(
+                        Worker.of(s % workers), OptionalLong.empty(), ids, hasher.blockSize(), hashes, null, null));
+                locals = hasher.localHashes(ids);
+            } else {
+                events.add(KvEvent.Stored.root(Worker.of(s % workers), hashes, locals));
+            }
             if (s % 64 == 0) {
                 queries.add(locals);
             }
@@ -232,10 +257,11 @@ final class SnapshotBenchCommand implements Callable<Integer> {
         return new State(
                 String.format(
                         Locale.ROOT,
-                        "%,d blocks over %d workers in sequences of %d (footprint's state)",
+                        "%,d blocks over %d workers in sequences of %d (footprint's state%s)",
                         blocks,
                         workers,
-                        chain),
+                        chain,
+                        tokens ? ", token-form events" : ""),
                 events,
                 queries);
     }

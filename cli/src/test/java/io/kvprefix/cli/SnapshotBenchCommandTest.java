@@ -75,6 +75,29 @@ class SnapshotBenchCommandTest {
     }
 
     @Test
+    void tokenFormEventsGiveTheSameShapeOfState() {
+        var r = CliRunner.run(
+                "snapshot-bench",
+                "--blocks",
+                "3000",
+                "--tokens",
+                "--impl",
+                "offheap,heap",
+                "--repeat",
+                "1",
+                "--dir",
+                dir.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(
+                r.out()
+                        .startsWith(
+                                "# 3,000 blocks over 16 workers in sequences of 64 (footprint's state, token-form events)"),
+                r.out());
+        assertTrue(r.out().contains("\noffheap\t3000\t"), r.out());
+        assertTrue(r.out().contains("\nheap\t3000\t"), r.out());
+    }
+
+    @Test
     void usageErrors() {
         assertEquals(2, CliRunner.run("snapshot-bench", "--impl", "nope").exit());
         assertEquals(2, CliRunner.run("snapshot-bench", "--repeat", "0").exit());
