@@ -7,8 +7,8 @@ python3-msgpack).
 Each engine of the spec gets a PUB-like socket (XPUB, so the script can see when a subscriber has
 arrived) and, unless its replay is "none", a ROUTER replay socket, both bound to 127.0.0.1 on free
 ports. It simulates an engine's KV cache (stores of new and continued sequences, removals of any
-block, now and then a clear, plus events a router must ignore: CPU-medium stores and sliding-window
-groups), and publishes one batch per step as vLLM does: frames [topic, seq (8 bytes big-endian),
+block, now and then a clear, now and then a multimodal item in extra_keys, CPU-tier stores, plus
+events a router must ignore: sliding-window groups), and publishes one batch per step as vLLM does: frames [topic, seq (8 bytes big-endian),
 msgpack payload], the payload [ts, [events], dp_rank?] ("array" encoding, vLLM up to mid-2026) or
 {"ts", "events", "data_parallel_rank"} with events as maps tagged by "type" ("map" encoding). Replay
 requests ["", start_seq] are answered as vLLM's ZmqEventPublisher does: one message per buffered
@@ -35,10 +35,11 @@ Standard output: "READY {name: {"pub": port, "replay": port|null, "topic": str}}
 "DONE {name: last_seq}" once every batch is out; it keeps answering replay requests until standard
 input closes (or 60 s pass). The truth file lists every batch published, dropped ones included:
     B name seq rank|-
-    S parent|- block_size lora|- medium|- group|- kind|- hashes|- tokens|-      (BlockStored)
+    S parent|- block_size lora|- medium|- group|- kind|- hashes|- tokens|- mm|-  (BlockStored; mm: BLOCK:MM_HASH)
     R medium|- group|- hashes|-                                                   (BlockRemoved)
     C                                                                             (AllBlocksCleared)
-and, at the end, queries "Q name rank block_size lora|- depth tokens": the full token prefix of
+and, at the end, queries "Q name rank block_size lora|- depth tokens mm|-" (mm: START:END:MM_HASH,
+the multimodal items of the prefix, from the vLLM 0.19+ (identifier, offset) extra_keys): the full token prefix of
 blocks held at the end and of blocks stored over the run, and how many leading blocks of it the
 engine's simulated cache holds at the end (the contract's match depth for that worker).
 Hashes are unsigned decimals, lists comma-separated, "-" for none.
@@ -159,7 +160,8 @@ class Engine:
                 cache.clear()
                 events.append(("C",))
             elif roll < 0.95:
-                # a store on the CPU tier: ignored by the router
+                # a store on the CPU tier (self-describing, as vLLM's OffloadingConnector sends with
+                # self_describing_kv_events): applied to the router's CPU tier
                 hashes = [self.new_hash() for _ in range(2)]
                 events.append(("S", None, hashes, self.tokens(2 * bs), bs, None, "CPU", None, None, None))
             else:
@@ -175,15 +177,20 @@ class Engine:
         toks = self.tokens(n * bs)
         prev = parent
         base = cache.prefix[parent][0] if parent is not None else []
+        spans = cache.prefix[parent][2] if parent is not None else []
+        extra = [None] * n if self.rng.random() < 0.1 else None
+        if extra is not None:
+            # a multimodal item on the event's first block, as vLLM 0.19+ sends it: (identifier, offset);
+            # its mm_hash is the identifier's first 16 hex digits (docs/SPEC.md section 2.1)
+            ident = "%064x" % self.rng.getrandbits(256)
+            extra[0] = [lora, [ident, 0]] if lora else [[ident, 0]]
+            spans = spans + [(len(base), len(base) + bs, int(ident[:16], 16))]
         for i, h in enumerate(hashes):
             cache.held[h] = prev
             cache.parent[h] = prev
             base = base + toks[i * bs:(i + 1) * bs]
-            cache.prefix[h] = (base, lora)
+            cache.prefix[h] = (base, lora, spans)
             prev = h
-        extra = [None] * n if self.rng.random() < 0.1 else None
-        if extra is not None:
-            extra[0] = ["0" * 64]                 # a multimodal identifier: applied, counted as a note
         medium = "GPU" if self.rng.random() < 0.5 else None
         group = (0, "full_attention") if self.rng.random() < 0.3 else (None, None)
         return ("S", parent, hashes, toks, bs, lora, medium, group[0], group[1], extra)
@@ -247,8 +254,14 @@ class Engine:
                 self.truth.append("R %s %s %s" % (opt(e[2]), opt(e[3]), csv(e[1])))
             else:
                 _, parent, hashes, toks, bs, lora, medium, group, kind, extra = e
-                self.truth.append("S %s %d %s %s %s %s %s %s" % (
-                    opt(parent), bs, opt(lora), opt(medium), opt(group), opt(kind), csv(hashes), csv(toks)))
+                mm = []  # block:mm_hash of every multimodal item
+                for i, x in enumerate(extra or []):
+                    for k in x or []:
+                        if isinstance(k, list):
+                            mm.append("%d:%d" % (i, int(k[0][:16], 16)))
+                self.truth.append("S %s %d %s %s %s %s %s %s %s" % (
+                    opt(parent), bs, opt(lora), opt(medium), opt(group), opt(kind), csv(hashes), csv(toks),
+                    csv(mm)))
 
     # ---------------------------------------------------------------- publishing
 
@@ -385,9 +398,9 @@ def main():
                 blocks = list(cache.prefix)
                 picks = e.rng.sample(held, min(len(held), 30)) + e.rng.sample(blocks, min(len(blocks), 30))
                 for h in picks:
-                    toks, lora = cache.prefix[h]
-                    out.write("Q %s %s %d %s %s %s\n" % (e.name, rank, e.block_size, opt(lora), cache.depth(h),
-                                                         csv(toks)))
+                    toks, lora, spans = cache.prefix[h]
+                    out.write("Q %s %s %d %s %s %s %s\n" % (e.name, rank, e.block_size, opt(lora), cache.depth(h),
+                                                         csv(toks), csv(["%d:%d:%d" % sp for sp in spans])))
     print("DONE " + json.dumps({e.name: e.seq - 1 for e in engines}), flush=True)
 
     end = time.time() + 60

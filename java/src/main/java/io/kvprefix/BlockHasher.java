@@ -172,6 +172,74 @@ public final class BlockHasher {
         return out;
     }
 
+    /**
+     * One multimodal item of a request or a stored event: the token offsets {@code [start, end)} its
+     * placeholder tokens take and its content hash {@code mm_hash} (docs/SPEC.md section 2.1).
+     *
+     * <p>Thread-safety: immutable.
+     *
+     * @param start the first token offset of the item, at least 0
+     * @param end one past its last token offset, above {@code start}
+     * @param mmHash the item's content hash (unsigned 64-bit)
+     */
+    public record MmSpan(int start, int end, long mmHash) {
+        public MmSpan {
+            if (start < 0 || end <= start) {
+                throw new IllegalArgumentException(
+                        "multimodal span [" + start + ", " + end + "): needs 0 <= start < end");
+            }
+        }
+    }
+
+    /**
+     * The multimodal hashes of each full block of a request of {@code tokenCount} tokens, from its
+     * items' token spans, as Dynamo maps them: every block whose tokens overlap a span
+     * ({@code start / blockSize} to {@code (end - 1) / blockSize}, clamped to the full blocks) carries
+     * that span's hash. Returns null when no full block carries one (a text-only request), else one
+     * entry per full block (null for a block without), ready for {@link #localHashes(int[], int, int,
+     * long[][])} and {@link KvEvent.StoredTokens}.
+     */
+    public long[][] multimodalExtras(int tokenCount, java.util.List<MmSpan> spans) {
+        return multimodalExtras(blockSize, tokenCount, spans);
+    }
+
+    /** As {@link #multimodalExtras(int, java.util.List)} for blocks of {@code blockSize} tokens. */
+    public static long[][] multimodalExtras(int blockSize, int tokenCount, java.util.List<MmSpan> spans) {
+        if (blockSize < 1 || tokenCount < 0) {
+            throw new IllegalArgumentException("block size " + blockSize + ", token count " + tokenCount);
+        }
+        int blocks = tokenCount / blockSize;
+        if (spans == null || spans.isEmpty() || blocks == 0) {
+            return null;
+        }
+        int[] counts = new int[blocks];
+        boolean any = false;
+        for (MmSpan sp : spans) {
+            int first = sp.start() / blockSize;
+            int last = Math.min(blocks - 1, (sp.end() - 1) / blockSize);
+            for (int b = first; b <= last; b++) {
+                counts[b]++;
+                any = true;
+            }
+        }
+        if (!any) {
+            return null;
+        }
+        long[][] out = new long[blocks][];
+        for (int b = 0; b < blocks; b++) {
+            out[b] = counts[b] == 0 ? null : new long[counts[b]];
+            counts[b] = 0;
+        }
+        for (MmSpan sp : spans) {
+            int first = sp.start() / blockSize;
+            int last = Math.min(blocks - 1, (sp.end() - 1) / blockSize);
+            for (int b = first; b <= last; b++) {
+                out[b][counts[b]++] = sp.mmHash();
+            }
+        }
+        return out;
+    }
+
     /** Chain hashes of {@code localHashes}, starting a new sequence. */
     public long[] chainHashes(long[] localHashes) {
         long[] out = new long[localHashes.length];

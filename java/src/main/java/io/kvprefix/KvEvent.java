@@ -21,7 +21,12 @@ import java.util.OptionalLong;
  * <p>Thread-safety: the records are immutable as long as their arrays are not modified.
  */
 public sealed interface KvEvent
-        permits KvEvent.Stored, KvEvent.StoredTokens, KvEvent.Removed, KvEvent.Cleared, KvEvent.RemoveWorker {
+        permits KvEvent.Stored,
+                KvEvent.StoredTokens,
+                KvEvent.Copied,
+                KvEvent.Removed,
+                KvEvent.Cleared,
+                KvEvent.RemoveWorker {
 
     /** The engine id this event belongs to; events of one id must be applied in order. */
     long workerId();
@@ -34,9 +39,17 @@ public sealed interface KvEvent
      * @param parentHash the engine hash of the parent block, or empty
      * @param blockHashes the engine hash {@code E} of each block
      * @param localHashes the local hash {@code L} of each block (same length)
+     * @param medium the tier the blocks are stored on (docs/SPEC.md section 3.1)
      */
-    record Stored(Worker worker, OptionalLong parentHash, long[] blockHashes, long[] localHashes) implements KvEvent {
+    record Stored(Worker worker, OptionalLong parentHash, long[] blockHashes, long[] localHashes, Medium medium)
+            implements KvEvent {
+        /** A store on the GPU. */
+        public Stored(Worker worker, OptionalLong parentHash, long[] blockHashes, long[] localHashes) {
+            this(worker, parentHash, blockHashes, localHashes, Medium.GPU);
+        }
+
         public Stored {
+            Objects.requireNonNull(medium, "medium");
             Objects.requireNonNull(worker, "worker");
             Objects.requireNonNull(parentHash, "parentHash (use OptionalLong.empty() for none)");
             Objects.requireNonNull(blockHashes, "blockHashes");
@@ -71,6 +84,7 @@ public sealed interface KvEvent
         public boolean equals(Object o) {
             return o instanceof Stored s
                     && worker.equals(s.worker)
+                    && medium == s.medium
                     && parentHash.equals(s.parentHash)
                     && Arrays.equals(blockHashes, s.blockHashes)
                     && Arrays.equals(localHashes, s.localHashes);
@@ -83,15 +97,16 @@ public sealed interface KvEvent
 
         @Override
         public String toString() {
-            return "Stored[" + worker + ", parent=" + unsigned(parentHash) + ", E=" + unsigned(blockHashes) + ", L="
-                    + unsigned(localHashes) + "]";
+            return "Stored[" + worker + (medium == Medium.GPU ? "" : ", " + medium) + ", parent=" + unsigned(parentHash)
+                    + ", E=" + unsigned(blockHashes) + ", L=" + unsigned(localHashes) + "]";
         }
     }
 
     /**
      * The token form of a store, as vLLM sends it: the blocks' tokens, the engine's block size and
      * one engine hash per full block; kvprefix computes the local hashes itself (seed 1337 salted by
-     * the LoRA name and cache namespace, docs/SPEC.md section 2.1). A partial tail is ignored.
+     * the LoRA name and cache namespace, docs/SPEC.md section 2.1, and each block's multimodal
+     * content hashes appended). A partial tail is ignored.
      *
      * @param worker the worker
      * @param parentHash the engine hash of the parent block, or empty
@@ -100,6 +115,11 @@ public sealed interface KvEvent
      * @param blockHashes one engine hash per full block: {@code tokenIds.length / blockSize} of them
      * @param loraName LoRA adapter name, or null
      * @param cacheNamespace cache namespace, or null
+     * @param mmHashes null for a text-only store, or one entry per full block: the multimodal content
+     *     hashes ({@code mm_hash}) of the items whose tokens overlap that block, in any order (null or
+     *     empty for a block without), docs/SPEC.md section 2.1; {@link BlockHasher#multimodalExtras}
+     *     makes them from token spans
+     * @param medium the tier the blocks are stored on (docs/SPEC.md section 3.1)
      */
     record StoredTokens(
             Worker worker,
@@ -108,9 +128,37 @@ public sealed interface KvEvent
             int blockSize,
             long[] blockHashes,
             String loraName,
-            String cacheNamespace)
+            String cacheNamespace,
+            long[][] mmHashes,
+            Medium medium)
             implements KvEvent {
+        /** A store on the GPU. */
+        public StoredTokens(
+                Worker worker,
+                OptionalLong parentHash,
+                int[] tokenIds,
+                int blockSize,
+                long[] blockHashes,
+                String loraName,
+                String cacheNamespace,
+                long[][] mmHashes) {
+            this(worker, parentHash, tokenIds, blockSize, blockHashes, loraName, cacheNamespace, mmHashes, Medium.GPU);
+        }
+
+        /** A text-only store on the GPU (no multimodal hashes). */
+        public StoredTokens(
+                Worker worker,
+                OptionalLong parentHash,
+                int[] tokenIds,
+                int blockSize,
+                long[] blockHashes,
+                String loraName,
+                String cacheNamespace) {
+            this(worker, parentHash, tokenIds, blockSize, blockHashes, loraName, cacheNamespace, null);
+        }
+
         public StoredTokens {
+            Objects.requireNonNull(medium, "medium");
             Objects.requireNonNull(worker, "worker");
             Objects.requireNonNull(parentHash, "parentHash (use OptionalLong.empty() for none)");
             Objects.requireNonNull(tokenIds, "tokenIds");
@@ -123,6 +171,22 @@ public sealed interface KvEvent
                         + " make " + tokenIds.length / blockSize + " full blocks, but " + blockHashes.length
                         + " engine hashes were given");
             }
+            if (mmHashes != null && mmHashes.length != blockHashes.length) {
+                throw new IllegalArgumentException("stored: " + mmHashes.length + " multimodal entries for "
+                        + blockHashes.length + " full blocks (one entry per block, null for none)");
+            }
+        }
+
+        /** True if some block carries multimodal hashes. */
+        public boolean hasMultimodal() {
+            if (mmHashes != null) {
+                for (long[] m : mmHashes) {
+                    if (m != null && m.length > 0) {
+                        return true;
+                    }
+                }
+            }
+            return false;
         }
 
         @Override
@@ -139,12 +203,33 @@ public sealed interface KvEvent
         public boolean equals(Object o) {
             return o instanceof StoredTokens s
                     && worker.equals(s.worker)
+                    && medium == s.medium
                     && parentHash.equals(s.parentHash)
                     && blockSize == s.blockSize
                     && Arrays.equals(tokenIds, s.tokenIds)
                     && Arrays.equals(blockHashes, s.blockHashes)
                     && Objects.equals(loraName, s.loraName)
-                    && Objects.equals(cacheNamespace, s.cacheNamespace);
+                    && Objects.equals(cacheNamespace, s.cacheNamespace)
+                    && sameMultimodal(this, s);
+        }
+
+        /** Multimodal hashes compare per block as multisets (their order never matters); null equals all-empty. */
+        private static boolean sameMultimodal(StoredTokens a, StoredTokens b) {
+            for (int i = 0; i < a.blockHashes.length; i++) {
+                if (!Arrays.equals(sortedCopy(a.mmHashes, i), sortedCopy(b.mmHashes, i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private static long[] sortedCopy(long[][] mm, int block) {
+            if (mm == null || mm[block] == null) {
+                return new long[0];
+            }
+            long[] c = mm[block].clone();
+            Arrays.sort(c);
+            return c;
         }
 
         @Override
@@ -161,10 +246,12 @@ public sealed interface KvEvent
 
         @Override
         public String toString() {
-            return "StoredTokens[" + worker + ", parent=" + unsigned(parentHash) + ", tokens=" + tokenIds.length
+            return "StoredTokens[" + worker + (medium == Medium.GPU ? "" : ", " + medium) + ", parent="
+                    + unsigned(parentHash) + ", tokens=" + tokenIds.length
                     + ", blockSize=" + blockSize + ", E=" + unsigned(blockHashes)
                     + (loraName == null ? "" : ", lora=" + loraName)
-                    + (cacheNamespace == null ? "" : ", namespace=" + cacheNamespace) + "]";
+                    + (cacheNamespace == null ? "" : ", namespace=" + cacheNamespace)
+                    + (hasMultimodal() ? ", multimodal" : "") + "]";
         }
     }
 
@@ -175,11 +262,18 @@ public sealed interface KvEvent
      *
      * @param worker the worker
      * @param blockHashes engine hashes
+     * @param medium the tier the blocks left (docs/SPEC.md section 3.1); the others are not touched
      */
-    record Removed(Worker worker, long[] blockHashes) implements KvEvent {
+    record Removed(Worker worker, long[] blockHashes, Medium medium) implements KvEvent {
+        /** A removal from the GPU. */
+        public Removed(Worker worker, long[] blockHashes) {
+            this(worker, blockHashes, Medium.GPU);
+        }
+
         public Removed {
             Objects.requireNonNull(worker, "worker");
             Objects.requireNonNull(blockHashes, "blockHashes");
+            Objects.requireNonNull(medium, "medium");
         }
 
         @Override
@@ -189,22 +283,70 @@ public sealed interface KvEvent
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Removed r && worker.equals(r.worker) && Arrays.equals(blockHashes, r.blockHashes);
+            return o instanceof Removed r
+                    && worker.equals(r.worker)
+                    && medium == r.medium
+                    && Arrays.equals(blockHashes, r.blockHashes);
         }
 
         @Override
         public int hashCode() {
-            return 31 * worker.hashCode() + Arrays.hashCode(blockHashes);
+            return 31 * (31 * worker.hashCode() + Arrays.hashCode(blockHashes)) + medium.hashCode();
         }
 
         @Override
         public String toString() {
-            return "Removed[" + worker + ", E=" + unsigned(blockHashes) + "]";
+            return "Removed[" + worker + (medium == Medium.GPU ? "" : ", " + medium) + ", E=" + unsigned(blockHashes)
+                    + "]";
         }
     }
 
     /**
-     * The worker holds nothing any more (an engine reset). Always {@link EventStatus#OK}.
+     * A lower tier of the worker now also holds blocks the worker already holds on another tier,
+     * named only by their engine hashes (docs/SPEC.md section 3.1): vLLM's offloading connector
+     * announces its CPU copies so, with no tokens and no parent. Each name the worker holds gains
+     * {@code medium}; unknown names are skipped and make the status {@link EventStatus#BLOCK_NOT_FOUND}.
+     *
+     * @param worker the worker
+     * @param blockHashes engine hashes of blocks the worker holds
+     * @param medium the lower tier that holds them now; never {@link Medium#GPU}
+     */
+    record Copied(Worker worker, long[] blockHashes, Medium medium) implements KvEvent {
+        public Copied {
+            Objects.requireNonNull(worker, "worker");
+            Objects.requireNonNull(blockHashes, "blockHashes");
+            Objects.requireNonNull(medium, "medium");
+            if (medium == Medium.GPU) {
+                throw new IllegalArgumentException("copied: a GPU store needs its content (Stored or StoredTokens)");
+            }
+        }
+
+        @Override
+        public long workerId() {
+            return worker.workerId();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Copied c
+                    && worker.equals(c.worker)
+                    && medium == c.medium
+                    && Arrays.equals(blockHashes, c.blockHashes);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * (31 * worker.hashCode() + Arrays.hashCode(blockHashes)) + medium.hashCode();
+        }
+
+        @Override
+        public String toString() {
+            return "Copied[" + worker + ", " + medium + ", E=" + unsigned(blockHashes) + "]";
+        }
+    }
+
+    /**
+     * The worker holds nothing any more, on any tier (an engine reset). Always {@link EventStatus#OK}.
      *
      * @param worker the worker
      */

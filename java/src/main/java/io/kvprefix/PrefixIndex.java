@@ -154,6 +154,34 @@ public interface PrefixIndex extends AutoCloseable {
     void match(int[] tokens, int offset, int length, BlockHasher hasher, MatchResult into);
 
     /**
+     * Hashes and matches a multimodal request: {@code tokens[offset .. offset+length)} whose items
+     * take the token spans {@code spans} (offsets relative to {@code offset}), each block hashed with
+     * the {@code mm_hash}es of the spans it overlaps (docs/SPEC.md section 2.1, Dynamo's mapping,
+     * {@link BlockHasher#multimodalExtras}). With no span it is the plain token match.
+     *
+     * @throws IllegalArgumentException if {@code hasher}'s chain seed differs from the index's
+     */
+    default void match(
+            int[] tokens,
+            int offset,
+            int length,
+            BlockHasher hasher,
+            List<BlockHasher.MmSpan> spans,
+            MatchResult into) {
+        long[][] extras = hasher.multimodalExtras(length, spans);
+        if (extras == null) {
+            match(tokens, offset, length, hasher, into);
+            return;
+        }
+        if (hasher.chainSeed() != config().chainSeed()) {
+            throw new IllegalArgumentException("the hasher's chain seed " + Long.toUnsignedString(hasher.chainSeed())
+                    + " differs from the index's " + Long.toUnsignedString(config().chainSeed()));
+        }
+        long[] locals = hasher.localHashes(tokens, offset, length, extras);
+        match(locals, 0, locals.length, into);
+    }
+
+    /**
      * Explains the match of {@code localHashes[offset .. offset+length)}: for every worker the index
      * knows, its depth, and why its match stopped there: it holds the whole request, or the block at
      * that position is absent, or it holds a later block of the request (a hole) (docs/SPEC.md section

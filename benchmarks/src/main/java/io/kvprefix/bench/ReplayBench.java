@@ -423,7 +423,11 @@ public final class ReplayBench {
                     case Op.TokenMatch t -> {
                         String k = t.blockSize() + "/" + t.loraName() + "/" + t.cacheNamespace();
                         BlockHasher h = hashers.computeIfAbsent(k, x -> t.hasher(config));
-                        ops.add(h.localHashes(t.tokenIds()));
+                        long[][] mm = h.multimodalExtras(t.tokenIds().length, t.mm());
+                        ops.add(
+                                mm == null
+                                        ? h.localHashes(t.tokenIds())
+                                        : h.localHashes(t.tokenIds(), 0, t.tokenIds().length, mm));
                     }
                     case Op.Explain x -> {} // a debugging aid, not a measured op
                     case Op.Invalid i -> invalid++;

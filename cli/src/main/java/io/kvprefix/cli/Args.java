@@ -85,4 +85,17 @@ final class Args {
                             + "' is not a 64-bit integer (0..18446744073709551615, or a negative value down to -9223372036854775808)");
         }
     }
+
+    /** Parses a decimal in {@code min .. max}. */
+    static long parseLong(String text, String option, long min, long max) {
+        try {
+            long v = Long.parseLong(text.strip());
+            if (v >= min && v <= max) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // the message below says what is allowed
+        }
+        throw new IllegalArgumentException(option + ": '" + text + "' is not an integer in " + min + ".." + max);
+    }
 }

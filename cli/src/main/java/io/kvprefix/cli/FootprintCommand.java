@@ -2,10 +2,13 @@ package io.kvprefix.cli;
 
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
+import io.kvprefix.Medium;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.bench.Implementations;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
@@ -42,6 +45,12 @@ final class FootprintCommand implements Callable<Integer> {
     int chain = 64;
 
     @Option(
+            names = "--cpu-tier",
+            description = "also copy every stored block to the CPU tier (docs/SPEC.md section 3.1), and report"
+                    + " what the tier bookkeeping costs per pair")
+    boolean cpuTier;
+
+    @Option(
             names = "--ops",
             paramLabel = "FILE",
             description = "measure the final state of this op stream (docs/SPEC.md section 5) instead: its events are"
@@ -58,11 +67,12 @@ final class FootprintCommand implements Callable<Integer> {
         } else {
             System.out.printf(
                     Locale.ROOT,
-                    "# %,d blocks, %d workers, each block held by %d worker(s), sequences of %d blocks%n",
+                    "# %,d blocks, %d workers, each block held by %d worker(s), sequences of %d blocks%s%n",
                     blocks,
                     workers,
                     sharing,
-                    chain);
+                    chain,
+                    cpuTier ? ", every block also on the CPU tier" : "");
         }
         System.out.println("impl\tpairs\toff_heap_bytes\theap_bytes\tbytes_per_pair");
         for (String impl : impls) {
@@ -75,7 +85,15 @@ final class FootprintCommand implements Callable<Integer> {
             if (ops != null) {
                 applyEvents(index, ops);
             } else {
-                build(index);
+                List<long[]>[] names = build(index);
+                if (cpuTier) {
+                    for (int w = 0; w < workers; w++) {
+                        for (long[] n : names[w]) {
+                            index.apply(new KvEvent.Copied(Worker.of(w), n, Medium.CPU));
+                        }
+                    }
+                }
+                names = null; // not part of the index: let the collection below free it
             }
             long heapAfter = usedHeapAfterGc();
             long pairs = index.stats().blocks();
@@ -94,7 +112,13 @@ final class FootprintCommand implements Callable<Integer> {
         return 0;
     }
 
-    private void build(PrefixIndex index) {
+    /** Builds the index; returns each worker's stored name lists. */
+    private List<long[]>[] build(PrefixIndex index) {
+        @SuppressWarnings({"unchecked", "rawtypes"}) // an array of a generic type, each element set below
+        List<long[]>[] names = new List[workers];
+        for (int w = 0; w < workers; w++) {
+            names[w] = new ArrayList<>();
+        }
         SplittableRandom r = new SplittableRandom(3);
         long e = 1;
         int sequences = (blocks + chain - 1) / chain;
@@ -110,8 +134,12 @@ final class FootprintCommand implements Callable<Integer> {
                     hashes[i] = e++;
                 }
                 index.apply(KvEvent.Stored.root(Worker.of((s + k) % workers), hashes, locals));
+                if (cpuTier) {
+                    names[(s + k) % workers].add(hashes);
+                }
             }
         }
+        return names;
     }
 
     /** Applies every event of the op stream {@code file} in order, streaming it (nothing is kept but the index). */

@@ -3,6 +3,8 @@ package io.kvprefix.cli;
 import io.kvprefix.BlockHasher;
 import io.kvprefix.Implementation;
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -47,6 +49,15 @@ final class HashCommand implements Callable<Integer> {
     String namespace;
 
     @Option(
+            names = "--mm",
+            paramLabel = "START:END:MM_HASH[,...]",
+            description = {
+                "multimodal items: token offsets [START, END) of one item and its content hash (unsigned or negative",
+                "64-bit); every block whose tokens overlap the span carries the hash (docs/SPEC.md section 2.1)"
+            })
+    String mm;
+
+    @Option(
             names = "--impl",
             paramLabel = "native|portable|auto",
             description = "hashing implementation (default: auto)")
@@ -71,7 +82,12 @@ final class HashCommand implements Callable<Integer> {
         int n = h.blockCount(toks.length);
         long[] local = new long[n];
         long[] chain = new long[n];
-        h.hashBlocks(toks, 0, toks.length, local, chain);
+        long[][] extras = h.multimodalExtras(toks.length, parseSpans(mm));
+        if (extras == null) {
+            h.hashBlocks(toks, 0, toks.length, local, chain);
+        } else {
+            h.hashBlocks(toks, 0, toks.length, extras, local, chain);
+        }
         PrintStream out = System.out;
         StringBuilder sb = new StringBuilder(n * 48);
         for (int i = 0; i < n; i++) {
@@ -85,5 +101,26 @@ final class HashCommand implements Callable<Integer> {
         out.print(sb);
         out.flush();
         return 0;
+    }
+
+    /** {@code START:END:MM_HASH[,...]}; null or empty for none. */
+    static List<BlockHasher.MmSpan> parseSpans(String s) {
+        List<BlockHasher.MmSpan> out = new ArrayList<>();
+        if (s == null || s.isEmpty()) {
+            return out;
+        }
+        for (String item : s.split(",", -1)) {
+            String[] p = item.split(":", -1);
+            if (p.length != 3) {
+                throw new IllegalArgumentException("--mm: '" + item + "' is not START:END:MM_HASH");
+            }
+            int start = (int) Args.parseLong(p[0], "--mm START", 0, Integer.MAX_VALUE);
+            int end = (int) Args.parseLong(p[1], "--mm END", 0, Integer.MAX_VALUE);
+            if (start >= end) {
+                throw new IllegalArgumentException("--mm: START " + start + " must be below END " + end);
+            }
+            out.add(new BlockHasher.MmSpan(start, end, Args.parseU64(p[2], "--mm MM_HASH")));
+        }
+        return out;
     }
 }

@@ -2,6 +2,7 @@ package io.kvprefix.cli;
 
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
+import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.SnapshotException;
@@ -65,7 +66,6 @@ final class ListenCommand implements Callable<Integer> {
 
     @Option(
             names = "--engine",
-            required = true,
             paramLabel = "ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=T][,format=F]",
             description = {
                 "an engine's KV-event publisher, for example",
@@ -74,10 +74,21 @@ final class ListenCommand implements Callable<Integer> {
                 "/RANK fixes the dp rank; without it each batch's data_parallel_rank is used.",
                 "replay=ENDPOINT is the engine's replay socket, asked for batches lost in a gap.",
                 "topic=T subscribes to topics starting with T (default: every topic).",
-                "format=F is the format of the batch payloads: vllm (the default, and so far",
-                "the only one)."
+                "format=F is the format of the batch payloads: vllm (the default) or sglang."
             })
-    List<String> engines;
+    List<String> engines = new ArrayList<>();
+
+    @Option(
+            names = "--trtllm-events",
+            paramLabel = "FILE|-=WORKER[/RANK][,block_size=N]",
+            description = {
+                "TensorRT-LLM KV-cache events, one JSON line each (json.dumps of what",
+                "get_kv_cache_events() returns), read from FILE or standard input (-) to its",
+                "end and applied for worker WORKER (its own id, not an --engine's); block_size=N",
+                "is the engine's tokens_per_block (default: learned from the stored blocks).",
+                "Its counters are printed as one JSON line before the stats object."
+            })
+    String trtllmEvents;
 
     @Option(
             names = "--duration",
@@ -163,6 +174,9 @@ final class ListenCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         List<EngineEndpoint> specs = parseEngines();
+        if (specs.isEmpty() && trtllmEvents == null) {
+            throw new IllegalArgumentException("give at least one --engine or --trtllm-events");
+        }
         Duration runFor = duration == null ? null : seconds(duration, "--duration");
         Duration every = seconds(statsInterval, "--stats-interval");
         Duration replayWait = seconds(replayTimeout, "--replay-timeout");
@@ -210,6 +224,8 @@ final class ListenCommand implements Callable<Integer> {
                 "kvprefix-listen-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         boolean saved = true;
+        TrtllmFeed trtllm = null;
+        Thread feed = null;
         try (ListenMetrics m = metrics;
                 PrefixIndex index = instrument(m, openIndex(config, err))) {
             SubscriberStats finalStats;
@@ -223,11 +239,27 @@ final class ListenCommand implements Callable<Integer> {
                 if (m != null) {
                     m.watch(sub);
                 }
+                if (trtllmEvents != null) {
+                    trtllm = new TrtllmFeed(trtllmEvents, index);
+                    long id = trtllm.workerId;
+                    if (specs.stream().anyMatch(e -> e.workerId() == id)) { // one writer per worker id
+                        throw new IllegalArgumentException("--trtllm-events: worker " + Long.toUnsignedString(id)
+                                + " is also an --engine's worker; give it an id of its own");
+                    }
+                    if (index.workers().stream().anyMatch(w -> w.workerId() == id)) {
+                        // restored: its events carry no sequence numbers to resume from, so what was saved of its
+                        // worker may be stale; it starts afresh
+                        index.apply(new KvEvent.RemoveWorker(id));
+                    }
+                    feed = new Thread(trtllm, "kvprefix-trtllm-events");
+                    feed.setDaemon(true); // a pipe that never closes must not keep the JVM after --duration
+                    feed.start();
+                }
                 if (!quiet) {
                     err.println("kvprefix listen: subscribed to " + specs.size() + " engine(s) ("
                             + (runFor == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
                 }
-                runUntilStopped(sub, stop, runFor, every, saveEvery, err);
+                runUntilStopped(sub, stop, runFor, every, saveEvery, specs.isEmpty() ? feed : null, err);
                 if (snapshot != null) {
                     saved = save(sub, err);
                 }
@@ -236,10 +268,24 @@ final class ListenCommand implements Callable<Integer> {
                     m.stopping();
                 }
             }
+            if (feed != null) {
+                if (runFor == null && specs.isEmpty()) {
+                    feed.join(); // the loop above ended with its input, or on Ctrl-C
+                } else {
+                    feed.join(100); // --duration is over: what was read so far counts
+                }
+                if (trtllm.error() != null) {
+                    err.println("kvprefix listen: " + trtllm.error());
+                    return 1;
+                }
+            }
             if (queryFile != null && !runQueries(queryFile, index, err)) {
                 return 1;
             }
             PrintStream out = System.out;
+            if (trtllm != null) {
+                out.println(trtllm.toJson());
+            }
             out.println(finalStats.toJson());
             out.flush();
             if (!quiet) {
@@ -256,13 +302,18 @@ final class ListenCommand implements Callable<Integer> {
         }
     }
 
-    /** Prints a stats line every {@code every} and saves the snapshot every {@code saveEvery} (if any) until stopped. */
+    /**
+     * Until {@code --duration}, a signal, or (with only a TensorRT-LLM feed, {@code feedOnly}) the end
+     * of its input: prints a stats line every {@code every} (with engines) and saves the snapshot every
+     * {@code saveEvery} (if any).
+     */
     private void runUntilStopped(
             KvEventSubscriber sub,
             CountDownLatch stop,
             Duration runFor,
             Duration every,
             Duration saveEvery,
+            Thread feedOnly,
             PrintStream err)
             throws InterruptedException {
         long now = System.nanoTime();
@@ -271,12 +322,15 @@ final class ListenCommand implements Callable<Integer> {
         long nextSave = saveEvery == null ? Long.MAX_VALUE : now + saveEvery.toNanos();
         while (true) {
             long wake = Math.min(deadline, Math.min(nextStats, nextSave));
+            if (feedOnly != null) {
+                wake = Math.min(wake, System.nanoTime() + 20_000_000L); // look at the feed every 20 ms
+            }
             long left = wake - System.nanoTime();
             if (left > 0 && stop.await(left, TimeUnit.NANOSECONDS)) {
                 return;
             }
             now = System.nanoTime();
-            if (now - deadline >= 0) {
+            if (now - deadline >= 0 || (feedOnly != null && !feedOnly.isAlive())) {
                 return;
             }
             if (now - nextSave >= 0) {
@@ -284,7 +338,7 @@ final class ListenCommand implements Callable<Integer> {
                 nextSave = now + saveEvery.toNanos();
             }
             if (now - nextStats >= 0) {
-                if (!quiet) {
+                if (!quiet && feedOnly == null) {
                     err.println("kvprefix listen: " + sub.stats().summary());
                 }
                 nextStats = now + every.toNanos();
@@ -404,7 +458,7 @@ final class ListenCommand implements Callable<Integer> {
                         out.scores(result);
                     }
                     case Op.TokenMatch t -> {
-                        index.match(t.tokenIds(), 0, t.tokenIds().length, t.hasher(index.config()), result);
+                        index.match(t.tokenIds(), 0, t.tokenIds().length, t.hasher(index.config()), t.mm(), result);
                         out.scores(result);
                     }
                     case Op.Explain x -> out.explanation(x.on(index));

@@ -77,6 +77,23 @@ public final class SimulateCommand implements Callable<Integer> {
         double prefillRate;
 
         @Option(
+                names = "--cpu-blocks",
+                paramLabel = "N",
+                defaultValue = "0",
+                description = {
+                    "blocks of each mock engine's CPU tier (default: ${DEFAULT-VALUE}, none): blocks the GPU",
+                    "evicts go there and are loaded back instead of computed (docs/SPEC.md section 3.1)"
+                })
+        int cpuBlocks;
+
+        @Option(
+                names = "--onload-rate",
+                paramLabel = "TOKENS_PER_S",
+                defaultValue = "400000",
+                description = "how fast a worker loads tokens back from its CPU tier (default: ${DEFAULT-VALUE})")
+        double onloadRate;
+
+        @Option(
                 names = "--decode-rate",
                 paramLabel = "TOKENS_PER_S",
                 defaultValue = "50",
@@ -163,7 +180,9 @@ public final class SimulateCommand implements Callable<Integer> {
                     minMatchBlocks,
                     spreadMisses,
                     Duration.ofNanos(Math.round(predictedTtlSeconds * 1e9)),
-                    predictedMaxBlocks);
+                    predictedMaxBlocks,
+                    cpuBlocks,
+                    onloadRate);
         }
 
         List<Policy.Kind> policies() {

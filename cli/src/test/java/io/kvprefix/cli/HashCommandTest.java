@@ -16,6 +16,28 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** {@code kvprefix hash}: the contract's vectors through the command line, and its error handling. */
 class HashCommandTest {
 
+    /**
+     * Multimodal items (docs/SPEC.md section 2.1): vectors derived from Dynamo's algorithm and computed
+     * with Debian's python3-xxhash (no Dynamo test asserts a concrete multimodal value; see MultimodalTest).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"native", "portable"})
+    void multimodalItems(String impl) {
+        var r = CliRunner.run("hash", "--block-size", "2", "--tokens", "0,1", "--mm", "0:2:42", "--impl", impl);
+        assertEquals(0, r.exit(), r.err());
+        assertEquals("0 6100948656312251355 6100948656312251355\n", r.out());
+        // [1,2,3,4] at block size 2 with mm_hash 42 on block 0 (the shape of Dynamo's own relational test)
+        r = CliRunner.run("hash", "--block-size", "2", "--tokens", "1,2,3,4", "--mm", "1:2:42", "--impl", impl);
+        assertEquals(0, r.exit(), r.err());
+        assertEquals("""
+                0 8042846820486697486 8042846820486697486
+                1 2662118915037317746 4259092461302758115
+                """, r.out());
+        // two items on one block, one given as a negative (two's complement) value
+        r = CliRunner.run("hash", "--block-size", "2", "--tokens", "0,1", "--mm", "0:1:-1,1:2:7", "--impl", impl);
+        assertEquals("0 15584638562251492848 15584638562251492848\n", r.out(), r.err());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"native", "portable"})
     void tokensOneToThirteen(String impl) {
@@ -130,6 +152,11 @@ class HashCommandTest {
                 new Case(
                         new String[] {"hash", "--block-size", "4", "--tokens", "1", "--impl", "fast"},
                         "auto, native or portable"),
+                new Case(new String[] {"hash", "--block-size", "4", "--tokens", "1", "--mm", "3:2:1"}, "below END"),
+                new Case(
+                        new String[] {"hash", "--block-size", "4", "--tokens", "1", "--mm", "0:2"},
+                        "START:END:MM_HASH"),
+                new Case(new String[] {"hash", "--block-size", "4", "--tokens", "1", "--mm", "0:x:1"}, "--mm END"),
                 new Case(new String[] {"hash", "--tokens", "1"}, "--block-size"))) {
             var r = CliRunner.run(c.args());
             assertEquals(2, r.exit(), String.join(" ", c.args()) + ": " + r.err());

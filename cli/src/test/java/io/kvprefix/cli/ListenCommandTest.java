@@ -12,6 +12,7 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamWriter;
 import io.kvprefix.testing.RepoPaths;
 import io.kvprefix.zmq.EngineEventDecoder;
@@ -45,7 +46,10 @@ class ListenCommandTest {
         record Case(int exit, String message, String... args) {}
         String ok = "tcp://127.0.0.1:5557=1";
         for (Case c : List.of(
-                new Case(2, "--engine", "listen"),
+                new Case(2, "at least one --engine or --trtllm-events", "listen"),
+                new Case(2, "is not FILE|-=WORKER", "listen", "--trtllm-events", "x"),
+                new Case(2, "unknown option 'bs=2'", "listen", "--trtllm-events", "x=1,bs=2"),
+                new Case(2, "also an --engine's worker", "listen", "--engine", ok, "--trtllm-events", "-=1"),
                 new Case(2, "expected ENDPOINT=WORKER", "listen", "--engine", "nonsense"),
                 new Case(
                         2,
@@ -60,10 +64,10 @@ class ListenCommandTest {
                 new Case(2, "unknown option 'replai'", "listen", "--engine", ok + ",replai=tcp://127.0.0.1:5558"),
                 new Case(
                         2,
-                        "unknown format 'sglang' (known formats: vllm)",
+                        "unknown format 'dynamo' (known formats: vllm, sglang, trtllm)",
                         "listen",
                         "--engine",
-                        ok + ",format=sglang"),
+                        ok + ",format=dynamo"),
                 new Case(2, "is given twice", "listen", "--engine", ok, "--engine", "tcp://127.0.0.1:5557=2"),
                 new Case(2, "--duration must be a positive number", "listen", "--engine", ok, "--duration", "0"),
                 new Case(
@@ -108,6 +112,52 @@ class ListenCommandTest {
     }
 
     /**
+     * TensorRT-LLM events fed as JSON lines (the {@code KVCacheEventSerializer} layout of
+     * {@code tensorrt_llm/_utils.py} @ {@code ed53795b33fc139493f762a1c6c53f691cf52d38}), from a file and
+     * from standard input: applied, counted, and the queries answered from them.
+     */
+    @Test
+    void feedsTensorRtLlmEventsFromAFileOrStandardInput() throws Exception {
+        String tok = "{\"type\":\"unique_token\",\"token_id\":%d,\"token_extra_id\":0}";
+        String lines = "[{\"event_id\":0,\"data\":{\"type\":\"created\",\"num_blocks_per_cache_level\":[64,0]},"
+                + "\"window_size\":4096}]\n"
+                + "[{\"event_id\":1,\"data\":{\"type\":\"stored\",\"parent_hash\":null,\"blocks\":["
+                + "{\"type\":\"stored_block\",\"block_hash\":-7,\"tokens\":[" + tok.formatted(1) + ","
+                + tok.formatted(2)
+                + "],\"cache_level\":0,\"priority\":35},"
+                + "{\"type\":\"stored_block\",\"block_hash\":8,\"tokens\":[" + tok.formatted(3) + "," + tok.formatted(4)
+                + "],\"cache_level\":0,\"priority\":35}]},\"window_size\":4096,\"attention_dp_rank\":1}]\n"
+                + "\n"
+                + "{\"event_id\":2,\"data\":{\"type\":\"removed\",\"block_hashes\":[8]},\"window_size\":4096,"
+                + "\"attention_dp_rank\":1}\n"
+                + "not json\n";
+        Path events = dir.resolve("trtllm.jsonl");
+        Files.writeString(events, lines);
+        Path q = dir.resolve("q.jsonl");
+        Files.writeString(q, "{\"op\":\"match\",\"token_ids\":[1,2,3,4],\"block_size\":2}\n");
+        for (boolean stdin : new boolean[] {false, true}) {
+            String src = stdin ? "-" : events.toString();
+            var r = stdin
+                    ? CliRunner.runWithInput(
+                            lines.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                            "listen",
+                            "--trtllm-events",
+                            src + "=3,block_size=2",
+                            "--queries",
+                            q.toString(),
+                            "-q")
+                    : CliRunner.run(
+                            "listen", "--trtllm-events", src + "=3,block_size=2", "--queries", q.toString(), "-q");
+            assertEquals(0, r.exit(), r.err());
+            List<String> out = r.out().lines().toList();
+            assertEquals("{\"scores\":[[3,1,1]]}", out.get(0), "rank 1 holds block 0; block 1 was removed");
+            assertTrue(out.get(1).contains("\"lines\":4,\"events\":{\"removed.ok\":1,\"stored.ok\":1}"), out.get(1));
+            assertTrue(out.get(1).contains("\"bad_json\":1"), out.get(1));
+            assertTrue(out.get(2).startsWith("{\"total\":"), out.get(2));
+        }
+    }
+
+    /**
      * Two engines in another process: E1 (array encoding, replay, batches 10..14 dropped: replayed)
      * and E2 (map encoding, no replay, 20..24 dropped: resync). The match lines of --queries must
      * answer what an oracle index fed from the published stream answers, and the last line must be
@@ -147,7 +197,7 @@ class ListenCommandTest {
             OpStreamWriter w = new OpStreamWriter(q);
             List<Truth.Query> tokenQueries = truth.queries();
             for (Truth.Query t : tokenQueries) {
-                w.matchTokens(t.tokens(), 0, t.tokens().length, t.blockSize(), t.lora(), null);
+                w.op(new Op.TokenMatch(t.tokens(), t.blockSize(), t.lora(), null, t.mm()));
             }
             Truth.Query first = tokenQueries.get(0);
             long[] local = BlockHasher.builder()
@@ -181,6 +231,7 @@ class ListenCommandTest {
                                     .blockSize(t.blockSize())
                                     .loraName(t.lora())
                                     .build(),
+                            t.mm(),
                             m);
                     ew.scores(m);
                 }

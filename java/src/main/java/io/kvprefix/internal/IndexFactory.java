@@ -3,6 +3,7 @@ package io.kvprefix.internal;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.internal.heap.HeapPrefixIndex;
+import io.kvprefix.internal.heap.HeapSnapshot;
 import io.kvprefix.internal.offheap.OffHeapPrefixIndex;
 import java.nio.file.Path;
 
@@ -28,6 +29,6 @@ public final class IndexFactory {
     }
 
     public static PrefixIndex restoreHeap(Path file, IndexConfig config) {
-        return HeapPrefixIndex.restore(file, config);
+        return HeapSnapshot.restore(file, config);
     }
 }

@@ -17,8 +17,14 @@ public abstract class MatchResults {
     /** Empties {@code r} for a request of {@code queryBlocks} blocks. */
     public abstract void reset(MatchResult r, int queryBlocks);
 
-    /** Adds {@code worker} with depth {@code depth >= 1} to {@code r}. */
+    /** Adds {@code worker} with depth {@code depth >= 1} on the GPU and over every tier to {@code r}. */
     public abstract void add(MatchResult r, Worker worker, int depth);
+
+    /** Adds {@code worker} with GPU depth {@code depth >= 0} and any-tier depth {@code anyTierDepth >= 1}. */
+    public abstract void add(MatchResult r, Worker worker, int depth, int anyTierDepth);
+
+    /** Raises entry {@code i}'s any-tier depth to at least {@code anyTierDepth}. */
+    public abstract void raiseAnyTier(MatchResult r, int i, int anyTierDepth);
 
     /** Called once by {@link MatchResult}'s class initialiser. */
     public static void register(MatchResults access) {

@@ -8,6 +8,7 @@ import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchExplanation;
 import io.kvprefix.MatchResult;
+import io.kvprefix.Medium;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.internal.MatchResults;
@@ -41,6 +42,9 @@ import java.util.TreeMap;
  *       stays known after {@code cleared}, and is forgotten by {@code remove_worker}. A store for a
  *       worker that is not known while {@code config.maxWorkers()} workers are known answers
  *       {@code capacity_exceeded}.
+ *   <li>Tiers (docs/SPEC.md section 3.1): each name carries the set of tiers that hold it under that
+ *       name; the GPU depth looks at the names whose set has the GPU, the any-tier depth at all of
+ *       them. A worker with a lower-tier view counts as two worker slots.
  *   <li>The memory budget is ignored: the oracle never answers {@code capacity_exceeded} for memory,
  *       so it must not be compared with an index that runs under a budget small enough to matter.
  *       {@link IndexStats#bytesUsed()} is reported as 0 and {@link IndexStats#entries()} as the number
@@ -57,13 +61,20 @@ public final class OracleIndex implements PrefixIndex {
     /** One block as the contract identifies it: where it sits and the chain hash of the prefix ending in it. */
     private record Block(int position, long chain) {}
 
+    /** What a name means: its block, and the tiers that hold it under that name (bits of {@link Medium#bit}). */
+    private record Held(Block block, int tiers) {}
+
+    private static final int GPU = Medium.GPU.bit();
+
     private final IndexConfig config;
     private final BlockHasher hasher;
     private final BlockHasher chainHasher;
-    /** Known workers and their names: E -> block. */
-    private final Map<Worker, Map<Long, Block>> workers = new HashMap<>();
-    /** The blocks each worker holds (the values of its name map), recomputed after any write to that worker. */
-    private final Map<Worker, Set<Block>> heldCache = new HashMap<>();
+    /** Known workers and their names: E -> (block, tiers). A name on no tier is not in the map. */
+    private final Map<Worker, Map<Long, Held>> workers = new HashMap<>();
+    /** Workers with a lower-tier view (docs/SPEC.md section 3.1): they take a second worker slot. */
+    private final Set<Worker> tiered = new HashSet<>();
+    /** Per worker, the distinct blocks it holds on the GPU [0] and on any tier [1]; dropped when it changes. */
+    private final Map<Worker, List<Set<Block>>> heldCache = new HashMap<>();
 
     /** The salts of the token-form stores that passed rules 0 and 1, the first 256 (what explain tries). */
     private final Set<MatchExplanation.Salt> salts = new LinkedHashSet<>();
@@ -99,33 +110,37 @@ public final class OracleIndex implements PrefixIndex {
     public synchronized EventStatus apply(KvEvent event) {
         Objects.requireNonNull(event, "event");
         checkOpen();
-        // Forget the cached holdings of every worker this event may touch.
         heldCache.keySet().removeIf(w -> switch (event) {
             case KvEvent.RemoveWorker rw -> w.workerId() == rw.workerId();
-            case KvEvent.Stored s -> w.equals(s.worker());
-            case KvEvent.StoredTokens t -> w.equals(t.worker());
-            case KvEvent.Removed r -> w.equals(r.worker());
-            case KvEvent.Cleared c -> w.equals(c.worker());
+            case KvEvent.Stored x -> w.equals(x.worker());
+            case KvEvent.StoredTokens x -> w.equals(x.worker());
+            case KvEvent.Copied x -> w.equals(x.worker());
+            case KvEvent.Removed x -> w.equals(x.worker());
+            case KvEvent.Cleared x -> w.equals(x.worker());
         });
         EventStatus status = switch (event) {
             case KvEvent.Stored s ->
                 stored(
                         s.worker(),
+                        s.medium(),
                         s.parentHash().isPresent(),
                         s.parentHash().orElse(0L),
                         s.blockHashes(),
                         s.localHashes());
             case KvEvent.StoredTokens t -> storedTokens(t);
-            case KvEvent.Removed r -> removed(r.worker(), r.blockHashes());
+            case KvEvent.Copied c -> copied(c);
+            case KvEvent.Removed r -> removed(r.worker(), r.medium(), r.blockHashes());
             case KvEvent.Cleared c -> {
-                Map<Long, Block> names = workers.get(c.worker());
+                Map<Long, Held> names = workers.get(c.worker());
                 if (names != null) {
-                    names.clear(); // holds nothing, stays known
+                    names.clear(); // holds nothing on any tier, stays known
                 }
+                tiered.remove(c.worker());
                 yield EventStatus.OK;
             }
             case KvEvent.RemoveWorker rw -> {
                 workers.keySet().removeIf(w -> w.workerId() == rw.workerId());
+                tiered.removeIf(w -> w.workerId() == rw.workerId());
                 yield EventStatus.OK;
             }
         };
@@ -145,6 +160,16 @@ public final class OracleIndex implements PrefixIndex {
                 .implementation(Implementation.PORTABLE)
                 .build();
         long[] locals = h.localHashes(t.tokenIds());
+        if (t.mmHashes() != null) {
+            if (t.mmHashes().length != locals.length) {
+                return EventStatus.INVALID_INPUT;
+            }
+            for (int b = 0; b < locals.length; b++) {
+                if (t.mmHashes()[b] != null && t.mmHashes()[b].length > 0) {
+                    locals[b] = multimodalLocal(t.tokenIds(), b, t.blockSize(), t.mmHashes()[b], seed);
+                }
+            }
+        }
         Set<Long> names = new HashSet<>();
         boolean rule1 = false;
         for (long e : t.blockHashes()) {
@@ -154,10 +179,43 @@ public final class OracleIndex implements PrefixIndex {
         if (!rule1 && salts.size() < 256) {
             salts.add(new MatchExplanation.Salt(t.loraName(), t.cacheNamespace()));
         }
-        return stored(t.worker(), t.parentHash().isPresent(), t.parentHash().orElse(0L), t.blockHashes(), locals);
+        return stored(
+                t.worker(),
+                t.medium(),
+                t.parentHash().isPresent(),
+                t.parentHash().orElse(0L),
+                t.blockHashes(),
+                locals);
     }
 
-    private EventStatus stored(Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals) {
+    /**
+     * Section 2.1 for a multimodal block, written out byte by byte here (not through the hash
+     * kernels): le32 of each token, then le64 of each content hash, sorted ascending as unsigned.
+     */
+    static long multimodalLocal(int[] tokens, int block, int blockSize, long[] mm, long seed) {
+        Long[] sorted = new Long[mm.length];
+        for (int i = 0; i < mm.length; i++) {
+            sorted[i] = mm[i];
+        }
+        java.util.Arrays.sort(sorted, Long::compareUnsigned);
+        java.nio.ByteBuffer buf =
+                java.nio.ByteBuffer.allocate(4 * blockSize + 8 * mm.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < blockSize; i++) {
+            buf.putInt(tokens[block * blockSize + i]);
+        }
+        for (Long m : sorted) {
+            buf.putLong(m);
+        }
+        return BlockHasher.xxh3(buf.array(), seed);
+    }
+
+    /** Slots in use: one per known worker, a second per worker with a lower-tier view. */
+    private int slotsUsed() {
+        return workers.size() + tiered.size();
+    }
+
+    private EventStatus stored(
+            Worker worker, Medium medium, boolean hasParent, long parentHash, long[] blockHashes, long[] locals) {
         if (blockHashes.length != locals.length) {
             return EventStatus.INVALID_INPUT;
         }
@@ -171,41 +229,91 @@ public final class OracleIndex implements PrefixIndex {
         if (hasParent && seen.contains(parentHash)) {
             return EventStatus.INVALID_BLOCK_SEQUENCE;
         }
-        // Rule 2: the parent must be held by this worker.
-        Map<Long, Block> names = workers.get(worker);
+        // Rule 2: the parent must be held by this worker: on the GPU for a GPU store, on any tier otherwise.
+        Map<Long, Held> names = workers.get(worker);
         Block parent = null;
         if (hasParent) {
-            parent = names == null ? null : names.get(parentHash);
-            if (parent == null) {
+            Held p = names == null ? null : names.get(parentHash);
+            if (p == null || (medium == Medium.GPU && (p.tiers() & GPU) == 0)) {
                 return EventStatus.PARENT_BLOCK_NOT_FOUND;
             }
+            parent = p.block();
         }
-        // Rule 5 (worker slots): a new worker needs a free slot.
+        // Rule 5 (worker slots): a new worker needs a slot, and a first lower-tier store a second one.
+        boolean needsView = medium != Medium.GPU && blockHashes.length > 0 && !tiered.contains(worker);
+        int need = (names == null ? 1 : 0) + (needsView ? 1 : 0);
+        if (need > 0 && slotsUsed() + need > config.maxWorkers()) {
+            return EventStatus.CAPACITY_EXCEEDED;
+        }
         if (names == null) {
-            if (workers.size() >= config.maxWorkers()) {
-                return EventStatus.CAPACITY_EXCEEDED;
-            }
             names = new HashMap<>();
             workers.put(worker, names);
         }
-        // Rules 3 and 4: positions follow the parent, chains are computed here, a name maps to its latest block.
-        int position = parent == null ? 0 : parent.position() + 1;
+        if (needsView) {
+            tiered.add(worker);
+        }
+        // Rules 3 and 4: positions follow the parent, chains are computed here. On the GPU a name means
+        // its latest block (and the lower tiers lose it if it meant another); on a lower tier a name the
+        // worker holds keeps its block and gains the tier.
         Block prev = parent;
         for (int i = 0; i < blockHashes.length; i++) {
+            Held old = names.get(blockHashes[i]);
+            if (medium != Medium.GPU && old != null) {
+                names.put(blockHashes[i], new Held(old.block(), old.tiers() | medium.bit()));
+                prev = old.block();
+                continue;
+            }
             long chain = prev == null ? locals[i] : chainHasher.chainHash(prev.chain(), locals[i]);
-            Block b = new Block(position + i, chain);
-            names.put(blockHashes[i], b);
+            Block b = new Block(prev == null ? 0 : prev.position() + 1, chain);
+            int tiers = old != null && old.block().equals(b) ? old.tiers() | medium.bit() : medium.bit();
+            names.put(blockHashes[i], new Held(b, tiers));
             prev = b;
         }
         return EventStatus.OK;
     }
 
-    private EventStatus removed(Worker worker, long[] hashes) {
-        Map<Long, Block> names = workers.get(worker);
+    /** Section 3.1: each name the worker holds (on any tier) gains the lower tier; unknown ones are skipped. */
+    private EventStatus copied(KvEvent.Copied c) {
+        Map<Long, Held> names = workers.get(c.worker());
+        boolean unknown = false;
+        boolean anyKnown = false;
+        for (long e : c.blockHashes()) {
+            if (names != null && names.containsKey(e)) {
+                anyKnown = true;
+            } else {
+                unknown = true;
+            }
+        }
+        if (anyKnown && !tiered.contains(c.worker())) {
+            if (slotsUsed() + 1 > config.maxWorkers()) {
+                return EventStatus.CAPACITY_EXCEEDED;
+            }
+            tiered.add(c.worker());
+        }
+        for (long e : c.blockHashes()) {
+            Held h = names == null ? null : names.get(e);
+            if (h != null) {
+                names.put(e, new Held(h.block(), h.tiers() | c.medium().bit()));
+            }
+        }
+        return unknown ? EventStatus.BLOCK_NOT_FOUND : EventStatus.OK;
+    }
+
+    /** The names the worker holds on {@code medium} lose it, in order; a name on no tier is gone. */
+    private EventStatus removed(Worker worker, Medium medium, long[] hashes) {
+        Map<Long, Held> names = workers.get(worker);
         boolean unknown = false;
         for (long e : hashes) {
-            if (names == null || names.remove(e) == null) {
+            Held h = names == null ? null : names.get(e);
+            if (h == null || (h.tiers() & medium.bit()) == 0) {
                 unknown = true;
+                continue;
+            }
+            int left = h.tiers() & ~medium.bit();
+            if (left == 0) {
+                names.remove(e);
+            } else {
+                names.put(e, new Held(h.block(), left));
             }
         }
         return unknown ? EventStatus.BLOCK_NOT_FOUND : EventStatus.OK;
@@ -225,20 +333,43 @@ public final class OracleIndex implements PrefixIndex {
             cq[i] = i == 0 ? q : chainHasher.chainHash(cq[i - 1], q);
         }
         for (Worker w : workers.keySet()) {
-            Set<Block> held = held(w);
-            int k = 0;
-            while (k < length && held.contains(new Block(k, cq[k]))) {
-                k++;
-            }
-            if (k > 0) {
-                RESULTS.add(into, w, k);
+            int gpu = depth(held(w, true), cq);
+            int any = depth(held(w, false), cq);
+            if (any > 0) {
+                RESULTS.add(into, w, gpu, any);
             }
         }
     }
 
-    /** The distinct blocks {@code w} holds under any name. */
+    /** Section 4 literally: for i = 0, 1, ..., is a block at position i with chain cq[i] held? */
+    private static int depth(Set<Block> held, long[] cq) {
+        int k = 0;
+        while (k < cq.length && held.contains(new Block(k, cq[k]))) {
+            k++;
+        }
+        return k;
+    }
+
+    /** The distinct blocks {@code w} holds on the GPU (what explain looks at: section 4.1 is about the GPU). */
     private Set<Block> held(Worker w) {
-        return heldCache.computeIfAbsent(w, k -> new HashSet<>(workers.get(k).values()));
+        return held(w, true);
+    }
+
+    /** The distinct blocks {@code w} holds under any name: on the GPU, or on any tier. */
+    private Set<Block> held(Worker w, boolean gpuOnly) {
+        return heldCache
+                .computeIfAbsent(w, k -> {
+                    Set<Block> gpu = new HashSet<>();
+                    Set<Block> any = new HashSet<>();
+                    for (Held h : workers.get(k).values()) {
+                        any.add(h.block());
+                        if ((h.tiers() & GPU) != 0) {
+                            gpu.add(h.block());
+                        }
+                    }
+                    return List.of(gpu, any);
+                })
+                .get(gpuOnly ? 0 : 1);
     }
 
     @Override
@@ -345,7 +476,7 @@ public final class OracleIndex implements PrefixIndex {
     @Override
     public synchronized long blockCount(Worker worker) {
         checkOpen();
-        return workers.containsKey(worker) ? held(worker).size() : 0;
+        return workers.containsKey(worker) ? held(worker, true).size() : 0;
     }
 
     @Override
@@ -369,7 +500,7 @@ public final class OracleIndex implements PrefixIndex {
         Set<Block> everyBlock = new HashSet<>();
         long blocks = 0;
         for (Worker w : workers.keySet()) {
-            Set<Block> held = held(w);
+            Set<Block> held = held(w, true);
             perWorker.put(w, (long) held.size());
             blocks += held.size();
             everyBlock.addAll(held);
@@ -392,6 +523,7 @@ public final class OracleIndex implements PrefixIndex {
     public synchronized void close() {
         closed = true;
         workers.clear();
+        tiered.clear();
         heldCache.clear();
     }
 

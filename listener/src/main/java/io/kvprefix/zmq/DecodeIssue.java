@@ -32,17 +32,42 @@ public enum DecodeIssue {
     UNKNOWN_EVENT_TYPE("unknown_event_type", Category.ERROR),
     /** An event with a required field missing, or a field of the wrong type or out of range. */
     BAD_EVENT("bad_event", Category.ERROR),
+    /** A payload that should be a JSON line (TensorRT-LLM's events) and is not valid UTF-8 JSON. */
+    BAD_JSON("bad_json", Category.ERROR),
     /** A {@code BlockStored} whose number of block hashes differs from its number of full blocks of tokens. */
     HASH_COUNT_MISMATCH("hash_count_mismatch", Category.ERROR),
 
-    /** An event about a medium other than the GPU ({@code medium} not {@code GPU} / {@code DEVICE} / absent). */
+    /** An event about a medium kvprefix does not index (not a GPU, CPU or disk tier, such as SGLang's
+     * {@code EXTERNAL}; {@link io.kvprefix.Medium#fromEngine}). */
     NON_DEVICE_MEDIUM("medium", Category.IGNORED),
-    /** An event about a KV-cache group that is not full attention (hybrid models: sliding window, mamba, ...). */
+    /** An event about a KV-cache group that is not full attention (hybrid models: sliding window, mamba, ...;
+     * for TensorRT-LLM, an event of an attention window other than the largest). */
     NON_FULL_ATTENTION_GROUP("group", Category.IGNORED),
 
-    /** A store carrying multimodal {@code extra_keys}: applied, hashed from its tokens only (kvprefix
-     * events have no multimodal field yet), so a multimodal-aware router's hashes will not match it. */
+    /** A store whose {@code extra_keys} hold something kvprefix does not hash (a string that is no
+     * multimodal item, LoRA name or Dynamo namespace, such as vLLM's own {@code cache_salt}; or a list
+     * whose length differs from the number of blocks): applied, hashed without it. */
     EXTRA_KEYS("extra_keys", Category.NOTE),
+    /** An event on the host-memory tier ({@code CPU}, {@code CPU_PINNED}), applied to it (docs/SPEC.md
+     * section 3.1). */
+    TIER_CPU("tier_cpu", Category.NOTE),
+    /** An event on the disk or storage tier ({@code DISK}, {@code STORAGE}), applied to it. */
+    TIER_DISK("tier_disk", Category.NOTE),
+    /** A lower-tier store without tokens ({@code block_size} 0: vLLM's offloading connector unless it
+     * sends self-describing events), applied by name as a {@link io.kvprefix.KvEvent.Copied}. */
+    PLACEHOLDER_STORE("placeholder_store", Category.NOTE),
+    /** A store with multimodal items in its {@code extra_keys}: applied, each block hashed with its
+     * items' {@code mm_hash}es (docs/SPEC.md section 2.1). Counted so that operators see them. */
+    MULTIMODAL("multimodal", Category.NOTE),
+    /** An event kvprefix has no use for: TensorRT-LLM's {@code updated} (cache level or priority of a
+     * block) and {@code created} (the pool's sizes). */
+    UNUSED_EVENT("unused_event", Category.IGNORED),
+    /** TensorRT-LLM blocks with fewer tokens than the block size: not full blocks, so not indexed, and
+     * their later removal is not an error (Dynamo's {@code partial_block_hashes}). */
+    PARTIAL_BLOCK("partial_block", Category.NOTE),
+    /** TensorRT-LLM event ids that skip numbers (the engine's queue dropped events), or that start
+     * again with a {@code created} event (the engine restarted: its workers are cleared). */
+    EVENT_ID_GAP("event_id_gap", Category.NOTE),
     /** A store with a non-zero {@code lora_id} but no {@code lora_name}: applied unsalted (the
      * contract salts by name only). */
     LORA_ID_WITHOUT_NAME("lora_id_without_name", Category.NOTE),

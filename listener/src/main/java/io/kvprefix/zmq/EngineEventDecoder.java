@@ -18,11 +18,12 @@ import java.util.List;
  *   <li>{@code vllm} ({@link VllmEventDecoder}): the msgpack payload frame of one ZMQ message, a
  *       batch {@code [ts, [events...], dp_rank?]} of {@code BlockStored} / {@code BlockRemoved} /
  *       {@code AllBlocksCleared} events.
- *   <li>SGLang publishes over the same ZMQ framing with its own field layout: its decoder reads the
- *       same payload frame and the subscriber stays as it is.
- *   <li>TensorRT-LLM hands out JSON dicts ({@code get_kv_cache_events()}) that a router reads from
- *       a file or standard input, not from ZMQ: its decoder takes one dict (or one line holding a list
- *       of them) as the payload, and a reader of lines, not the ZMQ subscriber, feeds it.
+ *   <li>{@code sglang} ({@link SglangEventDecoder}): SGLang publishes over the same ZMQ framing with
+ *       its own field layout; the subscriber stays as it is.
+ *   <li>{@code trtllm} ({@link TrtllmEventDecoder}): TensorRT-LLM hands out JSON dicts
+ *       ({@code get_kv_cache_events()}) that a router reads from a file or standard input, not from
+ *       ZMQ: its decoder takes one UTF-8 JSON line (one event, or a list of them) as the payload, and
+ *       a reader of lines ({@code kvprefix listen --trtllm-events}), not the ZMQ subscriber, feeds it.
  * </ul>
  *
  * <p>Problems with the payload as a whole throw {@link BatchDecodeException}; problems with single
@@ -37,7 +38,7 @@ public interface EngineEventDecoder {
     String DEFAULT_FORMAT = "vllm";
 
     /** The formats there is a decoder for, by the names {@link EngineEndpoint#format()} takes. */
-    List<String> FORMATS = List.of("vllm");
+    List<String> FORMATS = List.of("vllm", "sglang", "trtllm");
 
     /**
      * The events of one batch payload, in order, with what was skipped or noted.
@@ -50,6 +51,8 @@ public interface EngineEventDecoder {
     static EngineEventDecoder forEngine(EngineEndpoint engine) {
         return switch (engine.format()) {
             case "vllm" -> new VllmEventDecoder(engine);
+            case "sglang" -> new SglangEventDecoder(engine);
+            case "trtllm" -> new TrtllmEventDecoder(engine);
             default ->
                 throw new IllegalArgumentException(
                         "unknown format '" + engine.format() + "' (known formats: " + String.join(", ", FORMATS) + ")");

@@ -1,8 +1,10 @@
 package io.kvprefix.zmq;
 
 import io.kvprefix.KvEvent;
+import io.kvprefix.Medium;
 import io.kvprefix.Worker;
 import io.kvprefix.zmq.DecodedBatch.Issue;
+import io.kvprefix.zmq.internal.ExtraKeys;
 import io.kvprefix.zmq.internal.WireBatch;
 import io.kvprefix.zmq.internal.WireReader;
 import java.util.ArrayList;
@@ -29,12 +31,19 @@ import java.util.OptionalLong;
  * <ul>
  *   <li>{@code BlockStored} becomes {@link KvEvent.StoredTokens}: kvprefix hashes the tokens itself
  *       (docs/SPEC.md section 3), salted by {@code lora_name} (section 2.1). {@code lora_id} alone is not a
- *       salt ({@link DecodeIssue#LORA_ID_WITHOUT_NAME}); multimodal {@code extra_keys} are counted
- *       ({@link DecodeIssue#EXTRA_KEYS}) and not hashed, as kvprefix events have no multimodal field yet.
+ *       salt ({@link DecodeIssue#LORA_ID_WITHOUT_NAME}). {@code extra_keys} give each block the
+ *       {@code mm_hash}es of its multimodal items, hashed with it (docs/SPEC.md section 2.1, Dynamo's
+ *       mapping: {@code ExtraKeys}), and a cache namespace Dynamo tagged there; what else they hold is
+ *       counted ({@link DecodeIssue#EXTRA_KEYS}) and not hashed.
  *   <li>{@code BlockRemoved} becomes {@link KvEvent.Removed}, {@code AllBlocksCleared}
  *       {@link KvEvent.Cleared} of the batch's worker.
- *   <li>Events whose {@code medium} is set and is not {@code GPU} / {@code DEVICE} are ignored
- *       ({@link DecodeIssue#NON_DEVICE_MEDIUM}).
+ *   <li>{@code medium} names the tier ({@link Medium#fromEngine}: {@code GPU}, {@code CPU},
+ *       {@code STORAGE}, ...; absent is the GPU), and events of a lower tier are applied to it
+ *       (docs/SPEC.md section 3.1, counted as {@link DecodeIssue#TIER_CPU} / {@link DecodeIssue#TIER_DISK}).
+ *       A lower-tier store without tokens ({@code block_size} 0, the placeholders vLLM's offloading
+ *       connector sends unless {@code self_describing_kv_events} is on) becomes a
+ *       {@link KvEvent.Copied}: its hashes are the GPU's. A medium kvprefix does not index is
+ *       ignored ({@link DecodeIssue#NON_DEVICE_MEDIUM}).
  *   <li>Hybrid models: events of a KV-cache group that is not full attention are ignored
  *       ({@link DecodeIssue#NON_FULL_ATTENTION_GROUP}). A store names its group's
  *       {@code kv_cache_spec_kind}; full attention means {@code full_attention}, {@code mla_attention}
@@ -86,7 +95,7 @@ public final class VllmEventDecoder implements EngineEventDecoder {
                     if (skipped(r.medium(), r.groupIdx(), r.specKind(), "BlockRemoved", issues)) {
                         continue;
                     }
-                    events.add(new KvEvent.Removed(worker, r.blockHashes()));
+                    events.add(new KvEvent.Removed(worker, r.blockHashes(), tier(r.medium(), issues)));
                 }
                 case WireBatch.Stored s -> {
                     if (s.groupIdx() >= 0 && s.specKind() != null) {
@@ -105,7 +114,27 @@ public final class VllmEventDecoder implements EngineEventDecoder {
         return new DecodedBatch(wire.timestamp(), worker, wire.dpRank(), events, issues);
     }
 
+    /** The event's tier (GPU when absent), counted when it is a lower one. */
+    private static Medium tier(String medium, List<Issue> issues) {
+        Medium m = Medium.fromEngine(medium);
+        if (m == Medium.CPU) {
+            issues.add(new Issue(DecodeIssue.TIER_CPU, "an event on medium '" + medium + "'"));
+        } else if (m == Medium.DISK) {
+            issues.add(new Issue(DecodeIssue.TIER_DISK, "an event on medium '" + medium + "'"));
+        }
+        return m;
+    }
+
     private static KvEvent stored(Worker worker, WireBatch.Stored s, List<Issue> issues) {
+        Medium medium = tier(s.medium(), issues);
+        if (s.blockSize() == 0) { // a placeholder: an offloading tier naming blocks by their GPU hashes only
+            if (medium == Medium.GPU || s.tokenIds().length > 0) {
+                issues.add(new Issue(DecodeIssue.BAD_EVENT, "BlockStored with block_size 0 on the GPU or with tokens"));
+                return null;
+            }
+            issues.add(new Issue(DecodeIssue.PLACEHOLDER_STORE, "BlockStored without tokens on " + medium));
+            return new KvEvent.Copied(worker, s.blockHashes(), medium);
+        }
         int fullBlocks = s.tokenIds().length / s.blockSize();
         if (fullBlocks != s.blockHashes().length) {
             issues.add(new Issue(
@@ -121,20 +150,38 @@ public final class VllmEventDecoder implements EngineEventDecoder {
                     DecodeIssue.LORA_ID_WITHOUT_NAME,
                     "BlockStored with lora_id " + s.loraId() + " and no lora_name: hashed without a LoRA salt"));
         }
-        if (s.extraKeys()) {
-            issues.add(new Issue(
-                    DecodeIssue.EXTRA_KEYS, "BlockStored with extra_keys (multimodal): hashed from tokens only"));
+        long[][] mm = null;
+        // SGLang's cache_salt (a top-level field) takes precedence over a namespace in extra_keys, as in Dynamo
+        String namespace = s.cacheSalt() == null || s.cacheSalt().isEmpty() ? null : s.cacheSalt();
+        ExtraKeys x = s.extraKeys();
+        if (x != null) {
+            namespace = namespace != null ? namespace : x.namespace();
+            long unknown =
+                    x.unrecognized().stream().filter(k -> !k.equals(lora)).count();
+            if (x.hasItems() && x.perEntry().length == fullBlocks) {
+                mm = x.perEntry();
+                issues.add(new Issue(DecodeIssue.MULTIMODAL, "BlockStored with multimodal items"));
+            } else if (x.hasItems()) {
+                unknown++;
+            }
+            if (unknown > 0) {
+                issues.add(new Issue(
+                        DecodeIssue.EXTRA_KEYS,
+                        "BlockStored with extra_keys kvprefix does not hash (" + x.perEntry().length + " entries for "
+                                + fullBlocks + " blocks, " + x.unrecognized().size() + " unrecognised strings)"));
+            }
         }
         if (s.bigram()) {
             issues.add(new Issue(
                     DecodeIssue.BIGRAM_TOKENS, "BlockStored with (token, next token) pairs: first of each used"));
         }
         OptionalLong parent = s.hasParent() ? OptionalLong.of(s.parent()) : OptionalLong.empty();
-        return new KvEvent.StoredTokens(worker, parent, s.tokenIds(), s.blockSize(), s.blockHashes(), lora, null);
+        return new KvEvent.StoredTokens(
+                worker, parent, s.tokenIds(), s.blockSize(), s.blockHashes(), lora, namespace, mm, medium);
     }
 
     private boolean skipped(String medium, int groupIdx, String specKind, String what, List<Issue> issues) {
-        if (medium != null && !medium.equalsIgnoreCase("GPU") && !medium.equalsIgnoreCase("DEVICE")) {
+        if (Medium.fromEngine(medium) == null) {
             issues.add(new Issue(DecodeIssue.NON_DEVICE_MEDIUM, what + " on medium '" + medium + "'"));
             return true;
         }

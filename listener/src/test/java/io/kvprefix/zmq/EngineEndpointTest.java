@@ -59,9 +59,9 @@ class EngineEndpointTest {
                 new Case("tcp://h:1=1,replay", "replay= needs an endpoint"),
                 new Case("tcp://h:1=1,replay=udp://h:2", "replay endpoint 'udp://h:2' is not a ZMQ endpoint"),
                 new Case("tcp://h:1=1,color=red", "unknown option 'color'"),
-                new Case("tcp://h:1=1,format=sglang", "unknown format 'sglang' (known formats: vllm)"),
+                new Case("tcp://h:1=1,format=dynamo", "unknown format 'dynamo' (known formats: vllm, sglang, trtllm)"),
                 new Case("tcp://h:1=1,format=VLLM", "unknown format 'VLLM'"),
-                new Case("tcp://h:1=1,format=", "format= needs a format (vllm)"),
+                new Case("tcp://h:1=1,format=", "format= needs a format (vllm, sglang, trtllm)"),
                 new Case("tcp://h:1=1,format", "format= needs a format"),
                 new Case("tcp://h=1", "'tcp://h' is not a ZMQ endpoint"),
                 new Case("tcp://*:5557=1", "is not a ZMQ endpoint to connect to"),
@@ -84,8 +84,10 @@ class EngineEndpointTest {
         assertEquals(named, EngineEndpoint.parse(named.toSpec()));
         assertEquals(named, named.withFormat("vllm"));
         assertInstanceOf(VllmEventDecoder.class, EngineEventDecoder.forEngine(named));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> plain.withFormat("trtllm"));
-        assertEquals("unknown format 'trtllm' (known formats: vllm)", e.getMessage());
-        assertEquals(List.of("vllm"), EngineEventDecoder.FORMATS);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> plain.withFormat("TRTLLM"));
+        assertEquals("unknown format 'TRTLLM' (known formats: vllm, sglang, trtllm)", e.getMessage());
+        assertEquals(List.of("vllm", "sglang", "trtllm"), EngineEventDecoder.FORMATS);
+        assertInstanceOf(SglangEventDecoder.class, EngineEventDecoder.forEngine(plain.withFormat("sglang")));
+        assertInstanceOf(TrtllmEventDecoder.class, EngineEventDecoder.forEngine(plain.withFormat("trtllm")));
     }
 }

@@ -157,7 +157,8 @@ class PublisherIntegrationTest {
         assertEquals(0, total.decodeErrors(), json);
         assertEquals(0, total.get(Counter.RESTARTS), json);
         assertEquals(0, total.get(Counter.APPLY_ERRORS), json);
-        assertTrue(total.issues(DecodeIssue.NON_DEVICE_MEDIUM) > 0, json);
+        assertTrue(total.issues(DecodeIssue.TIER_CPU) > 0, json);
+        assertTrue(total.issues(DecodeIssue.MULTIMODAL) > 0, json);
         assertTrue(total.issues(DecodeIssue.NON_FULL_ATTENTION_GROUP) > 0, json);
         assertTrue(total.events(EventKind.STORED, EventStatus.OK) > 100, json);
         // Stores after a resync whose parents were lost answer parent_block_not_found; how many there
@@ -213,8 +214,8 @@ class PublisherIntegrationTest {
                             .build());
             MatchResult got = new MatchResult();
             MatchResult want = new MatchResult();
-            actual.match(q.tokens(), 0, q.tokens().length, h, got);
-            oracle.match(q.tokens(), 0, q.tokens().length, h, want);
+            actual.match(q.tokens(), 0, q.tokens().length, h, q.mm(), got);
+            oracle.match(q.tokens(), 0, q.tokens().length, h, q.mm(), want);
             assertEquals(want.scores(), got.scores(), "query of engine " + q.engine() + " " + why);
             if (q.engine().equals("A") || q.engine().equals("B")) {
                 // independent of both indexes: the depth the publisher's own simulated cache holds

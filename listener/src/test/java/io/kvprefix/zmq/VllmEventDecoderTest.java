@@ -7,9 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvprefix.BlockHasher;
+import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
+import io.kvprefix.MatchResult;
+import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.testing.TestScale;
+import io.kvprefix.zmq.internal.ExtraKeys;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -307,17 +312,24 @@ class VllmEventDecoderTest {
     // ------------------------------------------------------------------ what is ignored, and notes
 
     @Test
-    void eventsOnOtherMediaAreIgnored() throws Exception {
+    void eventsOnLowerTiersAreAppliedToThemAndUnknownMediaIgnored() throws Exception {
         var b = decode(list(
                 0.0,
                 list(
                         list("BlockStored", list(1L), NIL, list(4), 1, NIL, "CPU"),
                         list("BlockStored", list(2L), NIL, list(4), 1, NIL, "gpu"),
                         list("BlockStored", list(3L), NIL, list(4), 1, NIL, "DEVICE"),
-                        list("BlockRemoved", list(1L), "DISK"),
-                        list("BlockRemoved", list(2L), "GPU"))));
-        assertEquals(3, b.events().size());
-        assertEquals(List.of(DecodeIssue.NON_DEVICE_MEDIUM, DecodeIssue.NON_DEVICE_MEDIUM), issues(b));
+                        list("BlockRemoved", list(1L), "STORAGE"),
+                        list("BlockRemoved", list(2L), "GPU"),
+                        list("BlockStored", list(9L), NIL, list(4), 1, NIL, "EXTERNAL"))));
+        assertEquals(5, b.events().size());
+        assertEquals(io.kvprefix.Medium.CPU, ((KvEvent.StoredTokens) b.events().get(0)).medium());
+        assertEquals(io.kvprefix.Medium.GPU, ((KvEvent.StoredTokens) b.events().get(1)).medium());
+        assertEquals(io.kvprefix.Medium.DISK, ((KvEvent.Removed) b.events().get(3)).medium());
+        assertEquals(List.of(DecodeIssue.TIER_CPU, DecodeIssue.TIER_DISK, DecodeIssue.NON_DEVICE_MEDIUM), issues(b));
+        // block_size 0 with tokens, or on the GPU, is malformed
+        var bad = decode(list(0.0, list(list("BlockStored", list(1L), NIL, list(), 0, NIL, "GPU"))));
+        assertEquals(List.of(DecodeIssue.BAD_EVENT), issues(bad));
     }
 
     @Test
@@ -399,24 +411,76 @@ class VllmEventDecoderTest {
         assertEquals(List.of(DecodeIssue.LORA_ID_WITHOUT_NAME), issues(b));
     }
 
+    /**
+     * extra_keys as vLLM's {@code generate_block_hash_extra_keys} publishes them
+     * ({@code vllm/v1/core/kv_cache_utils.py}, fork local-inference-lab/vllm @
+     * {@code 00c463493591031d1d90be73994cf5f92c6e350e}): one entry per block, nil or a tuple of the LoRA
+     * name, then {@code (identifier, offset)} per multimodal item (vLLM 0.19+), then the cache salt
+     * (first block only). Mapped to {@code mm_hash}es as Dynamo's {@code extra_keys.rs} @
+     * {@code 035d7262edb1b407b2c9de5116b47321b08c751a} does.
+     */
     @Test
-    void extraKeysAreNotedAndHashedFromTokensOnly() throws Exception {
+    void extraKeysGiveEachBlockItsMultimodalHashes() throws Exception {
+        String digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
         var b = decode(list(
                 0.0,
                 list(
                         list(
                                 "BlockStored",
-                                list(1L, 2L),
+                                list(1L, 2L, 3L),
                                 NIL,
-                                list(4, 5),
-                                1,
+                                list(4, 5, 6, 7, 8, 9),
+                                2,
                                 NIL,
-                                NIL,
-                                NIL,
-                                list(NIL, list("a".repeat(64), 0))),
-                        list("BlockStored", list(3L), NIL, list(6), 1, NIL, NIL, NIL, list(NIL)))));
-        assertEquals(2, b.events().size());
-        assertEquals(List.of(DecodeIssue.EXTRA_KEYS), issues(b));
+                                "GPU",
+                                "adapter-a",
+                                list(
+                                        list("adapter-a", "dynamo-cache-salt:tenant-7"),
+                                        list("adapter-a", list(digest, -1), list("img-uuid-1", 1)),
+                                        NIL)),
+                        // older vLLM: a bare 64-digit identifier; a bare non-hex string is vLLM's cache_salt
+                        list("BlockStored", list(4L), NIL, list(6, 7), 2, NIL, NIL, NIL, list(list(digest, "salt-x"))),
+                        // a list that does not match the blocks: hashed as text, noted
+                        list("BlockStored", list(5L), NIL, list(6, 7), 2, NIL, NIL, NIL, list(NIL, list(digest))))));
+        var s0 = (KvEvent.StoredTokens) b.events().get(0);
+        assertEquals("adapter-a", s0.loraName());
+        assertEquals("tenant-7", s0.cacheNamespace(), "Dynamo's tagged namespace");
+        assertNull(s0.mmHashes()[0]);
+        // first 16 hex digits of the digest (11495104353665842533), and XXH3("img-uuid-1", 0) from python3-xxhash
+        assertArrayEquals(
+                new long[] {
+                    Long.parseUnsignedLong("11495104353665842533"), Long.parseUnsignedLong("3788073751864370716")
+                },
+                s0.mmHashes()[1]);
+        assertNull(s0.mmHashes()[2]);
+        var s1 = (KvEvent.StoredTokens) b.events().get(1);
+        assertArrayEquals(new long[] {Long.parseUnsignedLong("11495104353665842533")}, s1.mmHashes()[0]);
+        assertNull(s1.cacheNamespace(), "a bare cache_salt is not Dynamo's namespace");
+        assertNull(((KvEvent.StoredTokens) b.events().get(2)).mmHashes());
+        assertEquals(
+                List.of(DecodeIssue.MULTIMODAL, DecodeIssue.MULTIMODAL, DecodeIssue.EXTRA_KEYS, DecodeIssue.EXTRA_KEYS),
+                issues(b));
+        // the decoded store matches a request carrying the same item spans, and only such a request
+        try (PrefixIndex index =
+                PrefixIndex.create(IndexConfig.builder().blockSize(2).build())) {
+            for (KvEvent e : b.events()) {
+                index.apply(e);
+            }
+            BlockHasher h = BlockHasher.builder()
+                    .blockSize(2)
+                    .loraName("adapter-a")
+                    .cacheNamespace("tenant-7")
+                    .build();
+            int[] prompt = {4, 5, 6, 7, 8, 9};
+            List<BlockHasher.MmSpan> items = List.of(
+                    new BlockHasher.MmSpan(2, 4, Long.parseUnsignedLong("11495104353665842533")),
+                    new BlockHasher.MmSpan(3, 4, ExtraKeys.mmHash("img-uuid-1")));
+            MatchResult r = new MatchResult();
+            index.match(prompt, 0, 6, h, items, r);
+            assertEquals(3, r.depthOf(Worker.of(7)));
+            index.match(prompt, 0, 6, h, List.of(), r);
+            assertEquals(1, r.depthOf(Worker.of(7)), "without its items the request stops at the image");
+        }
     }
 
     @Test

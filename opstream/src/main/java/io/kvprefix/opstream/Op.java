@@ -6,6 +6,7 @@ import io.kvprefix.KvEvent;
 import io.kvprefix.MatchExplanation;
 import io.kvprefix.PrefixIndex;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -87,13 +88,22 @@ public sealed interface Op permits Op.Event, Op.HashMatch, Op.TokenMatch, Op.Exp
      * @param loraName the LoRA adapter name salting the hashes, or null; an empty name counts as
      *     absent (docs/SPEC.md section 2.1), and the parser gives null for it
      * @param cacheNamespace the cache namespace salting the hashes, or null likewise
+     * @param mm the request's multimodal items ({@code "mm"}), empty for a text-only request
      */
-    record TokenMatch(int[] tokenIds, int blockSize, String loraName, String cacheNamespace) implements Op {
+    record TokenMatch(
+            int[] tokenIds, int blockSize, String loraName, String cacheNamespace, List<BlockHasher.MmSpan> mm)
+            implements Op {
         public TokenMatch {
             Objects.requireNonNull(tokenIds, "tokenIds");
             if (blockSize < 1) {
                 throw new IllegalArgumentException("block_size must be >= 1, got " + blockSize);
             }
+            mm = List.copyOf(mm);
+        }
+
+        /** A text-only match. */
+        public TokenMatch(int[] tokenIds, int blockSize, String loraName, String cacheNamespace) {
+            this(tokenIds, blockSize, loraName, cacheNamespace, List.of());
         }
 
         /** The hasher this match needs on an index configured with {@code config}: its block size and salt, the index's seeds. */
@@ -114,19 +124,21 @@ public sealed interface Op permits Op.Event, Op.HashMatch, Op.TokenMatch, Op.Exp
                     && Arrays.equals(tokenIds, m.tokenIds)
                     && blockSize == m.blockSize
                     && Objects.equals(loraName, m.loraName)
-                    && Objects.equals(cacheNamespace, m.cacheNamespace);
+                    && Objects.equals(cacheNamespace, m.cacheNamespace)
+                    && mm.equals(m.mm);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(Arrays.hashCode(tokenIds), blockSize, loraName, cacheNamespace);
+            return Objects.hash(Arrays.hashCode(tokenIds), blockSize, loraName, cacheNamespace, mm);
         }
 
         @Override
         public String toString() {
             return "TokenMatch[" + tokenIds.length + " tokens, blockSize=" + blockSize
                     + (loraName == null ? "" : ", lora=" + loraName)
-                    + (cacheNamespace == null ? "" : ", namespace=" + cacheNamespace) + "]";
+                    + (cacheNamespace == null ? "" : ", namespace=" + cacheNamespace)
+                    + (mm.isEmpty() ? "" : ", mm=" + mm.size()) + "]";
         }
     }
 

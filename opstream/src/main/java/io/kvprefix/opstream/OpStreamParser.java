@@ -1,6 +1,8 @@
 package io.kvprefix.opstream;
 
+import io.kvprefix.BlockHasher;
 import io.kvprefix.KvEvent;
+import io.kvprefix.Medium;
 import io.kvprefix.Worker;
 import io.kvprefix.opstream.internal.LineFields;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +25,7 @@ import java.util.OptionalLong;
  *       so it is accepted wherever 0 is, also for {@code worker}, {@code dp_rank} and tokens.
  *   <li>A field the format defines ({@code op}, {@code worker}, {@code dp_rank}, {@code parent_hash},
  *       {@code blocks}, {@code token_ids}, {@code block_size}, {@code block_hashes},
- *       {@code local_hashes}, {@code lora_name}, {@code cache_namespace}, and {@code block_hash} /
+ *       {@code local_hashes}, {@code lora_name}, {@code cache_namespace}, {@code mm}, and {@code block_hash} /
  *       {@code tokens_hash} inside a block) given twice in one object is rejected: RFC 8259 leaves
  *       duplicate names unpredictable, and a router must not guess. Repeated unknown fields are
  *       ignored like any unknown field. Names are compared after unescaping ({@code "\u006fp"} is
@@ -101,16 +103,7 @@ public final class OpStreamParser {
         }
         return switch (fields.op()) {
             case LineFields.OP_STORED -> stored();
-            case LineFields.OP_REMOVED -> {
-                Worker w = workerOrNull();
-                if (w == null) {
-                    yield workerProblem();
-                }
-                if ((e = fields.required(LineFields.F_BLOCK_HASHES)) != null) {
-                    yield invalid(e);
-                }
-                yield new Op.Event(new KvEvent.Removed(w, fields.blockHashes()));
-            }
+            case LineFields.OP_REMOVED, LineFields.OP_COPIED -> removedOrCopied(fields.op() == LineFields.OP_COPIED);
             case LineFields.OP_CLEARED -> {
                 Worker w = workerOrNull();
                 yield w == null ? workerProblem() : new Op.Event(new KvEvent.Cleared(w));
@@ -127,9 +120,57 @@ public final class OpStreamParser {
                 yield m instanceof Op.Invalid ? m : new Op.Explain(m);
             }
             default ->
-                invalid("unknown op \"" + printable(fields.opText())
-                        + "\" (ops are case-sensitive: stored, removed, cleared, remove_worker, match, explain)");
+                invalid(
+                        "unknown op \"" + printable(fields.opText())
+                                + "\" (ops are case-sensitive: stored, removed, copied, cleared, remove_worker, match, explain)");
         };
+    }
+
+    /** {@code removed} (medium optional) or {@code copied} (a lower-tier medium required). */
+    private Op removedOrCopied(boolean copied) {
+        Worker w = workerOrNull();
+        if (w == null) {
+            return workerProblem();
+        }
+        String e;
+        if ((e = fields.required(LineFields.F_BLOCK_HASHES)) != null) {
+            return invalid(e);
+        }
+        if (copied && (e = fields.required(LineFields.F_MEDIUM)) != null) {
+            return invalid(e);
+        }
+        Medium m = medium();
+        if (m == null) {
+            return invalid(mediumProblem());
+        }
+        if (copied && m == Medium.GPU) {
+            return invalid("copied: medium must be a lower tier (CPU or DISK), not GPU");
+        }
+        return new Op.Event(
+                copied
+                        ? new KvEvent.Copied(w, fields.blockHashes(), m)
+                        : new KvEvent.Removed(w, fields.blockHashes(), m));
+    }
+
+    /** The line's {@code medium}: GPU when absent; null when it is not one of GPU, CPU, DISK. */
+    private Medium medium() {
+        if (!fields.has(LineFields.F_MEDIUM)) {
+            return Medium.GPU;
+        }
+        if (fields.optional(LineFields.F_MEDIUM, false) != null || fields.medium() == null) {
+            return null;
+        }
+        return switch (fields.medium()) {
+            case "GPU" -> Medium.GPU;
+            case "CPU" -> Medium.CPU;
+            case "DISK" -> Medium.DISK;
+            default -> null;
+        };
+    }
+
+    private String mediumProblem() {
+        String e = fields.optional(LineFields.F_MEDIUM, false);
+        return e != null ? e : "medium must be \"GPU\", \"CPU\" or \"DISK\" (case-sensitive)";
     }
 
     private Op stored() {
@@ -138,6 +179,10 @@ public final class OpStreamParser {
             return workerProblem();
         }
         String e;
+        Medium medium = medium();
+        if (medium == null) {
+            return invalid(mediumProblem());
+        }
         if ((e = fields.optional(LineFields.F_PARENT_HASH, true)) != null) {
             return invalid(e);
         }
@@ -153,7 +198,8 @@ public final class OpStreamParser {
             if ((e = fields.required(LineFields.F_BLOCKS)) != null) {
                 return invalid(e);
             }
-            return new Op.Event(new KvEvent.Stored(w, parent, fields.blockEngineHashes(), fields.blockLocalHashes()));
+            return new Op.Event(
+                    new KvEvent.Stored(w, parent, fields.blockEngineHashes(), fields.blockLocalHashes(), medium));
         }
         if (!tokenForm) {
             return invalid("a stored line needs \"blocks\" (hash form) or \"token_ids\" (token form)");
@@ -162,7 +208,8 @@ public final class OpStreamParser {
                 || (e = fields.required(LineFields.F_BLOCK_SIZE)) != null
                 || (e = fields.required(LineFields.F_BLOCK_HASHES)) != null
                 || (e = fields.optional(LineFields.F_LORA_NAME, true)) != null
-                || (e = fields.optional(LineFields.F_CACHE_NAMESPACE, true)) != null) {
+                || (e = fields.optional(LineFields.F_CACHE_NAMESPACE, true)) != null
+                || (e = fields.optional(LineFields.F_MM, true)) != null) {
             return invalid(e);
         }
         long fullBlocks = fields.tokenCount() / fields.blockSize();
@@ -178,7 +225,9 @@ public final class OpStreamParser {
                     intBlockSize(),
                     fields.blockHashes(),
                     fields.loraName(),
-                    fields.cacheNamespace()));
+                    fields.cacheNamespace(),
+                    BlockHasher.multimodalExtras(intBlockSize(), fields.tokenCount(), fields.mmSpans()),
+                    medium));
         } catch (IllegalArgumentException ex) { // the checks above make this unreachable; never crash on it
             return invalid(ex.getMessage());
         }
@@ -204,10 +253,12 @@ public final class OpStreamParser {
         if ((e = fields.required(LineFields.F_TOKEN_IDS)) != null
                 || (e = fields.required(LineFields.F_BLOCK_SIZE)) != null
                 || (e = fields.optional(LineFields.F_LORA_NAME, true)) != null
-                || (e = fields.optional(LineFields.F_CACHE_NAMESPACE, true)) != null) {
+                || (e = fields.optional(LineFields.F_CACHE_NAMESPACE, true)) != null
+                || (e = fields.optional(LineFields.F_MM, true)) != null) {
             return invalid(e);
         }
-        return new Op.TokenMatch(fields.tokens(), intBlockSize(), fields.loraName(), fields.cacheNamespace());
+        return new Op.TokenMatch(
+                fields.tokens(), intBlockSize(), fields.loraName(), fields.cacheNamespace(), fields.mmSpans());
     }
 
     private int intBlockSize() {

@@ -1,5 +1,6 @@
 package io.kvprefix.opstream;
 
+import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchExplanation;
@@ -152,19 +153,36 @@ public final class OpStreamWriter implements AutoCloseable {
         sb.append("{\"status\":\"").append(status.wireName()).append("\"}\n");
     }
 
+    /**
+     * {@code {"scores":[[W,R,depth],...]}} with the GPU depths above 0, then, only when a lower tier
+     * holds more of the request for some worker, {@code "any_tier":[[W,R,depth],...]} with every
+     * worker's any-tier depth (docs/SPEC.md section 5).
+     */
     private void appendScores(MatchResult result) {
         result.sortByWorker();
         sb.append("{\"scores\":[");
+        boolean first = true;
         for (int i = 0; i < result.size(); i++) {
-            if (i > 0) {
-                sb.append(',');
+            if (result.depth(i) > 0) {
+                score(result.worker(i), result.depth(i), first);
+                first = false;
             }
-            Worker w = result.worker(i);
-            sb.append('[');
-            u64(w.workerId()).append(',');
-            u32(w.dpRank()).append(',').append(result.depth(i)).append(']');
         }
-        sb.append("]}\n");
+        sb.append(']');
+        if (result.hasLowerTierDepth()) {
+            sb.append(",\"any_tier\":[");
+            for (int i = 0; i < result.size(); i++) {
+                score(result.worker(i), result.anyTierDepth(i), i == 0);
+            }
+            sb.append(']');
+        }
+        sb.append("}\n");
+    }
+
+    private void score(Worker w, int depth, boolean first) {
+        sb.append(first ? "[" : ",[");
+        u64(w.workerId()).append(',');
+        u32(w.dpRank()).append(',').append(depth).append(']');
     }
 
     private void appendExplanation(MatchExplanation e) {
@@ -202,11 +220,13 @@ public final class OpStreamWriter implements AutoCloseable {
         switch (op) {
             case Op.Event e -> appendEvent(e.event());
             case Op.HashMatch m -> appendMatchHashes("match", m.localHashes(), 0, m.localHashes().length);
-            case Op.TokenMatch m ->
+            case Op.TokenMatch m -> {
                 appendMatchTokens(
                         "match", m.tokenIds(), 0, m.tokenIds().length, m.blockSize(), m.loraName(), m.cacheNamespace());
+                appendMm(m.mm());
+            }
             case Op.Explain(Op.HashMatch m) -> appendMatchHashes("explain", m.localHashes(), 0, m.localHashes().length);
-            case Op.Explain(Op.TokenMatch m) ->
+            case Op.Explain(Op.TokenMatch m) -> {
                 appendMatchTokens(
                         "explain",
                         m.tokenIds(),
@@ -215,6 +235,8 @@ public final class OpStreamWriter implements AutoCloseable {
                         m.blockSize(),
                         m.loraName(),
                         m.cacheNamespace());
+                appendMm(m.mm());
+            }
             case Op.Explain x -> throw new IllegalArgumentException("an explain op holds a match: " + x);
             case Op.Invalid i -> {
                 if (i.line() == null) {
@@ -239,7 +261,9 @@ public final class OpStreamWriter implements AutoCloseable {
                     u64(s.blockHashes()[i]).append(",\"tokens_hash\":");
                     u64(s.localHashes()[i]).append('}');
                 }
-                sb.append("]}\n");
+                sb.append(']');
+                medium(s.medium());
+                sb.append("}\n");
             }
             case KvEvent.StoredTokens t -> {
                 head("stored", t.worker());
@@ -249,12 +273,22 @@ public final class OpStreamWriter implements AutoCloseable {
                 sb.append(",\"block_size\":").append(t.blockSize()).append(",\"block_hashes\":");
                 hashes(t.blockHashes(), 0, t.blockHashes().length);
                 salt(t.loraName(), t.cacheNamespace());
+                blockMm(t);
+                medium(t.medium());
                 sb.append("}\n");
             }
             case KvEvent.Removed r -> {
                 head("removed", r.worker());
                 sb.append(",\"block_hashes\":");
                 hashes(r.blockHashes(), 0, r.blockHashes().length);
+                medium(r.medium());
+                sb.append("}\n");
+            }
+            case KvEvent.Copied c -> {
+                head("copied", c.worker());
+                sb.append(",\"block_hashes\":");
+                hashes(c.blockHashes(), 0, c.blockHashes().length);
+                medium(c.medium());
                 sb.append("}\n");
             }
             case KvEvent.Cleared c -> {
@@ -297,6 +331,54 @@ public final class OpStreamWriter implements AutoCloseable {
             u64(parent);
         } else {
             sb.append("null");
+        }
+    }
+
+    /** Re-opens the line just appended to add its {@code "mm"} items (none: the line stays as it is). */
+    private void appendMm(java.util.List<BlockHasher.MmSpan> mm) {
+        if (mm.isEmpty()) {
+            return;
+        }
+        sb.setLength(sb.length() - 2); // "}\n"
+        sb.append(",\"mm\":[");
+        for (int i = 0; i < mm.size(); i++) {
+            BlockHasher.MmSpan sp = mm.get(i);
+            sb.append(i > 0 ? ",[" : "[")
+                    .append(sp.start())
+                    .append(',')
+                    .append(sp.end())
+                    .append(',');
+            u64(sp.mmHash()).append(']');
+        }
+        sb.append("]}\n");
+    }
+
+    /** A store's per-block multimodal hashes as {@code "mm"} items, one per (block, hash): the block's own span. */
+    private void blockMm(KvEvent.StoredTokens t) {
+        if (!t.hasMultimodal()) {
+            return;
+        }
+        sb.append(",\"mm\":[");
+        boolean first = true;
+        for (int b = 0; b < t.mmHashes().length; b++) {
+            long[] m = t.mmHashes()[b];
+            for (int k = 0; m != null && k < m.length; k++) {
+                sb.append(first ? "[" : ",[")
+                        .append((long) b * t.blockSize())
+                        .append(',')
+                        .append((long) (b + 1) * t.blockSize())
+                        .append(',');
+                u64(m[k]).append(']');
+                first = false;
+            }
+        }
+        sb.append(']');
+    }
+
+    /** {@code ,"medium":"CPU"}; nothing for the GPU (the default). */
+    private void medium(io.kvprefix.Medium m) {
+        if (m != io.kvprefix.Medium.GPU) {
+            sb.append(",\"medium\":\"").append(m.name()).append('"');
         }
     }
 

@@ -193,7 +193,7 @@ public final class Replayer {
                 scores(writer);
             }
             case Op.TokenMatch t -> {
-                index.match(t.tokenIds(), 0, t.tokenIds().length, hasher(t), result);
+                index.match(t.tokenIds(), 0, t.tokenIds().length, hasher(t), t.mm(), result);
                 scores(writer);
             }
             case Op.Explain x -> writer.explanation(x.on(index));

@@ -20,13 +20,27 @@ import java.util.List;
  * @param storedBlocks full blocks newly cached (the size of the stored event)
  * @param uncachedBlocks full blocks that did not fit
  * @param evictedBlocks blocks evicted to make room (the size of the removed event)
- * @param events the events, removed before stored; empty if nothing changed
+ * @param events the events, removed before stored; empty if nothing changed (with a CPU tier, the
+ *     copies of offloaded blocks and the CPU's own removals come first)
+ * @param lowerTierBlocks of the stored blocks, the leading ones loaded back from the engine's CPU tier
+ *     instead of computed (0 without a CPU tier)
  */
 public record AdmitResult(
-        int cachedBlocks, int storedBlocks, int uncachedBlocks, int evictedBlocks, List<KvEvent> events) {
+        int cachedBlocks,
+        int storedBlocks,
+        int uncachedBlocks,
+        int evictedBlocks,
+        List<KvEvent> events,
+        int lowerTierBlocks) {
 
     public AdmitResult {
         events = List.copyOf(events);
+    }
+
+    /** An admission on an engine without a CPU tier (no block came from one). */
+    public AdmitResult(
+            int cachedBlocks, int storedBlocks, int uncachedBlocks, int evictedBlocks, List<KvEvent> events) {
+        this(cachedBlocks, storedBlocks, uncachedBlocks, evictedBlocks, events, 0);
     }
 
     /** Number of full blocks of the request. */

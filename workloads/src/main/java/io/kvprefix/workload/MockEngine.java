@@ -1,6 +1,7 @@
 package io.kvprefix.workload;
 
 import io.kvprefix.KvEvent;
+import io.kvprefix.Medium;
 import io.kvprefix.Worker;
 import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
@@ -55,6 +56,13 @@ import java.util.Set;
  * hashes do, and the same prompt gets the same names on every engine. Stored events carry
  * {@code (E, L)} with {@code L} from the {@link LocalHashTable}.
  *
+ * <p><b>CPU tier.</b> With a CPU capacity above 0 the engine offloads like vLLM's offloading connector
+ * used as a victim cache: a block the GPU evicts goes to a CPU LRU of that many blocks (a
+ * {@link KvEvent.Copied} on {@link Medium#CPU} names it before the GPU's {@link KvEvent.Removed}), the
+ * CPU evicts its least recently used block when full (a removal on the CPU), and a request whose
+ * prefix continues on the CPU after its GPU hit loads those blocks back ({@link AdmitResult#lowerTierBlocks()}:
+ * stored on the GPU again, not computed; they stay on the CPU too).
+ *
  * <p>Requests are identified by {@link TraceRequest#index()}: one request may be admitted once until it
  * is released.
  *
@@ -69,6 +77,11 @@ public final class MockEngine {
 
     private final Worker worker;
     private final int capacity;
+    private final int cpuCapacity;
+    /** The CPU tier: engine hashes in LRU order (access order: the eldest is evicted first). */
+    private final java.util.LinkedHashMap<Long, Boolean> cpu = new java.util.LinkedHashMap<>(16, 0.75f, true);
+
+    private long lowerTierTotal;
     private final LocalHashTable hashes;
     private final int tokensPerBlock;
     private final Long2ObjectOpenHashMap<Block> blocks = new Long2ObjectOpenHashMap<>();
@@ -106,6 +119,22 @@ public final class MockEngine {
      * @param hashes local hashes of the block ids (its block size is the engine's tokens per block)
      */
     public MockEngine(Worker worker, int capacity, LocalHashTable hashes) {
+        this(worker, capacity, 0, hashes);
+    }
+
+    /**
+     * An empty engine with a CPU tier of {@code cpuCapacity} blocks (0: none), see the class comment.
+     *
+     * @param worker the worker whose events it emits
+     * @param capacity the most blocks its GPU caches, at least 1
+     * @param cpuCapacity the most blocks its CPU tier holds, at least 0
+     * @param hashes local hashes of the block ids (its block size is the engine's tokens per block)
+     */
+    public MockEngine(Worker worker, int capacity, int cpuCapacity, LocalHashTable hashes) {
+        if (cpuCapacity < 0) {
+            throw new IllegalArgumentException("CPU capacity must be >= 0 blocks, got " + cpuCapacity);
+        }
+        this.cpuCapacity = cpuCapacity;
         this.worker = Objects.requireNonNull(worker, "worker");
         if (capacity < 1) {
             throw new IllegalArgumentException("cache capacity must be >= 1 block, got " + capacity);
@@ -190,6 +219,28 @@ public final class MockEngine {
         return count;
     }
 
+    /** Full blocks loaded back from the CPU tier at admission, summed over every admission. */
+    public long lowerTierTotal() {
+        return lowerTierTotal;
+    }
+
+    /** Blocks on the CPU tier now. */
+    public int cpuBlockCount() {
+        return cpu.size();
+    }
+
+    /** As {@link #cachedPrefix}, counting a block the GPU or the CPU tier holds (the any-tier depth). */
+    public int cachedPrefixAnyTier(long[] ids, int count) {
+        long e = 0;
+        for (int i = 0; i < count; i++) {
+            e = engineHash(i > 0, e, ids[i]);
+            if (!blocks.containsKey(e) && !cpu.containsKey(e)) {
+                return i;
+            }
+        }
+        return count;
+    }
+
     /** Whether the engine holds a block with engine hash {@code e}. */
     public boolean holds(long e) {
         return blocks.containsKey(e);
@@ -219,14 +270,23 @@ public final class MockEngine {
             pinned[cached++] = b;
         }
         hitTotal += cached;
+        int lower = 0;
+        while (cached + lower < n && cpu.get(e[cached + lower]) != null) { // get: most recently used now
+            lower++;
+        }
         int need = n - cached;
         int toStore = Math.min(need, capacity - inUse);
+        lower = Math.min(lower, toStore);
+        lowerTierTotal += lower;
         int evict = Math.max(0, blocks.size() + toStore - capacity);
         List<KvEvent> events = new ArrayList<>(2);
         if (evict > 0) {
             long[] removed = new long[evict];
             for (int k = 0; k < evict; k++) {
                 removed[k] = evictHead();
+            }
+            if (cpuCapacity > 0) {
+                offload(removed, events);
             }
             events.add(new KvEvent.Removed(worker, removed));
         }
@@ -257,7 +317,34 @@ public final class MockEngine {
                     storedL));
         }
         running.put(request.index(), cached + toStore == n ? pinned : Arrays.copyOf(pinned, cached + toStore));
-        return new AdmitResult(cached, toStore, need - toStore, evict, events);
+        return new AdmitResult(cached, toStore, need - toStore, evict, events, lower);
+    }
+
+    /**
+     * The GPU evicted {@code removed}: they go to the CPU tier (a copy names the new ones), which
+     * evicts its least recently used blocks beyond its capacity (a removal on the CPU).
+     */
+    private void offload(long[] removed, List<KvEvent> events) {
+        long[] fresh = new long[removed.length];
+        int k = 0;
+        for (long e : removed) {
+            if (cpu.put(e, Boolean.TRUE) == null) {
+                fresh[k++] = e;
+            }
+        }
+        if (k > 0) {
+            events.add(new KvEvent.Copied(worker, Arrays.copyOf(fresh, k), Medium.CPU));
+        }
+        int over = cpu.size() - cpuCapacity;
+        if (over > 0) {
+            long[] gone = new long[over];
+            var it = cpu.keySet().iterator();
+            for (int i = 0; i < over; i++) {
+                gone[i] = it.next();
+                it.remove();
+            }
+            events.add(new KvEvent.Removed(worker, gone, Medium.CPU));
+        }
     }
 
     /**
@@ -329,6 +416,9 @@ public final class MockEngine {
     public void checkInvariants() {
         if (blocks.size() > capacity) {
             fail(blocks.size() + " blocks cached, capacity " + capacity);
+        }
+        if (cpu.size() > cpuCapacity) {
+            fail(cpu.size() + " blocks on the CPU tier, capacity " + cpuCapacity);
         }
         Set<Block> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         int queued = 0;

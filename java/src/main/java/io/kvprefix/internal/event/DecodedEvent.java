@@ -1,6 +1,7 @@
 package io.kvprefix.internal.event;
 
 import io.kvprefix.EventStatus;
+import io.kvprefix.Medium;
 import io.kvprefix.Worker;
 
 /**
@@ -14,12 +15,14 @@ public final class DecodedEvent {
     /** The write an event asks for. */
     public enum Kind {
         STORE,
+        COPY,
         REMOVE,
         CLEAR,
         REMOVE_WORKER
     }
 
     Kind kind;
+    Medium medium = Medium.GPU;
     Worker worker;
     long workerId;
     boolean hasParent;
@@ -46,8 +49,9 @@ public final class DecodedEvent {
     /** Applies the decoded write to {@code writer}; a store's status may be null (the writer asks to be called again). */
     public EventStatus applyTo(IndexWriter writer) {
         return switch (kind) {
-            case STORE -> writer.store(worker, hasParent, parentHash, engineHashes, localHashes, blocks);
-            case REMOVE -> writer.remove(worker, engineHashes);
+            case STORE -> writer.store(worker, medium, hasParent, parentHash, engineHashes, localHashes, blocks);
+            case COPY -> writer.copy(worker, medium, engineHashes);
+            case REMOVE -> writer.remove(worker, medium, engineHashes);
             case CLEAR -> {
                 writer.clear(worker);
                 yield EventStatus.OK;

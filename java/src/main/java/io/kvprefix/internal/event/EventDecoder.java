@@ -1,5 +1,6 @@
 package io.kvprefix.internal.event;
 
+import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
@@ -43,6 +44,7 @@ public final class EventDecoder {
                 if (s.blockHashes().length != s.localHashes().length) {
                     yield EventStatus.INVALID_INPUT;
                 }
+                into.medium = s.medium();
                 yield store(
                         into,
                         s.worker(),
@@ -51,14 +53,25 @@ public final class EventDecoder {
                         s.blockHashes(),
                         s.localHashes());
             }
+            case KvEvent.Copied c -> {
+                into.kind = DecodedEvent.Kind.COPY;
+                into.medium = c.medium();
+                into.worker = c.worker();
+                into.engineHashes = c.blockHashes();
+                yield null;
+            }
             case KvEvent.StoredTokens t -> {
-                if (t.blockSize() < 1 || t.blockHashes().length != t.tokenIds().length / t.blockSize()) {
+                if (t.blockSize() < 1
+                        || t.blockHashes().length != t.tokenIds().length / t.blockSize()
+                        || (t.mmHashes() != null && t.mmHashes().length != t.blockHashes().length)) {
                     yield EventStatus.INVALID_INPUT;
                 }
+                into.medium = t.medium();
                 yield storeTokens(into, t);
             }
             case KvEvent.Removed r -> {
                 into.kind = DecodedEvent.Kind.REMOVE;
+                into.medium = r.medium();
                 into.worker = r.worker();
                 into.engineHashes = r.blockHashes();
                 yield null;
@@ -100,8 +113,12 @@ public final class EventDecoder {
         }
         int n = t.blockHashes().length;
         long[] locals = into.ownLocals(n);
-        hashers.get(t.blockSize(), t.loraName(), t.cacheNamespace())
-                .localHashes(t.tokenIds(), 0, n * t.blockSize(), locals, 0);
+        BlockHasher h = hashers.get(t.blockSize(), t.loraName(), t.cacheNamespace());
+        if (t.mmHashes() == null) {
+            h.localHashes(t.tokenIds(), 0, n * t.blockSize(), locals, 0);
+        } else { // multimodal blocks append their items' hashes (docs/SPEC.md section 2.1); rare, so it may allocate
+            System.arraycopy(h.localHashes(t.tokenIds(), 0, n * t.blockSize(), t.mmHashes()), 0, locals, 0, n);
+        }
         into.kind = DecodedEvent.Kind.STORE;
         into.worker = t.worker();
         into.hasParent = hasParent;

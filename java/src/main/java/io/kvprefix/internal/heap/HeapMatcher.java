@@ -24,6 +24,20 @@ final class HeapMatcher {
         long[] active = new long[1];
         long[] locals = new long[64];
         final long[] pair = new long[2];
+        /** While tiered answers are paired (docs/SPEC.md section 3.1): the result entry (+1) of each GPU slot added. */
+        int[] resultAt = new int[64];
+        /** Any-tier view slots and their depths, merged at the end of a match. */
+        int[] viewSlots = new int[16];
+
+        int[] viewDepths = new int[16];
+        int views;
+        int[] gpuSlotOf;
+
+        void ensureSlots(int n) {
+            if (resultAt.length < n) {
+                resultAt = new int[n];
+            }
+        }
     }
 
     private final int jump;
@@ -49,10 +63,16 @@ final class HeapMatcher {
         return null;
     }
 
+    /**
+     * Matches {@code q[off .. off+len)} into {@code into}. {@code gpuSlotOf} is null while no worker
+     * has an any-tier view; otherwise, per slot, the GPU slot of the worker whose view it is (-1 for a
+     * GPU view), and each worker's two slots are paired into its two depths.
+     */
     void match(
             Long2ObjectOpenHashMap<HeapEntry> table,
             int words,
             Worker[] slotWorkers,
+            int[] gpuSlotOf,
             long[] q,
             int off,
             int len,
@@ -62,6 +82,44 @@ final class HeapMatcher {
         if (len == 0) {
             return;
         }
+        s.gpuSlotOf = gpuSlotOf;
+        s.views = 0;
+        if (gpuSlotOf != null) {
+            s.ensureSlots(gpuSlotOf.length);
+        }
+        try {
+            matchInto(table, words, slotWorkers, q, off, len, into, s);
+            if (gpuSlotOf != null) {
+                pairViews(into, slotWorkers, s);
+            }
+        } finally {
+            s.gpuSlotOf = null;
+        }
+    }
+
+    /** Gives each view's depth to its worker's entry (or a new entry with GPU depth 0), then forgets where entries were. */
+    private static void pairViews(MatchResult into, Worker[] slotWorkers, Scratch s) {
+        for (int i = 0; i < s.views; i++) {
+            int slot = s.viewSlots[i];
+            int at = s.resultAt[s.gpuSlotOf[slot]];
+            if (at > 0) {
+                RESULTS.raiseAnyTier(into, at - 1, s.viewDepths[i]);
+            } else {
+                RESULTS.add(into, slotWorkers[slot], 0, s.viewDepths[i]);
+            }
+        }
+        java.util.Arrays.fill(s.resultAt, 0);
+    }
+
+    private void matchInto(
+            Long2ObjectOpenHashMap<HeapEntry> table,
+            int words,
+            Worker[] slotWorkers,
+            long[] q,
+            int off,
+            int len,
+            MatchResult into,
+            Scratch s) {
         HeapEntry e0 = inChain(table.get(key(0, q[off])), 0, q[off], q[off]);
         if (e0 == null) {
             return;
@@ -97,7 +155,7 @@ final class HeapMatcher {
             cur = nxt;
         }
         for (int w = 0; w < words; w++) {
-            report(into, slotWorkers, active[w], w, len);
+            report(into, slotWorkers, active[w], w, len, s);
         }
     }
 
@@ -127,7 +185,7 @@ final class HeapMatcher {
             any = false;
             for (int w = 0; w < words; w++) {
                 long held = e == null || w >= e.reach.length ? 0L : e.reach[w];
-                report(into, slotWorkers, active[w] & ~held, w, p);
+                report(into, slotWorkers, active[w] & ~held, w, p, s);
                 active[w] &= held;
                 any |= active[w] != 0;
             }
@@ -144,11 +202,24 @@ final class HeapMatcher {
         return false;
     }
 
-    private static void report(MatchResult into, Worker[] slotWorkers, long bits, int word, int depth) {
+    private static void report(MatchResult into, Worker[] slotWorkers, long bits, int word, int depth, Scratch s) {
         while (bits != 0) {
             int bit = Long.numberOfTrailingZeros(bits);
             bits &= bits - 1;
-            RESULTS.add(into, slotWorkers[(word << 6) + bit], depth);
+            int slot = (word << 6) + bit;
+            if (s.gpuSlotOf == null) {
+                RESULTS.add(into, slotWorkers[slot], depth);
+            } else if (s.gpuSlotOf[slot] < 0) {
+                RESULTS.add(into, slotWorkers[slot], depth, depth);
+                s.resultAt[slot] = into.size();
+            } else {
+                if (s.views == s.viewSlots.length) {
+                    s.viewSlots = java.util.Arrays.copyOf(s.viewSlots, s.views * 2);
+                    s.viewDepths = java.util.Arrays.copyOf(s.viewDepths, s.views * 2);
+                }
+                s.viewSlots[s.views] = slot;
+                s.viewDepths[s.views++] = depth;
+            }
         }
     }
 

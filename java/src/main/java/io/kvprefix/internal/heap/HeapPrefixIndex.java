@@ -7,6 +7,7 @@ import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchExplanation;
 import io.kvprefix.MatchResult;
+import io.kvprefix.Medium;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.internal.Explanations;
@@ -16,8 +17,6 @@ import io.kvprefix.internal.event.EventDecoder;
 import io.kvprefix.internal.event.IndexWriter;
 import io.kvprefix.internal.hash.PortableHashKernel;
 import io.kvprefix.internal.hash.SaltedHashers;
-import io.kvprefix.internal.snapshot.SnapshotFormat;
-import io.kvprefix.internal.snapshot.SnapshotWriter;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -61,16 +60,20 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     final StampedLock lock = new StampedLock();
 
     final Long2ObjectOpenHashMap<HeapEntry> table;
-    final Map<Worker, HeapWorker> workers = new HashMap<>();
+    final Map<Worker, WorkerState> workers = new HashMap<>();
     final Worker[] slotWorkers;
+    /** Per slot: -1 for a GPU view, the worker's GPU slot for an any-tier view. */
+    final int[] gpuSlotOf;
+
+    final HeapTiers tiers = new HeapTiers(this);
     final BitSet usedSlots = new BitSet();
     int bitWords; // words needed for the highest slot in use (>= 1)
     long entryCount;
     long pairCount;
     final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
     private final long[] writeScratch = new long[2];
-    volatile boolean closed;
-    volatile Map<String, String> restoredMetadata = Map.of();
+    private volatile boolean closed;
+    volatile Map<String, String> restoredMetadata = Map.of(); // a restored index's (HeapSnapshot)
 
     private final ThreadLocal<HeapMatcher.Scratch> readScratch = ThreadLocal.withInitial(HeapMatcher.Scratch::new);
 
@@ -83,6 +86,8 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         this.chainFn = new PortableHashKernel(config.seed(), config.chainSeed()).chainFunction();
         this.matcher = new HeapMatcher(config.jumpSize(), chainFn);
         this.slotWorkers = new Worker[config.maxWorkers()];
+        this.gpuSlotOf = new int[config.maxWorkers()];
+        Arrays.fill(gpuSlotOf, -1);
         this.table = new Long2ObjectOpenHashMap<>((int) Math.max(16, config.expectedBlocks()));
         this.bitWords = 1;
         for (int i = 0; i < statusCounts.length; i++) {
@@ -117,35 +122,42 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     @Override
     public void clear(Worker worker) {
-        HeapWorker ws = workers.get(worker);
+        WorkerState ws = workers.get(worker);
         if (ws != null) {
+            tiers.drop(ws);
             clear(ws);
         }
     }
 
     @Override
     public void removeWorker(long workerId) {
-        List<HeapWorker> victims = new ArrayList<>();
-        for (HeapWorker ws : workers.values()) {
+        List<WorkerState> victims = new ArrayList<>();
+        for (WorkerState ws : workers.values()) {
             if (ws.worker.workerId() == workerId) {
                 victims.add(ws);
             }
         }
-        for (HeapWorker ws : victims) {
+        for (WorkerState ws : victims) {
+            tiers.drop(ws);
             clear(ws);
             workers.remove(ws.worker);
-            slotWorkers[ws.slot] = null;
-            usedSlots.clear(ws.slot);
-        }
-        if (!victims.isEmpty()) {
-            bitWords = Math.max(1, (usedSlots.length() + 63) >>> 6);
+            freeSlot(ws.slot);
         }
     }
 
     @Override
     public EventStatus store(
-            Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals, int n) {
-        HeapWorker ws = workers.get(worker);
+            Worker worker,
+            Medium medium,
+            boolean hasParent,
+            long parentHash,
+            long[] blockHashes,
+            long[] locals,
+            int n) {
+        WorkerState ws = workers.get(worker);
+        if (medium != Medium.GPU) {
+            return tiers.storeLower(ws, worker, medium, hasParent, parentHash, blockHashes, locals, n);
+        }
         // Rule 2: the parent must be held by this worker.
         HeapEntry parent = null;
         if (hasParent) {
@@ -155,32 +167,73 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
             }
         }
         // Rule 5: capacity (worker slots, memory budget), checked before anything changes.
-        if (ws == null && usedSlots.cardinality() >= slotWorkers.length) {
-            return EventStatus.CAPACITY_EXCEEDED;
-        }
-        if (config.memoryBudgetBytes() != IndexConfig.UNLIMITED
-                && estimatedBytes() + n * (ENTRY_BYTES + PAIR_BYTES) > config.memoryBudgetBytes()) {
+        if (ws == null && freeSlots() < 1 || !budgetAllows(n)) {
             return EventStatus.CAPACITY_EXCEEDED;
         }
         if (ws == null) {
-            int slot = usedSlots.nextClearBit(0);
-            usedSlots.set(slot);
-            bitWords = Math.max(bitWords, (slot >>> 6) + 1);
-            ws = new HeapWorker(worker, slot, (int) Math.min(1 << 26, config.expectedBlocksPerWorker()));
-            workers.put(worker, ws);
-            slotWorkers[slot] = worker;
+            ws = newWorker(worker);
         }
+        HeapEntry[] chain = ws.anyTier == null ? null : new HeapEntry[n];
         // Rule 3: positions follow the parent; chain hashes are computed here from the parent's chain.
         HeapEntry prev = parent;
         int pos = parent == null ? 0 : parent.pos + 1;
         for (int i = 0; i < n; i++, pos++) {
-            long local = locals[i];
-            long chain = prev == null ? local : PortableHashKernel.chainStep(chainFn, prev.chain, local, writeScratch);
-            HeapEntry e = findOrCreate(pos, local, chain, prev);
+            HeapEntry e = place(pos, locals[i], prev);
             bindName(ws, blockHashes[i], e);
+            if (chain != null) {
+                chain[i] = e;
+            }
             prev = e;
         }
+        if (chain != null) {
+            tiers.mirrorStore(ws, blockHashes, chain, n);
+        }
         return EventStatus.OK;
+    }
+
+    /** The entry at {@code pos} with {@code local} after {@code prev} (null: a chain's start), made if new. */
+    HeapEntry place(int pos, long local, HeapEntry prev) {
+        long chain = prev == null ? local : PortableHashKernel.chainStep(chainFn, prev.chain, local, writeScratch);
+        return findOrCreate(pos, local, chain, prev);
+    }
+
+    boolean budgetAllows(int n) {
+        return config.memoryBudgetBytes() == IndexConfig.UNLIMITED
+                || estimatedBytes() + n * (ENTRY_BYTES + PAIR_BYTES) <= config.memoryBudgetBytes();
+    }
+
+    int freeSlots() {
+        return slotWorkers.length - usedSlots.cardinality();
+    }
+
+    /** A new worker's GPU view in a free slot (the caller checked there is one). */
+    WorkerState newWorker(Worker worker) {
+        WorkerState ws = new WorkerState(
+                worker, claimSlot(worker, -1), (int) Math.min(1 << 26, config.expectedBlocksPerWorker()), false);
+        workers.put(worker, ws);
+        return ws;
+    }
+
+    /** Takes a free slot for {@code worker}'s GPU view ({@code gpu} -1) or its any-tier view (its GPU slot). */
+    int claimSlot(Worker worker, int gpu) {
+        int slot = usedSlots.nextClearBit(0);
+        usedSlots.set(slot);
+        bitWords = Math.max(bitWords, (slot >>> 6) + 1);
+        slotWorkers[slot] = worker;
+        gpuSlotOf[slot] = gpu;
+        return slot;
+    }
+
+    void freeSlot(int slot) {
+        slotWorkers[slot] = null;
+        gpuSlotOf[slot] = -1;
+        usedSlots.clear(slot);
+        bitWords = Math.max(1, (usedSlots.length() + 63) >>> 6);
+    }
+
+    @Override
+    public EventStatus copy(Worker worker, Medium medium, long[] hashes) {
+        return tiers.copy(workers.get(worker), medium, hashes);
     }
 
     HeapEntry findOrCreate(int pos, long local, long chain, HeapEntry parent) {
@@ -206,7 +259,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     /** Rule 4: the name {@code hash} now means {@code e}; the block it named before loses a name. */
-    private void bindName(HeapWorker ws, long hash, HeapEntry e) {
+    void bindName(WorkerState ws, long hash, HeapEntry e) {
         HeapEntry old = ws.names.put(hash, e);
         if (old == e) {
             return;
@@ -217,13 +270,13 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
-    private void addHold(HeapWorker ws, HeapEntry e) {
+    private void addHold(WorkerState ws, HeapEntry e) {
         int names = ws.held.addTo(e, 1);
         if (names > 0) {
             return; // already held under another name
         }
         e.holders++;
-        pairCount++;
+        pairCount += ws.view ? 0 : 1;
         if (e.parent == null || e.parent.reaches(ws.slot)) {
             makeReachable(ws, e);
         } else {
@@ -232,7 +285,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     /** Sets the worker's bit on {@code e}, then on every held-but-unreachable descendant, parents first. */
-    private void makeReachable(HeapWorker ws, HeapEntry e) {
+    private void makeReachable(WorkerState ws, HeapEntry e) {
         e.setReach(ws.slot);
         if (ws.unreachable.isEmpty()) {
             return;
@@ -250,7 +303,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
-    private void dropHold(HeapWorker ws, HeapEntry e) {
+    private void dropHold(WorkerState ws, HeapEntry e) {
         int names = ws.held.getInt(e);
         if (names > 1) {
             ws.held.put(e, names - 1);
@@ -258,7 +311,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
         ws.held.removeInt(e);
         e.holders--;
-        pairCount--;
+        pairCount -= ws.view ? 0 : 1;
         if (e.reaches(ws.slot) && e.firstChild == null) {
             e.clearReach(ws.slot); // a leaf (removed events drop deepest first): nothing below to walk
         } else if (e.reaches(ws.slot)) {
@@ -328,8 +381,20 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     @Override
-    public EventStatus remove(Worker worker, long[] hashes) {
-        HeapWorker ws = workers.get(worker);
+    public EventStatus remove(Worker worker, Medium medium, long[] hashes) {
+        WorkerState ws = workers.get(worker);
+        if (medium != Medium.GPU) {
+            return tiers.removeLower(ws, medium, hashes);
+        }
+        EventStatus s = removeNames(ws, hashes);
+        if (ws != null && ws.anyTier != null) {
+            tiers.takeTier(ws.anyTier, Medium.GPU.bit(), hashes);
+        }
+        return s;
+    }
+
+    /** Section 3's removal on one view: names in order, dropped deepest first. */
+    EventStatus removeNames(WorkerState ws, long[] hashes) {
         EventStatus status = EventStatus.OK;
         HeapEntry[] drop = new HeapEntry[hashes.length];
         int m = 0;
@@ -354,7 +419,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     private static final Comparator<HeapEntry> DEEPEST_FIRST = (a, b) -> Integer.compare(b.pos, a.pos);
 
-    private void clear(HeapWorker ws) {
+    void clear(WorkerState ws) {
         List<HeapEntry> heldEntries = new ArrayList<>(ws.held.keySet());
         ws.names.clear();
         ws.held.clear();
@@ -362,7 +427,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         for (HeapEntry e : heldEntries) {
             e.clearReach(ws.slot);
             e.holders--;
-            pairCount--;
+            pairCount -= ws.view ? 0 : 1;
         }
         for (HeapEntry e : heldEntries) {
             collect(e); // skips entries an earlier collect() already dropped along with a descendant
@@ -410,53 +475,14 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     private void matchLocked(long[] q, int off, int len, MatchResult into, HeapMatcher.Scratch s) {
-        matcher.match(table, bitWords, slotWorkers, q, off, len, into, s);
-    }
-
-    // ------------------------------------------------------------------ snapshots
-
-    /** Writes the state in the chain index's snapshot format (docs/SNAPSHOT.md), holding the read lock throughout. */
-    @Override
-    public void snapshot(Path file, Map<String, String> metadata) {
-        Objects.requireNonNull(file, "file");
-        Map<String, String> meta = SnapshotFormat.checkMetadata(metadata);
-        try (SnapshotWriter out = SnapshotWriter.create(file, config, SnapshotFormat.PRODUCER_HEAP)) {
-            long stamp = lock.readLock();
-            try {
-                checkOpen();
-                List<HeapWorker> ws = new ArrayList<>(workers.values());
-                ws.sort(Comparator.comparingInt(w -> w.slot));
-                new HeapSnapshot(this).write(out, meta, ws);
-            } finally {
-                lock.unlockRead(stamp);
-            }
-            out.commit();
-        }
-    }
-
-    @Override
-    public Map<String, String> snapshotMetadata() {
-        return restoredMetadata;
-    }
-
-    /** A new heap index holding the state of the snapshot {@code file}; see {@code PrefixIndex.restore}. */
-    public static HeapPrefixIndex restore(Path file, IndexConfig config) {
-        return HeapSnapshot.restore(new HeapPrefixIndex(config), file);
-    }
-
-    /** A restore's worker, whole. */
-    void addRestoredWorker(HeapWorker ws) {
-        workers.put(ws.worker, ws);
-        slotWorkers[ws.slot] = ws.worker;
-        usedSlots.set(ws.slot);
-        bitWords = Math.max(bitWords, (ws.slot >>> 6) + 1);
-        pairCount += ws.held.size();
+        matcher.match(table, bitWords, slotWorkers, tiers.views > 0 ? gpuSlotOf : null, q, off, len, into, s);
     }
 
     @Override
     public MatchExplanation explain(long[] localHashes, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, localHashes.length);
-        return Explanations.of(length, probe(Arrays.copyOfRange(localHashes, offset, offset + length)));
+        return Explanations.of(
+                length, HeapExplainer.probeLocked(this, Arrays.copyOfRange(localHashes, offset, offset + length)));
     }
 
     @Override
@@ -464,46 +490,18 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         Objects.requireNonNull(h, "hasher");
         hashers.checkChainSeed(h);
         checkOpen();
-        return Explanations.ofTokens(this, hashers.salts(), tokens, offset, length, h, this::probe);
+        return Explanations.ofTokens(
+                this, hashers.salts(), tokens, offset, length, h, q -> HeapExplainer.probeLocked(this, q));
     }
 
-    /**
-     * Every known worker's walk over {@code q} under the read lock: the request's entries position by
-     * position as far as they exist; a worker's depth is where its reach bits end, and its hole ends
-     * at the first later entry it holds.
-     */
-    private List<Explanations.Probe> probe(long[] q) {
-        long stamp = lock.readLock();
-        try {
-            checkOpen();
-            List<HeapEntry> path = new ArrayList<>();
-            long chain = 0;
-            for (int p = 0; p < q.length; p++) {
-                chain = p == 0 ? q[0] : PortableHashKernel.chainStep(chainFn, chain, q[p], new long[2]);
-                HeapEntry e = HeapMatcher.inChain(table.get(HeapMatcher.key(p, q[p])), p, q[p], chain);
-                if (e == null) {
-                    break;
-                }
-                path.add(e);
-            }
-            List<Explanations.Probe> out = new ArrayList<>(workers.size());
-            for (HeapWorker ws : workers.values()) {
-                int depth = 0;
-                while (depth < path.size() && path.get(depth).reaches(ws.slot)) {
-                    depth++;
-                }
-                int resumes = -1;
-                for (int p = depth + 1; p < path.size() && resumes < 0; p++) {
-                    if (ws.held.containsKey(path.get(p))) {
-                        resumes = p;
-                    }
-                }
-                out.add(new Explanations.Probe(ws.worker, depth, resumes));
-            }
-            return out;
-        } finally {
-            lock.unlockRead(stamp);
-        }
+    @Override
+    public void snapshot(Path file, Map<String, String> metadata) {
+        HeapSnapshot.save(this, file, metadata); // docs/SNAPSHOT.md, under the read lock
+    }
+
+    @Override
+    public Map<String, String> snapshotMetadata() {
+        return restoredMetadata;
     }
 
     // ------------------------------------------------------------------ introspection
@@ -513,7 +511,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         long stamp = lock.readLock();
         try {
             checkOpen();
-            HeapWorker ws = workers.get(worker);
+            WorkerState ws = workers.get(worker);
             return ws == null ? 0 : ws.held.size();
         } finally {
             lock.unlockRead(stamp);
@@ -544,7 +542,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         try {
             checkOpen();
             Map<Worker, Long> perWorker = new TreeMap<>();
-            for (HeapWorker ws : workers.values()) {
+            for (WorkerState ws : workers.values()) {
                 perWorker.put(ws.worker, (long) ws.held.size());
             }
             Map<EventStatus, Long> events = new EnumMap<>(EventStatus.class);

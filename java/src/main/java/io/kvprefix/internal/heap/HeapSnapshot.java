@@ -20,7 +20,9 @@ import it.unimi.dsi.fastutil.objects.Object2IntOpenHashMap;
 import it.unimi.dsi.fastutil.objects.ObjectArrayList;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -37,7 +39,7 @@ import java.util.Objects;
  * <p>Thread-safety: {@link #write} runs under the index's read lock, the restore on an index nobody
  * else has seen yet.
  */
-final class HeapSnapshot {
+public final class HeapSnapshot {
     private final HeapPrefixIndex index;
     /** Runs: their entries, block 0 first. */
     private final ObjectArrayList<HeapEntry[]> runs = new ObjectArrayList<>();
@@ -52,7 +54,31 @@ final class HeapSnapshot {
 
     // ------------------------------------------------------------------ write
 
-    void write(SnapshotWriter out, Map<String, String> metadata, List<HeapWorker> workers) {
+    /** Saves {@code ix} to {@code file} (docs/SNAPSHOT.md), holding its read lock while the state is written. */
+    static void save(HeapPrefixIndex ix, Path file, Map<String, String> metadata) {
+        Objects.requireNonNull(file, "file");
+        Map<String, String> meta = SnapshotFormat.checkMetadata(metadata);
+        try (SnapshotWriter out = SnapshotWriter.create(file, ix.config, SnapshotFormat.PRODUCER_HEAP)) {
+            long stamp = ix.lock.readLock();
+            try {
+                ix.checkOpen();
+                List<WorkerState> views = new ArrayList<>();
+                for (WorkerState g : ix.workers.values()) {
+                    views.add(g);
+                    if (g.anyTier != null) {
+                        views.add(g.anyTier); // its any-tier view (docs/SPEC.md section 3.1)
+                    }
+                }
+                views.sort(Comparator.comparingInt(w -> w.slot));
+                new HeapSnapshot(ix).write(out, meta, views);
+            } finally {
+                ix.lock.unlockRead(stamp);
+            }
+            out.commit();
+        }
+    }
+
+    void write(SnapshotWriter out, Map<String, String> metadata, List<WorkerState> workers) {
         cutIntoRuns();
         out.begin(SnapshotFormat.META);
         out.putStrings(metadata);
@@ -63,7 +89,7 @@ final class HeapSnapshot {
         }
         out.end(index.statusCounts.length);
         out.begin(SnapshotFormat.WORKERS);
-        for (HeapWorker ws : workers) {
+        for (WorkerState ws : workers) {
             out.putLong(ws.worker.workerId());
             out.putInt(ws.worker.dpRank());
             out.putInt(ws.slot);
@@ -72,16 +98,18 @@ final class HeapSnapshot {
             out.putInt(ws.names.size());
             out.putInt(extraCount(ws));
             out.putInt(ws.unreachable.size());
+            out.putInt(index.gpuSlotOf[ws.slot] + 1); // 0 for a GPU view
+            out.putInt(0);
         }
         out.end(workers.size());
         writeRuns(out, holderEntries(workers));
         out.begin(SnapshotFormat.NAMES);
-        for (HeapWorker ws : workers) {
+        for (WorkerState ws : workers) {
             writeNames(out, ws);
         }
         out.end(workers.size());
         out.begin(SnapshotFormat.SIDE);
-        for (HeapWorker ws : workers) {
+        for (WorkerState ws : workers) {
             writeSideSets(out, ws);
         }
         out.end(workers.size());
@@ -92,7 +120,7 @@ final class HeapSnapshot {
     }
 
     /** The side sets, each sorted by block id. */
-    private void writeSideSets(SnapshotWriter out, HeapWorker ws) {
+    private void writeSideSets(SnapshotWriter out, WorkerState ws) {
         long[] extra = new long[extraCount(ws)];
         int n = 0;
         for (Object2IntMap.Entry<HeapEntry> e : ws.held.object2IntEntrySet()) {
@@ -120,7 +148,7 @@ final class HeapSnapshot {
         return (int) Math.max(SnapshotFormat.MIN_NAME_CAPACITY, names * 100 / 80 + 1);
     }
 
-    private static int extraCount(HeapWorker ws) {
+    private static int extraCount(WorkerState ws) {
         int n = 0;
         for (int v : ws.held.values()) {
             n += v > 1 ? 1 : 0;
@@ -160,9 +188,9 @@ final class HeapSnapshot {
     }
 
     /** Per run, its holder entries (sorted by slot): from each worker's held entries and reach bits. */
-    private long[][] holderEntries(List<HeapWorker> workers) {
+    private long[][] holderEntries(List<WorkerState> workers) {
         Long2IntOpenHashMap perRunAndSlot = new Long2IntOpenHashMap(); // run << 16 | slot -> cutoff | unreachable << 8
-        for (HeapWorker ws : workers) {
+        for (WorkerState ws : workers) {
             for (HeapEntry e : ws.held.keySet()) {
                 int b = blockIds.getInt(e);
                 long key = (long) (b >>> OFFSET_BITS) << 16 | ws.slot;
@@ -248,7 +276,7 @@ final class HeapSnapshot {
     }
 
     /** The worker's names as the chain index's name map lays them out (keys, then block id + 1). */
-    private void writeNames(SnapshotWriter out, HeapWorker ws) {
+    private void writeNames(SnapshotWriter out, WorkerState ws) {
         int cap = nameCapacity(ws.names.size());
         long[] keys = new long[cap];
         int[] values = new int[cap];
@@ -266,16 +294,21 @@ final class HeapSnapshot {
         for (int v : values) {
             out.putInt(v);
         }
-        if (SnapshotFormat.pad8(12L * cap) != 0) {
-            out.putInt(0); // each map ends on a multiple of 8 bytes
+        if (ws.view) {
+            byte[] tiers = new byte[cap];
+            for (int i = 0; i < cap; i++) {
+                tiers[i] = (byte) (values[i] == 0 ? 0 : ws.tags.get(keys[i]));
+            }
+            out.putBytes(tiers);
         }
+        out.putBytes(new byte[(int) SnapshotFormat.pad8((ws.view ? 13L : 12L) * cap)]); // to a multiple of 8 bytes
     }
 
     // ------------------------------------------------------------------ restore
 
-    /** Fills the new, empty {@code index} with the state of the snapshot {@code file}, or throws and leaves it unused. */
-    static HeapPrefixIndex restore(HeapPrefixIndex index, Path file) {
-        IndexConfig config = index.config;
+    /** A new heap index holding the state of the snapshot {@code file}; see {@code PrefixIndex.restoreHeap}. */
+    public static HeapPrefixIndex restore(Path file, IndexConfig config) {
+        HeapPrefixIndex index = new HeapPrefixIndex(config);
         try (SnapshotReader r = SnapshotReader.open(Objects.requireNonNull(file, "file"), config)) {
             ChainImage im = ChainImage.read(r, config.maxWorkers());
             Map<String, String> meta = r.metadata();
@@ -309,8 +342,15 @@ final class HeapSnapshot {
                 }
             }
         }
+        WorkerState[] views = new WorkerState[im.workerCount()];
         for (int w = 0; w < im.workerCount(); w++) {
-            restoreWorker(im, w, entries);
+            views[w] = restoreWorker(im, w, entries);
+        }
+        for (WorkerState a : views) {
+            if (a.view) {
+                index.workers.get(a.worker).anyTier = a;
+                index.tiers.views++;
+            }
         }
         for (int k = im.runCount() - 1; k >= 0; k--) { // drop what nobody holds and nothing hangs from
             for (int off = entries[k].length - 1; off >= 0; off--) {
@@ -349,16 +389,21 @@ final class HeapSnapshot {
         return entries;
     }
 
-    private void restoreWorker(ChainImage im, int w, HeapEntry[][] entries) {
+    /** Worker view {@code w}: its names (and a view's tiers), held entries and unreachable ones, and its slot. */
+    private WorkerState restoreWorker(ChainImage im, int w, HeapEntry[][] entries) {
         ChainImage.WorkerRecord r = im.worker(w);
-        HeapWorker ws = new HeapWorker(r.worker(), r.slot(), r.nameCount());
+        WorkerState ws = new WorkerState(r.worker(), r.slot(), r.nameCount(), r.isView());
         long keys = r.names();
         long values = keys + 8L * r.capacity();
         for (int i = 0; i < r.capacity(); i++) {
             int v = im.reader().getInt(values + 4L * i);
             if (v != 0) {
                 HeapEntry e = entries[im.ordinalOfBlock(v - 1)][(v - 1) & (MAX_RUN - 1)];
-                ws.names.put(im.reader().getLong(keys + 8L * i), e);
+                long key = im.reader().getLong(keys + 8L * i);
+                ws.names.put(key, e);
+                if (ws.view) {
+                    ws.tags.put(key, im.tiers(w, i));
+                }
                 if (ws.held.addTo(e, 1) == 0) {
                     e.holders++;
                 }
@@ -371,6 +416,14 @@ final class HeapSnapshot {
         if (ws.held.size() != r.distinct()) {
             throw im.reader().bad("damaged names section (worker " + w + "'s names do not name its blocks)");
         }
-        index.addRestoredWorker(ws);
+        index.slotWorkers[ws.slot] = ws.worker;
+        index.gpuSlotOf[ws.slot] = r.viewOf();
+        index.usedSlots.set(ws.slot);
+        index.bitWords = Math.max(index.bitWords, (ws.slot >>> 6) + 1);
+        if (!ws.view) {
+            index.workers.put(ws.worker, ws);
+            index.pairCount += ws.held.size(); // a view's holdings are not pairs
+        }
+        return ws;
     }
 }

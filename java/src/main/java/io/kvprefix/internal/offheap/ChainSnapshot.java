@@ -6,18 +6,25 @@ import static io.kvprefix.internal.offheap.ChainLayout.INLINE_ENTRIES;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_CHUNKS;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_LOCALS;
 
+import io.kvprefix.IndexConfig;
 import io.kvprefix.MatchExplanation;
 import io.kvprefix.SnapshotException;
 import io.kvprefix.internal.snapshot.ChainImage;
 import io.kvprefix.internal.snapshot.SnapshotFormat;
+import io.kvprefix.internal.snapshot.SnapshotReader;
 import io.kvprefix.internal.snapshot.SnapshotWriter;
 import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
 import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.stream.IntStream;
 
 /**
  * The chain index's side of a snapshot (docs/SNAPSHOT.md): the state written section by section
@@ -26,18 +33,47 @@ import java.util.Map;
  * valid as they are; the child table, which holds exactly one record per run, is rebuilt from the
  * runs (one insert per run, not per block).
  *
+ * Any-tier views (docs/SPEC.md section 3.1) are written as worker records of their own, with
+ * their tagged name maps, and linked to their GPU views again on restore.
+ *
  * <p>Thread-safety: {@link #write} runs under the writer gate with the reader gate entered (nothing
  * changes or is freed meanwhile); {@link #restore} fills an index nobody else has seen yet.
  */
 final class ChainSnapshot {
     private ChainSnapshot() {}
 
-    /** Writes every section of the state; {@code holdings} are the known workers, in slot order. */
+    /** Saves {@code index} to {@code file}: the state copied with every writer held out, then forced and renamed. */
+    static void save(OffHeapPrefixIndex index, Path file, Map<String, String> metadata) {
+        Objects.requireNonNull(file, "file");
+        Map<String, String> meta = SnapshotFormat.checkMetadata(metadata);
+        try (SnapshotWriter out = SnapshotWriter.create(file, index.config, SnapshotFormat.PRODUCER_CHAIN)) {
+            index.generations.withWritersHeldOut(() -> {
+                long[] counters = new long[index.statusCounts.length];
+                for (int i = 0; i < counters.length; i++) {
+                    counters[i] = index.statusCounts[i].sum();
+                }
+                List<WorkerHoldings> holdings = new ArrayList<>();
+                for (WorkerHoldings h : index.workers.values()) {
+                    holdings.add(h);
+                    if (h.anyTier != null) {
+                        holdings.add(h.anyTier); // its any-tier view (docs/SPEC.md section 3.1)
+                    }
+                }
+                holdings.sort((a, b) -> Integer.compare(a.slot, b.slot));
+                write(out, meta, counters, holdings, index.slots, index.arena, index.hashers.salts());
+                return true;
+            });
+            out.commit();
+        }
+    }
+
+    /** Writes every section of the state; {@code holdings} are the known workers' views, in slot order. */
     static void write(
             SnapshotWriter out,
             Map<String, String> metadata,
             long[] counters,
             List<WorkerHoldings> holdings,
+            WorkerSlots slots,
             RunArena arena,
             List<MatchExplanation.Salt> salts) {
         out.begin(SnapshotFormat.META);
@@ -58,15 +94,16 @@ final class ChainSnapshot {
             out.putInt(h.names.size());
             out.putInt(size(h.extraNamesMap()));
             out.putInt(h.unreachableSet() == null ? 0 : h.unreachableSet().size());
+            out.putInt(slots.gpuSlotOf(h.slot) + 1); // 0 for a GPU view
+            out.putInt(0);
         }
         out.end(holdings.size());
         writeRuns(out, arena);
         out.begin(SnapshotFormat.NAMES);
         for (WorkerHoldings h : holdings) {
-            out.putSegment(h.names.memory());
-            if (SnapshotFormat.pad8(12L * h.names.capacity()) != 0) {
-                out.putInt(0); // each map ends on a multiple of 8 bytes
-            }
+            MemorySegment m = h.names.memory();
+            out.putSegment(m);
+            out.putBytes(new byte[(int) SnapshotFormat.pad8(m.byteSize())]); // each map ends on a multiple of 8
         }
         out.end(holdings.size());
         out.begin(SnapshotFormat.SIDE);
@@ -229,11 +266,71 @@ final class ChainSnapshot {
         }
     }
 
-    /** A worker's holdings: its name map copied whole, its side sets, its count of blocks. */
+    /** A new index holding the state of the snapshot {@code file}; see {@code PrefixIndex.restore}. */
+    static OffHeapPrefixIndex restore(Path file, IndexConfig config) {
+        Objects.requireNonNull(config, "config");
+        try (SnapshotReader r = SnapshotReader.open(Objects.requireNonNull(file, "file"), config)) {
+            ChainImage im = ChainImage.read(r, config.maxWorkers());
+            Map<String, String> meta = r.metadata();
+            long[] counters = r.counters();
+            List<MatchExplanation.Salt> salts = r.salts();
+            OffHeapPrefixIndex index;
+            try {
+                index = OffHeapPrefixIndex.forRestore(config, im.runCount(), im.maxRunId() + 1);
+            } catch (IllegalArgumentException e) {
+                throw r.bad("does not fit: " + e.getMessage());
+            }
+            try {
+                restoreRuns(im, index.arena, index.generations.children());
+                restoreWorkers(im, index);
+                for (int i = 0; i < counters.length; i++) {
+                    index.statusCounts[i].add(counters[i]);
+                }
+                index.hashers.restoreSalts(salts);
+                index.restoredMetadata = meta;
+                VarHandle.fullFence(); // the caller publishes the index to other threads as it likes
+                return index;
+            } catch (RuntimeException | Error e) {
+                index.close();
+                throw e;
+            }
+        } catch (InternalError e) { // a fault on the mapping: the file shrank while it was read
+            throw new SnapshotException(file, "the file changed while it was read", e);
+        }
+    }
+
+    /** Every worker's GPU view and any-tier view, each name map copied whole, on every core (they are independent). */
+    private static void restoreWorkers(ChainImage im, OffHeapPrefixIndex index) {
+        WorkerHoldings[] views = new WorkerHoldings[im.workerCount()];
+        IntStream.range(0, im.workerCount()).parallel().forEach(w -> {
+            ChainImage.WorkerRecord r = im.worker(w);
+            views[w] = restoreWorker(im, w, index.pool);
+            if (!r.isView()) {
+                index.workers.put(r.worker(), views[w]);
+            }
+        });
+        int anyTier = 0;
+        for (int w = 0; w < views.length; w++) {
+            ChainImage.WorkerRecord r = im.worker(w);
+            index.slots.restore(r.slot(), r.worker(), r.viewOf());
+            if (r.isView()) {
+                index.workers.get(r.worker()).anyTier = views[w];
+                anyTier++;
+            }
+        }
+        index.tiers.restored(anyTier);
+        long held = 0;
+        for (WorkerHoldings h : index.workers.values()) {
+            held += h.distinct; // pairs count the GPU views only
+        }
+        index.heldPairs.set(held);
+    }
+
+    /** A worker view's holdings: its name map copied whole, its side sets, its count of blocks. */
     static WorkerHoldings restoreWorker(ChainImage im, int w, MemoryPool pool) {
         ChainImage.WorkerRecord r = im.worker(w);
-        NameMap names =
-                NameMap.restore(pool, r.capacity(), r.nameCount(), im.reader().map(), r.names());
+        NameMap names = NameMap.restore(
+                pool, r.capacity(), r.nameCount(), r.isView(), im.reader().map(), r.names());
         if (names == null) {
             throw tooBig(im, -1);
         }

@@ -20,6 +20,14 @@ final class Mem {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
+    static byte getByte(long a) {
+        return ALL.get(ValueLayout.JAVA_BYTE, a);
+    }
+
+    static void setByte(long a, byte v) {
+        ALL.set(ValueLayout.JAVA_BYTE, a, v);
+    }
+
     static int getInt(long a) {
         return ALL.get(ValueLayout.JAVA_INT, a);
     }

@@ -9,7 +9,9 @@ import java.lang.foreign.MemorySegment;
  * block of pool memory. Open addressing with linear probing and backward-shift deletion, so there
  * are no tombstones. Its capacity is any number of records (the home record is a multiply-shift of
  * the key's hash, not a mask), so it can be sized exactly: it grows by half when it is 80% full,
- * which keeps it between 53% and 80% full, so a name costs 15 to 23 bytes.
+ * which keeps it between 53% and 80% full, so a name costs 15 to 23 bytes. A tagged map (a worker's
+ * any-tier view, docs/SPEC.md section 3.1) keeps one more byte per record after the values: the
+ * tiers that hold the block under that name.
  *
  * <p>Thread-safety: not thread-safe. Only the writer that owns the worker touches it.
  */
@@ -18,14 +20,17 @@ final class NameMap {
     private static final int MAX_LOAD_PERCENT = 80;
 
     private final MemoryPool pool;
+    private final boolean tagged;
     private MemoryPool.Block block;
     private long keys;
     private long values;
+    private long tags;
     private int capacity;
     private int size;
 
-    private NameMap(MemoryPool pool, MemoryPool.Block block, int capacity) {
+    private NameMap(MemoryPool pool, MemoryPool.Block block, int capacity, boolean tagged) {
         this.pool = pool;
+        this.tagged = tagged;
         attach(block, capacity);
     }
 
@@ -33,35 +38,42 @@ final class NameMap {
         this.block = b;
         this.keys = b.address;
         this.values = b.address + 8L * capacity;
+        this.tags = values + 4L * capacity;
         this.capacity = capacity;
     }
 
     /** A map with room for {@code expected} names, or null if the budget does not allow it. */
     static NameMap create(MemoryPool pool, int expected) {
+        return create(pool, expected, false);
+    }
+
+    /** A map, tagged or not, with room for {@code expected} names, or null if the budget does not allow it. */
+    static NameMap create(MemoryPool pool, int expected, boolean tagged) {
         int cap = capacityFor(expected);
-        MemoryPool.Block b = pool.allocate(bytesFor(cap));
-        return b == null ? null : new NameMap(pool, b, cap);
+        MemoryPool.Block b = pool.allocate(bytesFor(cap, tagged));
+        return b == null ? null : new NameMap(pool, b, cap, tagged);
     }
 
     /**
-     * A restore's map: {@code capacity} records copied in one go from {@code src} at {@code offset}
-     * (keys, then values, as this class lays them out), holding {@code size} names; null if the
-     * budget does not allow it.
+     * A restore's map, tagged or not: {@code capacity} records copied in one go from {@code src} at
+     * {@code offset} (keys, values and tags, as this class lays them out), holding {@code size}
+     * names; null if the budget does not allow it.
      */
-    static NameMap restore(MemoryPool pool, int capacity, int size, MemorySegment src, long offset) {
-        MemoryPool.Block b = pool.allocate(bytesFor(capacity), false); // the copy touches every page
+    static NameMap restore(MemoryPool pool, int capacity, int size, boolean tagged, MemorySegment src, long offset) {
+        long bytes = bytesFor(capacity, tagged);
+        MemoryPool.Block b = pool.allocate(bytes, false); // the copy touches every page
         if (b == null) {
             return null;
         }
-        Mem.copyFrom(src, offset, b.address, bytesFor(capacity));
-        NameMap m = new NameMap(pool, b, capacity);
+        Mem.copyFrom(src, offset, b.address, bytes);
+        NameMap m = new NameMap(pool, b, capacity, tagged);
         m.size = size;
         return m;
     }
 
-    /** The map's memory (keys, then values), for a snapshot. */
+    /** The map's memory (keys, values, and a tagged map's tags), for a snapshot. */
     MemorySegment memory() {
-        return Mem.segment(block.address, bytesFor(capacity));
+        return Mem.segment(block.address, bytesFor(capacity, tagged));
     }
 
     /** The capacity for {@code names} names: exactly 80% full with them (at least {@link #MIN_CAPACITY}). */
@@ -73,8 +85,8 @@ final class NameMap {
         return (int) need;
     }
 
-    private static long bytesFor(int capacity) {
-        return 12L * capacity;
+    private static long bytesFor(int capacity, boolean tagged) {
+        return (tagged ? 13L : 12L) * capacity;
     }
 
     /** The home record of {@code key} among {@code capacity} (part of the snapshot format: maps are stored as they lie). */
@@ -111,6 +123,41 @@ final class NameMap {
         Mem.setInt(values + 4L * i, value);
     }
 
+    private int tagAt(int i) {
+        return tagged ? Mem.getByte(tags + i) & 0xFF : 0;
+    }
+
+    private void setTagAt(int i, int tag) {
+        if (tagged) {
+            Mem.setByte(tags + i, (byte) tag);
+        }
+    }
+
+    /** The tag of {@code key} (0 if absent, or if the map is not tagged). */
+    int tag(long key) {
+        int i = find(key);
+        return value(i) == 0 ? 0 : tagAt(i);
+    }
+
+    /** Sets the tag of {@code key}, which must be present, in a tagged map. */
+    void setTag(long key, int tag) {
+        int i = find(key);
+        if (value(i) == 0 || !tagged) {
+            throw new IllegalStateException("no tag for an absent name, or in an untagged map");
+        }
+        setTagAt(i, tag);
+    }
+
+    /** Calls {@code to} with every (name, block id) pair. */
+    void forEach(java.util.function.BiConsumer<Long, Integer> to) {
+        for (int i = 0; i < capacity; i++) {
+            int v = value(i);
+            if (v != 0) {
+                to.accept(key(i), v - 1);
+            }
+        }
+    }
+
     /** True if {@code more} names fit without growing. */
     boolean hasRoomFor(int more) {
         return (long) (size + more) * 100 <= (long) capacity * MAX_LOAD_PERCENT;
@@ -122,7 +169,7 @@ final class NameMap {
             return true;
         }
         int cap = Math.max(capacityFor((long) size + more), capacity + capacity / 2); // grow by at least half
-        MemoryPool.Block nb = pool.allocate(bytesFor(cap));
+        MemoryPool.Block nb = pool.allocate(bytesFor(cap, tagged));
         if (nb == null) {
             return false;
         }
@@ -134,24 +181,26 @@ final class NameMap {
         MemoryPool.Block oldBlock = block;
         long oldKeys = keys;
         long oldValues = values;
+        long oldTags = tags;
         int oldCap = capacity;
         attach(nb, cap);
         size = 0;
         for (int i = 0; i < oldCap; i++) {
             int v = Mem.getInt(oldValues + 4L * i);
             if (v != 0) {
-                insertNew(Mem.getLong(oldKeys + 8L * i), v);
+                insertNew(Mem.getLong(oldKeys + 8L * i), v, tagged ? Mem.getByte(oldTags + i) & 0xFF : 0);
             }
         }
         oldBlock.free();
     }
 
-    private void insertNew(long key, int storedValue) {
+    private void insertNew(long key, int storedValue, int tag) {
         int i = home(key, capacity);
         while (value(i) != 0) {
             i = next(i);
         }
         set(i, key, storedValue);
+        setTagAt(i, tag);
         size++;
     }
 
@@ -174,7 +223,10 @@ final class NameMap {
         return value(find(key)) - 1;
     }
 
-    /** Maps {@code key} to {@code block}; returns the previous block or -1. The caller ensured room. */
+    /**
+     * Maps {@code key} to {@code block}; returns the previous block or -1. The caller ensured room. A
+     * new name's tag is 0; an existing name keeps its tag.
+     */
     int put(long key, int blockId) {
         int i = find(key);
         int v = value(i);
@@ -183,6 +235,7 @@ final class NameMap {
                 throw new IllegalStateException("name map full: room was not reserved");
             }
             size++;
+            setTagAt(i, 0);
         }
         set(i, key, blockId + 1);
         return v - 1;
@@ -205,6 +258,7 @@ final class NameMap {
                 throw new IllegalStateException("name map full: room was not reserved");
             }
             size++;
+            setTagAt(i, 0);
         }
         set(i, key, CLAIMED);
         return (long) (v == CLAIMED ? 0 : v) << 32 | i;
@@ -250,10 +304,12 @@ final class NameMap {
             boolean movable = hole <= i ? (h <= hole || h > i) : (h <= hole && h > i);
             if (movable) {
                 set(hole, key, v);
+                setTagAt(hole, tagAt(i));
                 hole = i;
             }
         }
         set(hole, 0L, 0);
+        setTagAt(hole, 0);
     }
 
     /**

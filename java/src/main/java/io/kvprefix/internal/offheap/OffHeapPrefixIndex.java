@@ -7,8 +7,8 @@ import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchExplanation;
 import io.kvprefix.MatchResult;
+import io.kvprefix.Medium;
 import io.kvprefix.PrefixIndex;
-import io.kvprefix.SnapshotException;
 import io.kvprefix.Worker;
 import io.kvprefix.internal.Explanations;
 import io.kvprefix.internal.MatchResults;
@@ -16,11 +16,6 @@ import io.kvprefix.internal.event.DecodedEvent;
 import io.kvprefix.internal.event.EventDecoder;
 import io.kvprefix.internal.event.IndexWriter;
 import io.kvprefix.internal.hash.SaltedHashers;
-import io.kvprefix.internal.snapshot.ChainImage;
-import io.kvprefix.internal.snapshot.SnapshotFormat;
-import io.kvprefix.internal.snapshot.SnapshotReader;
-import io.kvprefix.internal.snapshot.SnapshotWriter;
-import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -32,7 +27,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.stream.IntStream;
 
 /**
  * The off-heap chain index, kvprefix's default {@link PrefixIndex}: it coordinates the runs
@@ -48,21 +42,22 @@ import java.util.stream.IntStream;
 public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     private static final MatchResults RESULTS = MatchResults.access();
 
-    private final IndexConfig config;
+    final IndexConfig config;
     private final BlockHasher hasher;
     private final EventDecoder decoder;
-    private final SaltedHashers hashers;
+    final SaltedHashers hashers;
     private final MatchKernel kernel;
-    private final MemoryPool pool;
-    private final Generations generations;
-    private final RunArena arena;
+    final MemoryPool pool;
+    final Generations generations;
+    final RunArena arena;
     private final Reach reach;
     private final ChainWriter writer;
-    private final WorkerSlots slots;
-    private final ConcurrentHashMap<Worker, WorkerHoldings> workers = new ConcurrentHashMap<>();
-    private final AtomicLong heldPairs = new AtomicLong();
-    private final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
-    private volatile Map<String, String> restoredMetadata = Map.of();
+    final WorkerSlots slots;
+    final TierViews tiers;
+    final ConcurrentHashMap<Worker, WorkerHoldings> workers = new ConcurrentHashMap<>();
+    final AtomicLong heldPairs = new AtomicLong();
+    final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
+    volatile Map<String, String> restoredMetadata = Map.of();
     /** Test hook on every entry change (package-private: set only by this package's tests). */
     final ReachWatch watch;
 
@@ -89,6 +84,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         this.watch = reach.watch;
         this.writer = new ChainWriter(arena, generations, reach);
         this.slots = new WorkerSlots(config.maxWorkers());
+        this.tiers = new TierViews(this, writer, reach, arena, slots, pool);
         for (int i = 0; i < statusCounts.length; i++) {
             statusCounts[i] = new LongAdder();
         }
@@ -149,15 +145,23 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     /**
-     * Rules 2 to 5 of a store (docs/SPEC.md section 3): the parent must be held; room is reserved in
-     * the child table, the run arena and the worker's name map before anything changes (so a store
-     * applies whole or not at all); then the blocks are placed and the names applied.
+     * Rules 2 to 5 of a store (docs/SPEC.md section 3) on the GPU, mirrored to the worker's any-tier
+     * view if it has one; a store on a lower tier goes to {@link TierViews} (section 3.1).
      */
     @Override
     public EventStatus store(
-            Worker worker, boolean hasParent, long parentHash, long[] blockHashes, long[] locals, int n) {
+            Worker worker,
+            Medium medium,
+            boolean hasParent,
+            long parentHash,
+            long[] blockHashes,
+            long[] locals,
+            int n) {
         WriteScratch ws = writeScratch.get();
         WorkerHoldings h = workers.get(worker);
+        if (medium != Medium.GPU) {
+            return tiers.storeLower(h, worker, medium, hasParent, parentHash, blockHashes, locals, n, ws);
+        }
         int parent = -1;
         if (hasParent) {
             parent = h == null ? -1 : h.names.get(parentHash);
@@ -165,6 +169,21 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
                 return EventStatus.PARENT_BLOCK_NOT_FOUND;
             }
         }
+        EventStatus s = storeOn(h, worker, parent, blockHashes, locals, n);
+        if (s == EventStatus.OK && (h = workers.get(worker)).anyTier != null) {
+            return tiers.mirrorStore(h, hasParent, parentHash, blockHashes, locals, n, ws);
+        }
+        return s;
+    }
+
+    /**
+     * Stores on {@code h} (null: a new worker, which gets a slot) after block {@code parent} (-1: a
+     * new chain): room is reserved in the child table, the run arena and the name map before
+     * anything changes, so a store applies whole or not at all. Null to retry after the child table
+     * grew ({@code needChildRecords}).
+     */
+    EventStatus storeOn(WorkerHoldings h, Worker worker, int parent, long[] blockHashes, long[] locals, int n) {
+        WriteScratch ws = writeScratch.get();
         ChildTable ct = generations.children();
         int records = ChainWriter.childRecordsFor(n);
         if (!ct.tryReserve(records)) {
@@ -191,7 +210,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     /** A slot and a name map for a worker's first store, or null if there is no room for either. */
-    private WorkerHoldings newWorker(Worker worker, int n) {
+    WorkerHoldings newWorker(Worker worker, int n) {
         int slot = slots.claim(worker);
         if (slot == WorkerSlots.FULL) {
             return null;
@@ -211,12 +230,23 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     @Override
-    public EventStatus remove(Worker worker, long[] hashes) {
+    public EventStatus copy(Worker worker, Medium medium, long[] hashes) {
+        return tiers.copy(workers.get(worker), medium, hashes, writeScratch.get());
+    }
+
+    @Override
+    public EventStatus remove(Worker worker, Medium medium, long[] hashes) {
         WorkerHoldings h = workers.get(worker);
+        WriteScratch ws = writeScratch.get();
+        if (medium != Medium.GPU) {
+            return tiers.removeLower(h, medium, hashes, ws);
+        }
         if (h == null) {
             return hashes.length == 0 ? EventStatus.OK : EventStatus.BLOCK_NOT_FOUND;
         }
-        return writer.remove(h, hashes, writeScratch.get());
+        EventStatus s = writer.remove(h, hashes, ws);
+        tiers.mirrorRemove(h, hashes, ws);
+        return s;
     }
 
     @Override
@@ -225,6 +255,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         if (h == null) {
             return;
         }
+        tiers.drop(h, writeScratch.get());
         heldPairs.addAndGet(-writer.clear(h, writeScratch.get()));
         // Give the memory back: a fresh minimal map, or (if even that does not fit) the old one emptied.
         NameMap fresh = h.names.capacity() > NameMap.MIN_CAPACITY ? NameMap.create(pool, 0) : null;
@@ -245,6 +276,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         WriteScratch ws = writeScratch.get();
         for (WorkerHoldings h : workers.values()) {
             if (h.worker.workerId() == workerId) {
+                tiers.drop(h, ws);
                 heldPairs.addAndGet(-writer.clear(h, ws));
                 workers.remove(h.worker);
                 ws.pendingRelease.add(h);
@@ -317,11 +349,47 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     }
 
     private void report(MatchResult into, ReadScratch s, int n) {
-        for (int i = 0; i < n; i++) {
-            Worker w = slots.worker(s.outSlots[i]);
-            if (w != null) {
-                RESULTS.add(into, w, s.outDepths[i]);
+        if (tiers.count() == 0) {
+            for (int i = 0; i < n; i++) {
+                Worker w = slots.worker(s.outSlots[i]);
+                if (w != null) {
+                    RESULTS.add(into, w, s.outDepths[i]);
+                }
             }
+            return;
+        }
+        reportTiered(into, s, n);
+    }
+
+    /**
+     * Pairs each worker's two slots (docs/SPEC.md section 3.1): a GPU slot gives the GPU depth, an
+     * any-tier slot the any-tier depth; a worker whose view reports more than its GPU slot, or only
+     * a view, gets both. While writes run the any-tier depth is reported as at least the GPU depth.
+     */
+    private void reportTiered(MatchResult into, ReadScratch s, int n) {
+        for (int i = 0; i < n; i++) {
+            int slot = s.outSlots[i];
+            Worker w = slots.worker(slot);
+            if (w != null && slots.gpuSlotOf(slot) < 0) {
+                RESULTS.add(into, w, s.outDepths[i], s.outDepths[i]);
+                s.resultAt[slot] = into.size();
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            int slot = s.outSlots[i];
+            int gpu = slots.gpuSlotOf(slot);
+            Worker w = slots.worker(slot);
+            if (w != null && gpu >= 0) {
+                int at = s.resultAt[gpu];
+                if (at > 0) {
+                    RESULTS.raiseAnyTier(into, at - 1, s.outDepths[i]);
+                } else {
+                    RESULTS.add(into, w, 0, s.outDepths[i]);
+                }
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            s.resultAt[s.outSlots[i]] = 0;
         }
     }
 
@@ -333,21 +401,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
      */
     @Override
     public void snapshot(Path file, Map<String, String> metadata) {
-        Objects.requireNonNull(file, "file");
-        Map<String, String> meta = SnapshotFormat.checkMetadata(metadata);
-        try (SnapshotWriter out = SnapshotWriter.create(file, config, SnapshotFormat.PRODUCER_CHAIN)) {
-            generations.withWritersHeldOut(() -> {
-                long[] counters = new long[statusCounts.length];
-                for (int i = 0; i < counters.length; i++) {
-                    counters[i] = statusCounts[i].sum();
-                }
-                List<WorkerHoldings> holdings = new ArrayList<>(workers.values());
-                holdings.sort((a, b) -> Integer.compare(a.slot, b.slot));
-                ChainSnapshot.write(out, meta, counters, holdings, arena, hashers.salts());
-                return true;
-            });
-            out.commit();
-        }
+        ChainSnapshot.save(this, file, metadata);
     }
 
     @Override
@@ -357,45 +411,12 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     /** A new index holding the state of the snapshot {@code file} (docs/SNAPSHOT.md); see {@link PrefixIndex#restore}. */
     public static OffHeapPrefixIndex restore(Path file, IndexConfig config) {
-        Objects.requireNonNull(config, "config");
-        try (SnapshotReader r = SnapshotReader.open(Objects.requireNonNull(file, "file"), config)) {
-            ChainImage im = ChainImage.read(r, config.maxWorkers());
-            Map<String, String> meta = r.metadata();
-            long[] counters = r.counters();
-            List<MatchExplanation.Salt> salts = r.salts();
-            OffHeapPrefixIndex index;
-            try {
-                index = new OffHeapPrefixIndex(config, im.runCount(), im.maxRunId() + 1);
-            } catch (IllegalArgumentException e) {
-                throw r.bad("does not fit: " + e.getMessage());
-            }
-            try {
-                ChainSnapshot.restoreRuns(im, index.arena, index.generations.children());
-                IntStream.range(0, im.workerCount())
-                        .parallel()
-                        .forEach(
-                                w -> { // a name map each, on every core
-                                    WorkerHoldings h = ChainSnapshot.restoreWorker(im, w, index.pool);
-                                    index.workers.put(h.worker, h);
-                                    index.slots.restore(h.slot, h.worker);
-                                });
-                index.heldPairs.set(index.workers.values().stream()
-                        .mapToLong(h -> h.distinct)
-                        .sum());
-                for (int i = 0; i < counters.length; i++) {
-                    index.statusCounts[i].add(counters[i]);
-                }
-                index.hashers.restoreSalts(salts);
-                index.restoredMetadata = meta;
-                VarHandle.fullFence(); // the caller publishes the index to other threads as it likes
-                return index;
-            } catch (RuntimeException | Error e) {
-                index.close();
-                throw e;
-            }
-        } catch (InternalError e) { // a fault on the mapping: the file shrank while it was read
-            throw new SnapshotException(file, "the file changed while it was read", e);
-        }
+        return ChainSnapshot.restore(file, config);
+    }
+
+    /** A restore's empty index, sized for the snapshot's runs. */
+    static OffHeapPrefixIndex forRestore(IndexConfig config, long childRecords, int runIds) {
+        return new OffHeapPrefixIndex(config, childRecords, runIds);
     }
 
     // =================================================================== explain
@@ -526,6 +547,9 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         if (generations.close(() -> {
             for (WorkerHoldings h : workers.values()) {
                 h.names.free();
+                if (h.anyTier != null) {
+                    h.anyTier.names.free();
+                }
             }
             arena.free();
         })) {

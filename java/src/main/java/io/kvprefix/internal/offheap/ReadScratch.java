@@ -14,6 +14,9 @@ final class ReadScratch {
     int[] outSlots = new int[64];
     int[] outDepths = new int[64];
     int[] indexOf = new int[64];
+    /** Per GPU slot, where its worker's entry is in the result (+1), while tiered answers are merged; zero between matches. */
+    int[] resultAt = new int[64];
+
     final int[] hashed = new int[1];
     MemorySegment localsSeg = MemorySegment.ofArray(locals);
     MemorySegment slotsSeg = MemorySegment.ofArray(outSlots);
@@ -31,6 +34,7 @@ final class ReadScratch {
             outSlots = new int[slots];
             outDepths = new int[slots];
             indexOf = new int[slots];
+            resultAt = new int[slots];
             slotsSeg = MemorySegment.ofArray(outSlots);
             depthsSeg = MemorySegment.ofArray(outDepths);
             indexSeg = MemorySegment.ofArray(indexOf);

@@ -36,6 +36,11 @@ final class WorkerHoldings {
     private IntOpenHashSet unreachable;
     /** Distinct blocks held. */
     long distinct;
+    /**
+     * For a GPU view: the worker's any-tier view (docs/SPEC.md section 3.1), or null while it has no
+     * lower-tier holdings; its name map is tagged with the tiers of each name. Null for a view itself.
+     */
+    WorkerHoldings anyTier;
 
     WorkerHoldings(Worker worker, int slot, NameMap names) {
         this.worker = worker;
@@ -86,6 +91,13 @@ final class WorkerHoldings {
     /** Held blocks whose ancestors are not all held (null or empty if none); for a snapshot. */
     IntOpenHashSet unreachableSet() {
         return unreachable;
+    }
+
+    /** Takes copies of {@code g}'s side sets and count (a new any-tier view that starts as the GPU view). */
+    void copySideSetsFrom(WorkerHoldings g) {
+        extraNames = g.extraNames == null ? null : new Int2IntOpenHashMap(g.extraNames);
+        unreachable = g.unreachable == null ? null : new IntOpenHashSet(g.unreachable);
+        distinct = g.distinct;
     }
 
     /** Forgets both side sets (the worker was cleared). */

@@ -140,7 +140,8 @@ public final class LoadTable {
                 int i = policy.choose(ws, n, costs, isl, blockSize, blockCount);
                 WorkerLoad w = ws[i];
                 int depth = w.depth;
-                long prefill = Math.max(0L, isl - (long) depth * blockSize);
+                // blocks loaded from a lower tier are not computed again: they are not prefill load
+                long prefill = Math.max(0L, isl - (long) Math.max(depth, w.anyDepth) * blockSize);
                 long decode = isl / blockSize;
                 w.add(prefill, decode);
                 out.load = w;
@@ -152,6 +153,7 @@ public final class LoadTable {
             } finally {
                 for (int i = 0; i < n; i++) {
                     ws[i].depth = 0;
+                    ws[i].anyDepth = 0;
                 }
             }
         }
@@ -163,8 +165,9 @@ public final class LoadTable {
         }
         for (int i = 0, n = r.size(); i < n; i++) {
             WorkerLoad l = byWorker.get(r.worker(i));
-            if (l != null && r.depth(i) > l.depth) {
-                l.depth = r.depth(i);
+            if (l != null) {
+                l.depth = Math.max(l.depth, r.depth(i));
+                l.anyDepth = Math.max(l.anyDepth, r.anyTierDepth(i));
             }
         }
     }

@@ -12,6 +12,7 @@ import java.util.function.ToLongFunction;
  * {@code d_w}, active prefill tokens {@code P_w}, active decode blocks {@code D_w} and capacity weight
  * {@code k_w}:
  * <pre>
+ *   d_w              = gpu_w + lowerTierCredit * (any_w - gpu_w)  (GPU depth, any-tier depth: docs/SPEC.md section 3.1)
  *   prefill_blocks_w = (isl - d_w * bs + P_w) / bs              (a real number)
  *   decode_blocks_w  = D_w + floor(isl / bs)                    (this request counts on every candidate)
  *   cost_w           = (overlapWeight * prefill_blocks_w + decode_blocks_w) / k_w
@@ -32,6 +33,7 @@ public final class RoutingPolicy {
     static final double TIE_TOLERANCE = 1e-9;
 
     private final double overlapWeight;
+    private final double lowerTierCredit;
     private final double temperature;
     private final int minMatchBlocks;
     private final int minMatchTokens;
@@ -48,6 +50,7 @@ public final class RoutingPolicy {
      * @param minMatchTokens depths covering fewer tokens than this do not count
      * @param spreadMisses round-robin misses over the least-cost workers
      * @param seed seed of the sampling generator
+     * @param lowerTierCredit the share of a GPU hit a block held only on a lower tier is worth, 0 to 1
      */
     public RoutingPolicy(
             double overlapWeight,
@@ -55,8 +58,10 @@ public final class RoutingPolicy {
             int minMatchBlocks,
             int minMatchTokens,
             boolean spreadMisses,
-            long seed) {
+            long seed,
+            double lowerTierCredit) {
         this.overlapWeight = overlapWeight;
+        this.lowerTierCredit = lowerTierCredit;
         this.temperature = temperature;
         this.minMatchBlocks = minMatchBlocks;
         this.minMatchTokens = minMatchTokens;
@@ -99,15 +104,15 @@ public final class RoutingPolicy {
     /** Fills {@code costs[0..n)} as {@link #choose} does; true if the request is a miss (every depth counts as 0). */
     boolean fillCosts(WorkerLoad[] ws, int n, double[] costs, int isl, int blockSize) {
         int maxDepth = 0;
-        for (int i = 0; i < n; i++) {
-            maxDepth = Math.max(maxDepth, ws[i].depth);
+        for (int i = 0; i < n; i++) { // the deepest match on any tier (a lower-tier prefix is a match too)
+            maxDepth = Math.max(maxDepth, Math.max(ws[i].depth, ws[i].anyDepth));
         }
         boolean miss = maxDepth < minimumDepth(blockSize);
         long requestBlocks = isl / blockSize;
         for (int i = 0; i < n; i++) {
             WorkerLoad w = ws[i];
-            long d = miss ? 0 : w.depth;
-            double prefillBlocks = ((double) isl - (double) (d * blockSize) + (double) w.prefillTokens()) / blockSize;
+            double d = miss ? 0 : w.depth + lowerTierCredit * Math.max(0, w.anyDepth - w.depth);
+            double prefillBlocks = ((double) isl - d * blockSize + (double) w.prefillTokens()) / blockSize;
             double decodeBlocks = (double) (w.decodeBlocks() + requestBlocks);
             costs[i] = (overlapWeight * prefillBlocks + decodeBlocks) / w.weight();
         }

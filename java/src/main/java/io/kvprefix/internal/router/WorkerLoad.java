@@ -21,6 +21,8 @@ public final class WorkerLoad {
     private volatile boolean removed;
     /** Scratch: this worker's depth for the decision being made (0 outside a decision). */
     int depth;
+    /** Scratch: its depth over every tier (docs/SPEC.md section 3.1), at least {@link #depth} (0 outside a decision). */
+    int anyDepth;
 
     WorkerLoad(Worker worker, double weight) {
         this.worker = worker;

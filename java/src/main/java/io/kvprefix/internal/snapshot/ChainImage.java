@@ -22,21 +22,28 @@ import java.util.stream.IntStream;
  */
 public final class ChainImage {
     /**
-     * One worker's record.
+     * One worker view's record: a worker's GPU view, or its any-tier view (docs/SPEC.md section 3.1).
      *
-     * @param names the offset of its name map in the file (keys, then values)
+     * @param viewOf -1 for a GPU view; for an any-tier view, the slot of its worker's GPU view
+     * @param names the offset of its name map in the file (keys, values, and a view's tiers)
      * @param side the offset of its side sets in the file (extra names, then unreachable blocks)
      */
     public record WorkerRecord(
             Worker worker,
             int slot,
+            int viewOf,
             long distinct,
             int capacity,
             int nameCount,
             int extraCount,
             int unreachableCount,
             long names,
-            long side) {}
+            long side) {
+        /** True for an any-tier view, whose name map carries each name's tiers. */
+        public boolean isView() {
+            return viewOf >= 0;
+        }
+    }
 
     private final SnapshotReader r;
     private final WorkerRecord[] workers;
@@ -114,41 +121,15 @@ public final class ChainImage {
             throw bad(SnapshotFormat.WORKERS, n + " workers");
         }
         Arrays.fill(workerBySlot, -1);
-        Set<Worker> seen = new HashSet<>();
         long names = r.offset(SnapshotFormat.NAMES);
         long side = r.offset(SnapshotFormat.SIDE);
-        int prevSlot = -1;
         for (int w = 0; w < n; w++) {
-            long at = r.offset(SnapshotFormat.WORKERS) + (long) SnapshotFormat.WORKER_BYTES * w;
-            Worker worker = new Worker(r.getLong(at + SnapshotFormat.W_ID), r.getInt(at + SnapshotFormat.W_RANK));
-            int slot = r.getInt(at + SnapshotFormat.W_SLOT);
-            long distinct = r.getLong(at + SnapshotFormat.W_DISTINCT);
-            int cap = r.getInt(at + SnapshotFormat.W_CAPACITY);
-            int count = r.getInt(at + SnapshotFormat.W_NAMES);
-            int extra = r.getInt(at + SnapshotFormat.W_EXTRA);
-            int unreachable = r.getInt(at + SnapshotFormat.W_UNREACHABLE);
-            boolean ok = slot > prevSlot
-                    && slot < maxWorkers
-                    && seen.add(worker)
-                    && cap >= SnapshotFormat.MIN_NAME_CAPACITY
-                    && cap <= SnapshotFormat.MAX_NAME_CAPACITY
-                    && count >= 0
-                    && count <= SnapshotFormat.maxNames(cap)
-                    && distinct >= 0
-                    && distinct <= count
-                    && extra >= 0
-                    && extra <= distinct
-                    && unreachable >= 0
-                    && unreachable <= distinct;
-            if (!ok) {
-                throw bad(SnapshotFormat.WORKERS, "worker record " + w);
-            }
-            prevSlot = slot;
-            workerBySlot[slot] = w;
-            workers[w] = new WorkerRecord(worker, slot, distinct, cap, count, extra, unreachable, names, side);
-            names += SnapshotFormat.nameMapBytes(cap);
-            side += 8L * extra + 4L * unreachable;
+            workers[w] = readWorker(w, maxWorkers, names, side);
+            workerBySlot[workers[w].slot()] = w;
+            names += SnapshotFormat.nameMapBytes(workers[w].capacity(), workers[w].isView());
+            side += 8L * workers[w].extraCount() + 4L * workers[w].unreachableCount();
         }
+        checkViews();
         if (names != r.offset(SnapshotFormat.NAMES) + r.length(SnapshotFormat.NAMES)
                 || r.items(SnapshotFormat.NAMES) != n) {
             throw bad(SnapshotFormat.NAMES, "its length does not match the workers' name maps");
@@ -157,6 +138,61 @@ public final class ChainImage {
             throw bad(SnapshotFormat.SIDE, "items");
         }
         r.requireZeroPadding(side, r.offset(SnapshotFormat.SIDE) + r.length(SnapshotFormat.SIDE), SnapshotFormat.SIDE);
+    }
+
+    /** Reads and checks worker record {@code w} (slots ascending), whose maps start at {@code names} and {@code side}. */
+    private WorkerRecord readWorker(int w, int maxWorkers, long names, long side) {
+        long at = r.offset(SnapshotFormat.WORKERS) + (long) SnapshotFormat.WORKER_BYTES * w;
+        Worker worker = new Worker(r.getLong(at + SnapshotFormat.W_ID), r.getInt(at + SnapshotFormat.W_RANK));
+        int slot = r.getInt(at + SnapshotFormat.W_SLOT);
+        int viewOf = r.getInt(at + SnapshotFormat.W_VIEW_OF) - 1;
+        long distinct = r.getLong(at + SnapshotFormat.W_DISTINCT);
+        int cap = r.getInt(at + SnapshotFormat.W_CAPACITY);
+        int count = r.getInt(at + SnapshotFormat.W_NAMES);
+        int extra = r.getInt(at + SnapshotFormat.W_EXTRA);
+        int unreachable = r.getInt(at + SnapshotFormat.W_UNREACHABLE);
+        boolean ok = (w == 0 || slot > workers[w - 1].slot())
+                && slot >= 0
+                && slot < maxWorkers
+                && viewOf >= -1
+                && viewOf < maxWorkers
+                && viewOf != slot
+                && r.getInt(at + SnapshotFormat.W_ZERO) == 0
+                && cap >= SnapshotFormat.MIN_NAME_CAPACITY
+                && cap <= SnapshotFormat.MAX_NAME_CAPACITY
+                && count >= 0
+                && count <= SnapshotFormat.maxNames(cap)
+                && distinct >= 0
+                && distinct <= count
+                && extra >= 0
+                && extra <= distinct
+                && unreachable >= 0
+                && unreachable <= distinct;
+        if (!ok) {
+            throw bad(SnapshotFormat.WORKERS, "worker record " + w);
+        }
+        return new WorkerRecord(worker, slot, viewOf, distinct, cap, count, extra, unreachable, names, side);
+    }
+
+    /** Every worker has one GPU view; an any-tier view belongs to its own worker's GPU view, one at most each. */
+    private void checkViews() {
+        Set<Worker> gpu = new HashSet<>();
+        Set<Integer> viewed = new HashSet<>();
+        for (WorkerRecord wr : workers) {
+            boolean ok;
+            if (!wr.isView()) {
+                ok = gpu.add(wr.worker());
+            } else {
+                int g = workerBySlot[wr.viewOf()];
+                ok = g >= 0
+                        && !workers[g].isView()
+                        && workers[g].worker().equals(wr.worker())
+                        && viewed.add(wr.viewOf());
+            }
+            if (!ok) {
+                throw bad(SnapshotFormat.WORKERS, "the views of worker " + wr.worker());
+            }
+        }
     }
 
     // ------------------------------------------------------------------ runs
@@ -327,9 +363,15 @@ public final class ChainImage {
         if (bad != 0) {
             throw bad(SnapshotFormat.NAMES, "worker " + w + " names a block that does not exist");
         }
-        if (SnapshotFormat.nameMapBytes(wr.capacity()) != 12L * wr.capacity()
-                && r.getInt(values + 4L * wr.capacity()) != 0) {
-            throw bad(SnapshotFormat.NAMES, "worker " + w + "'s padding");
+        long end = values + 4L * wr.capacity();
+        if (wr.isView()) {
+            checkTiers(w, values, end);
+            end += wr.capacity();
+        }
+        for (long p = end; p < wr.names() + SnapshotFormat.nameMapBytes(wr.capacity(), wr.isView()); p++) {
+            if (r.getByte(p) != 0) {
+                throw bad(SnapshotFormat.NAMES, "worker " + w + "'s padding");
+            }
         }
         if (count != wr.nameCount()) {
             throw bad(
@@ -357,6 +399,30 @@ public final class ChainImage {
             bad |= nz & ~ok;
         }
         return (long) bad << 32 | count;
+    }
+
+    /** A view's tiers: one byte per record at {@code tiers}, a non-empty set of tiers where a name is, 0 elsewhere. */
+    private void checkTiers(int w, long values, long tiers) {
+        int cap = workers[w].capacity();
+        int[] v = new int[Math.min(cap, 1 << 16)];
+        byte[] t = new byte[v.length];
+        for (int from = 0; from < cap; from += v.length) {
+            int n = Math.min(v.length, cap - from);
+            r.getInts(values + 4L * from, v, n);
+            r.getBytes(tiers + from, t, n);
+            for (int i = 0; i < n; i++) {
+                int tag = t[i] & 0xFF;
+                if (v[i] == 0 ? tag != 0 : (tag == 0 || (tag & ~SnapshotFormat.TIERS) != 0)) {
+                    throw bad(SnapshotFormat.NAMES, "worker " + w + ", the tiers of record " + (from + i));
+                }
+            }
+        }
+    }
+
+    /** The tiers of record {@code i} of any-tier view {@code w}'s name map. */
+    public int tiers(int w, int i) {
+        WorkerRecord wr = workers[w];
+        return r.getByte(wr.names() + 12L * wr.capacity() + i) & 0xFF;
     }
 
     private void checkSide(int w) {

@@ -134,8 +134,8 @@ public final class SnapshotFormat {
     /** Counters: one u64 per status, in {@link EventStatus} order (docs/SNAPSHOT.md lists it). */
     public static final int COUNTER_COUNT = EventStatus.values().length;
 
-    /** A worker record. */
-    public static final int WORKER_BYTES = 40;
+    /** A worker record: a worker's GPU view, or its any-tier view (docs/SPEC.md section 3.1). */
+    public static final int WORKER_BYTES = 48;
 
     static final int W_ID = 0;
     static final int W_RANK = 8;
@@ -145,6 +145,13 @@ public final class SnapshotFormat {
     static final int W_NAMES = 28;
     static final int W_EXTRA = 32;
     static final int W_UNREACHABLE = 36;
+    /** 0 for a GPU view; for an any-tier view, its worker's GPU view's slot + 1. */
+    static final int W_VIEW_OF = 40;
+
+    static final int W_ZERO = 44;
+
+    /** The tiers a name of an any-tier view may carry: bit {@code Medium.ordinal()} for each (GPU 1, CPU 2, DISK 4). */
+    public static final int TIERS = (1 << io.kvprefix.Medium.values().length) - 1;
 
     /**
      * A run record: a 16-byte prefix (u32 run id, the run's child list: u32 first child + 1, u32 next
@@ -186,9 +193,12 @@ public final class SnapshotFormat {
 
     public static final int MAX_NAME_CAPACITY = 1 << 30;
 
-    /** Bytes of a name map of {@code capacity} records in the file: keys, values, zero padding to a multiple of 8. */
-    public static long nameMapBytes(int capacity) {
-        long b = 12L * capacity;
+    /**
+     * Bytes of a name map of {@code capacity} records in the file: keys, values, for an any-tier view
+     * ({@code tagged}) one byte of tiers per record, then zero padding to a multiple of 8.
+     */
+    public static long nameMapBytes(int capacity, boolean tagged) {
+        long b = (tagged ? 13L : 12L) * capacity;
         return b + pad8(b);
     }
 

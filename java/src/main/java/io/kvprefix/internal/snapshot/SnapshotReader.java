@@ -125,6 +125,15 @@ public final class SnapshotReader implements AutoCloseable {
         MemorySegment.copy(map, LONG, at, into, 0, into.length);
     }
 
+    public byte getByte(long at) {
+        return map.get(ValueLayout.JAVA_BYTE, at);
+    }
+
+    /** Reads {@code n} bytes from {@code at} into {@code into} in one bulk copy. */
+    public void getBytes(long at, byte[] into, int n) {
+        MemorySegment.copy(map, ValueLayout.JAVA_BYTE, at, into, 0, n);
+    }
+
     /** Reads {@code n} ints from {@code at} into {@code into} in one bulk copy. */
     public void getInts(long at, int[] into, int n) {
         MemorySegment.copy(map, INT, at, into, 0, n);

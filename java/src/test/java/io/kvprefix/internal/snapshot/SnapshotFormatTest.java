@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvprefix.EventStatus;
+import io.kvprefix.Medium;
 import io.kvprefix.testing.RepoPaths;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -106,9 +107,16 @@ class SnapshotFormatTest {
     }
 
     @Test
+    void theTierBitsAreMediumsOrdinals() throws IOException {
+        assertEquals(List.of(Medium.GPU, Medium.CPU, Medium.DISK), List.of(Medium.values()));
+        assertEquals(7, SnapshotFormat.TIERS);
+        assertTrue(doc().contains("bit 0 GPU, bit 1 CPU, bit 2 DISK: `1 << Medium.ordinal()`"));
+    }
+
+    @Test
     void theRecordTablesMatch() throws IOException {
         String doc = doc();
-        Map<String, Integer> w = offsets(doc, "**Worker record (40 bytes).**");
+        Map<String, Integer> w = offsets(doc, "**Worker record (48 bytes).**");
         assertEquals(
                 List.of(
                         SnapshotFormat.W_ID,
@@ -118,7 +126,9 @@ class SnapshotFormatTest {
                         SnapshotFormat.W_CAPACITY,
                         SnapshotFormat.W_NAMES,
                         SnapshotFormat.W_EXTRA,
-                        SnapshotFormat.W_UNREACHABLE),
+                        SnapshotFormat.W_UNREACHABLE,
+                        SnapshotFormat.W_VIEW_OF,
+                        SnapshotFormat.W_ZERO),
                 List.copyOf(w.values()));
         Map<String, Integer> r = offsets(doc, "**Run record**");
         int p = SnapshotFormat.RUN_PREFIX_BYTES;

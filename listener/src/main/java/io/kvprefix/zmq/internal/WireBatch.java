@@ -31,9 +31,13 @@ public record WireBatch(double timestamp, OptionalInt dpRank, List<Event> events
      * @param loraId the legacy {@code lora_id}, or 0 when absent / nil
      * @param medium the medium, or null when absent / nil
      * @param loraName the LoRA name, or null when absent / nil
-     * @param extraKeys whether non-empty {@code extra_keys} were given
+     * @param extraKeys the {@code extra_keys} as kvprefix reads them, or null when absent / nil
      * @param groupIdx the KV-cache group, or -1 when absent / nil
-     * @param specKind the {@code kv_cache_spec_kind}, or null when absent / nil
+     * @param specKind the {@code kv_cache_spec_kind}, or null when absent / nil; SGLang's
+     *     {@code component_type} ({@code full}, {@code swa}, {@code mamba}) is given here as
+     *     {@code full_attention}, {@code sliding_window} or {@code mamba}
+     * @param cacheSalt SGLang's {@code cache_salt} (its {@code metadata} at position 7, or the map key),
+     *     or null
      */
     public record Stored(
             long[] blockHashes,
@@ -45,9 +49,10 @@ public record WireBatch(double timestamp, OptionalInt dpRank, List<Event> events
             long loraId,
             String medium,
             String loraName,
-            boolean extraKeys,
+            ExtraKeys extraKeys,
             int groupIdx,
-            String specKind)
+            String specKind,
+            String cacheSalt)
             implements Event {}
 
     /**

@@ -186,9 +186,10 @@ public final class WireReader {
         long loraId;
         String medium;
         String loraName;
-        boolean extraKeys;
+        ExtraKeys extraKeys;
         int groupIdx = -1;
         String specKind;
+        String cacheSalt;
         FieldException error;
 
         void fail(FieldException e) {
@@ -223,7 +224,8 @@ public final class WireReader {
                                     loraName,
                                     extraKeys,
                                     groupIdx,
-                                    specKind);
+                                    specKind,
+                                    cacheSalt);
                 }
                 case "BlockRemoved" ->
                     blockHashes == null
@@ -274,11 +276,46 @@ public final class WireReader {
             case 4 -> f.blockSize = blockSize(u);
             case 5 -> f.loraId = optionalLong(u, "lora_id");
             case 6 -> f.medium = optionalString(u, "medium");
-            case 7 -> f.loraName = optionalString(u, "lora_name");
-            case 8 -> f.extraKeys = extraKeys(u);
+            case 7 -> positionSeven(u, f);
+            case 8 -> f.extraKeys = ExtraKeys.read(u, f.loraName);
             case 9, 10 -> trailing(u, f);
             default -> u.skipValue();
         }
+    }
+
+    /**
+     * Position 7 of an array BlockStored: vLLM's {@code lora_name} (a string or nil), or SGLang's
+     * {@code metadata} map {@code {cache_salt: str}} ({@code BlockStoredWithMetadata} in
+     * {@code python/sglang/srt/disaggregation/kv_events.py}), told apart by type as Dynamo's
+     * {@code BlockStoredPositionSeven} does.
+     */
+    private static void positionSeven(MessageUnpacker u, Fields f) throws IOException, FieldException {
+        if (u.getNextFormat().getValueType() != ValueType.MAP) {
+            f.loraName = optionalString(u, "lora_name");
+            return;
+        }
+        int n = u.unpackMapHeader();
+        for (int i = 0; i < n; i++) {
+            if (u.getNextFormat().getValueType() != ValueType.STRING) {
+                u.skipValue(2);
+            } else if (u.unpackString().equals("cache_salt")) {
+                f.cacheSalt = optionalString(u, "metadata.cache_salt");
+            } else {
+                u.skipValue();
+            }
+        }
+    }
+
+    /** SGLang's {@code component_type} as a vLLM {@code kv_cache_spec_kind} (null stays null). */
+    private static String componentKind(String c) {
+        if (c == null) {
+            return null;
+        }
+        return switch (c) {
+            case "full" -> "full_attention";
+            case "swa" -> "sliding_window";
+            default -> c;
+        };
     }
 
     /** BlockRemoved, positional: 1 block_hashes, 2 medium, 3 and 4 group_idx / kv_cache_spec_kind. */
@@ -318,14 +355,23 @@ public final class WireReader {
                     case "type" -> f.type = string(u, "type");
                     case "block_hashes" -> f.blockHashes = hashes(u, size, "block_hashes");
                     case "parent_block_hash" -> parent(u, f);
+                    case "metadata" -> {
+                        if (u.getNextFormat().getValueType() == ValueType.MAP) {
+                            positionSeven(u, f);
+                        } else {
+                            u.skipValue();
+                        }
+                    }
                     case "token_ids" -> tokens(u, f, size);
                     case "block_size" -> f.blockSize = blockSize(u);
                     case "lora_id" -> f.loraId = optionalLong(u, "lora_id");
                     case "medium" -> f.medium = optionalString(u, "medium");
                     case "lora_name" -> f.loraName = optionalString(u, "lora_name");
-                    case "extra_keys" -> f.extraKeys = extraKeys(u);
+                    case "extra_keys" -> f.extraKeys = extraKeysInMap(u, f);
                     case "group_idx" -> f.groupIdx = groupIdx(u);
                     case "kv_cache_spec_kind" -> f.specKind = optionalString(u, "kv_cache_spec_kind");
+                    case "component_type" -> f.specKind = componentKind(optionalString(u, "component_type"));
+                    case "cache_salt" -> f.cacheSalt = optionalString(u, "cache_salt");
                     default -> u.skipValue();
                 }
             } catch (FieldException e) {
@@ -380,8 +426,8 @@ public final class WireReader {
             throw new FieldException(DecodeIssue.BAD_EVENT, "block_size is out of range");
         }
         long b = u.unpackLong();
-        if (b < 1 || b > Integer.MAX_VALUE) {
-            throw new FieldException(DecodeIssue.BAD_EVENT, "block_size " + b + " is outside 1.." + Integer.MAX_VALUE);
+        if (b < 0 || b > Integer.MAX_VALUE) { // 0: vLLM's placeholder stores of an offloading tier
+            throw new FieldException(DecodeIssue.BAD_EVENT, "block_size " + b + " is outside 0.." + Integer.MAX_VALUE);
         }
         return (int) b;
     }
@@ -479,24 +525,12 @@ public final class WireReader {
         return (int) t;
     }
 
-    /** extra_keys: nil, or one entry per block (nil or a tuple); true if any entry is non-nil. */
-    private static boolean extraKeys(MessageUnpacker u) throws IOException {
-        if (u.tryUnpackNil()) {
-            return false;
-        }
-        if (u.getNextFormat().getValueType() != ValueType.ARRAY) {
-            u.skipValue();
-            return true;
-        }
-        int n = u.unpackArrayHeader();
-        boolean any = false;
-        for (int i = 0; i < n; i++) {
-            if (!u.tryUnpackNil()) {
-                any = true;
-                u.skipValue();
-            }
-        }
-        return any;
+    /**
+     * extra_keys in a map event, whose key order is free: read with the LoRA name known so far; the
+     * decoder drops unrecognised strings equal to a LoRA name that came later.
+     */
+    private static ExtraKeys extraKeysInMap(MessageUnpacker u, Fields f) throws IOException {
+        return ExtraKeys.read(u, f.loraName);
     }
 
     private static FieldException wrongType(MessageUnpacker u, String what, String expected) throws IOException {

@@ -1,7 +1,9 @@
 package io.kvprefix.zmq.testing;
 
+import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
 import io.kvprefix.KvEvent;
+import io.kvprefix.Medium;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.zmq.SubscriberStats.EventKind;
@@ -28,7 +30,14 @@ public final class Truth {
     public record Batch(String engine, long seq, OptionalInt rank, List<String[]> ops) {}
 
     /** One query line. */
-    public record Query(String engine, int rank, int blockSize, String lora, int depth, int[] tokens) {}
+    public record Query(
+            String engine,
+            int rank,
+            int blockSize,
+            String lora,
+            int depth,
+            int[] tokens,
+            List<BlockHasher.MmSpan> mm) {}
 
     private final List<Batch> batches;
     private final List<Query> queries;
@@ -65,11 +74,41 @@ public final class Truth {
                             Integer.parseInt(f[3]),
                             f[4].equals("-") ? null : f[4],
                             Integer.parseInt(f[5]),
-                            tokens(f[6])));
+                            tokens(f[6]),
+                            spans(f[7])));
                 default -> throw new IllegalArgumentException("bad truth line: " + line);
             }
         }
         return new Truth(batches, queries);
+    }
+
+    /** {@code START:END:MM_HASH,...} or {@code -}. */
+    private static List<BlockHasher.MmSpan> spans(String s) {
+        List<BlockHasher.MmSpan> out = new ArrayList<>();
+        if (!s.equals("-")) {
+            for (String item : s.split(",")) {
+                String[] p = item.split(":");
+                out.add(new BlockHasher.MmSpan(
+                        Integer.parseInt(p[0]), Integer.parseInt(p[1]), Long.parseUnsignedLong(p[2])));
+            }
+        }
+        return out;
+    }
+
+    /** {@code BLOCK:MM_HASH,...} or {@code -}, as per-block hashes of {@code blocks} blocks (null if none). */
+    private static long[][] blockMm(String s, int blocks) {
+        if (s.equals("-")) {
+            return null;
+        }
+        long[][] out = new long[blocks][];
+        for (String item : s.split(",")) {
+            String[] p = item.split(":");
+            int b = Integer.parseInt(p[0]);
+            long[] old = out[b] == null ? new long[0] : out[b];
+            out[b] = java.util.Arrays.copyOf(old, old.length + 1);
+            out[b][old.length] = Long.parseUnsignedLong(p[1]);
+        }
+        return out;
     }
 
     /** Batches of {@code engine}, in sequence order. */
@@ -91,7 +130,7 @@ public final class Truth {
                 case "C" -> out.add(new KvEvent.Cleared(w));
                 case "R" -> {
                     if (relevant(f[1], f[2])) {
-                        out.add(new KvEvent.Removed(w, hashes(f[3])));
+                        out.add(new KvEvent.Removed(w, hashes(f[3]), tier(f[1])));
                     }
                 }
                 default -> {
@@ -99,14 +138,17 @@ public final class Truth {
                     if (relevant(f[4], f[5])) {
                         OptionalLong parent =
                                 f[1].equals("-") ? OptionalLong.empty() : OptionalLong.of(Long.parseUnsignedLong(f[1]));
+                        long[] names = hashes(f[7]);
                         out.add(new KvEvent.StoredTokens(
                                 w,
                                 parent,
                                 tokens(f[8]),
                                 Integer.parseInt(f[2]),
-                                hashes(f[7]),
+                                names,
                                 f[3].equals("-") ? null : f[3],
-                                null));
+                                null,
+                                blockMm(f[9], names.length),
+                                tier(f[4])));
                     }
                 }
             }
@@ -142,8 +184,13 @@ public final class Truth {
         return counts;
     }
 
+    /** Indexed: a medium kvprefix has a tier for (docs/SPEC.md section 3.1), and not the sliding-window group 1. */
     private static boolean relevant(String medium, String group) {
-        return (medium.equals("-") || medium.equals("GPU")) && !group.equals("1");
+        return (medium.equals("-") || Medium.fromEngine(medium) != null) && !group.equals("1");
+    }
+
+    private static Medium tier(String medium) {
+        return medium.equals("-") ? Medium.GPU : Medium.fromEngine(medium);
     }
 
     private static long[] hashes(String csv) {

@@ -21,7 +21,7 @@ final class FieldReader {
     private static final String[] BLOCK_FIELD = {"block_hash", "tokens_hash"};
     private static final byte[][] BLOCK_FIELD_BYTES = ascii(BLOCK_FIELD);
 
-    private static final String[] OPS = {"stored", "removed", "cleared", "remove_worker", "match", "explain"};
+    private static final String[] OPS = {"stored", "removed", "cleared", "remove_worker", "match", "explain", "copied"};
     private static final byte[][] OP_BYTES = ascii(OPS);
 
     private static final long U32_MAX = 0xFFFF_FFFFL;
@@ -112,6 +112,8 @@ final class FieldReader {
             }
             case F_LORA_NAME -> v.loraName = stringField(f);
             case F_CACHE_NAMESPACE -> v.cacheNamespace = stringField(f);
+            case F_MM -> mmArray();
+            case F_MEDIUM -> v.medium = stringField(f);
             default -> throw new IllegalStateException("field " + f);
         }
     }
@@ -291,6 +293,69 @@ final class FieldReader {
         }
         arrayCount = n;
         return buf;
+    }
+
+    /**
+     * {@code mm}: an array of {@code [START, END, MM_HASH]} triples, START and END token offsets
+     * (0 .. 2^31-1, START below END), MM_HASH a hash (docs/SPEC.md section 5).
+     */
+    private void mmArray() {
+        v.mmCount = 0;
+        if (!arrayStart(F_MM)) {
+            return;
+        }
+        int n = 0;
+        while (true) {
+            if (3 * n + 3 > v.mm.length) {
+                v.mm = Arrays.copyOf(v.mm, v.mm.length * 2);
+            }
+            mmItem(n);
+            n++;
+            if (!lex.arrayNext()) {
+                break;
+            }
+        }
+        v.mmCount = n;
+    }
+
+    private void mmItem(int i) {
+        if (lex.b[lex.pos] != '[') {
+            int kind = lex.valueKind();
+            mmError("mm[" + i + "] must be an array [START,END,MM_HASH], got "
+                    + (kind == JsonLexer.V_NUMBER ? "a number" : kind == JsonLexer.V_NULL ? "null" : lex.otherType));
+            return;
+        }
+        lex.pos++;
+        lex.skipWs();
+        int k = 0;
+        if (lex.peek("an array element or ']'") == ']') {
+            lex.pos++;
+        } else {
+            while (true) {
+                int kind = lex.valueKind();
+                if (kind != JsonLexer.V_NUMBER) {
+                    mmError("mm[" + i + "][" + k + "] must be an integer, got "
+                            + (kind == JsonLexer.V_NULL ? "null" : lex.otherType));
+                } else if (k < 2 ? toUnsigned(F_MM, i, Integer.MAX_VALUE, 0) : k == 2 && toHash(F_MM, i)) {
+                    v.mm[3 * i + k] = numValue;
+                }
+                k++;
+                if (!lex.arrayNext()) {
+                    break;
+                }
+            }
+        }
+        if (k != 3) {
+            mmError("mm[" + i + "] has " + k + " elements, expected [START,END,MM_HASH]");
+        } else if (v.mm[3 * i] >= v.mm[3 * i + 1]) {
+            mmError("mm[" + i + "]: START " + v.mm[3 * i] + " must be below END " + v.mm[3 * i + 1]);
+        }
+    }
+
+    private void mmError(String e) {
+        if (v.error[F_MM] == null) {
+            v.error[F_MM] = e;
+        }
     }
 
     private void tokenArray() {

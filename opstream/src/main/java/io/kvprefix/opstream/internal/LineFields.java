@@ -32,7 +32,9 @@ public final class LineFields {
             F_BLOCK_HASHES = 7,
             F_LOCAL_HASHES = 8,
             F_LORA_NAME = 9,
-            F_CACHE_NAMESPACE = 10;
+            F_CACHE_NAMESPACE = 10,
+            F_MM = 11,
+            F_MEDIUM = 12;
 
     static final String[] FIELD = {
         "op",
@@ -45,7 +47,9 @@ public final class LineFields {
         "block_hashes",
         "local_hashes",
         "lora_name",
-        "cache_namespace"
+        "cache_namespace",
+        "mm",
+        "medium"
     };
 
     /** The ops, as {@link #op()} gives them. */
@@ -55,7 +59,8 @@ public final class LineFields {
             OP_CLEARED = 2,
             OP_REMOVE_WORKER = 3,
             OP_MATCH = 4,
-            OP_EXPLAIN = 5;
+            OP_EXPLAIN = 5,
+            OP_COPIED = 6;
     /** Scratch arrays that grew past this many entries are dropped after the line. */
     private static final int SHRINK_ABOVE = 1 << 20;
 
@@ -90,6 +95,11 @@ public final class LineFields {
     int localHashCount;
     String loraName;
     String cacheNamespace;
+    String medium;
+    /** {@code mm}: (start, end, mm_hash) per item, three longs each. */
+    long[] mm = new long[24];
+
+    int mmCount;
 
     /** Fields with empty scratch buffers. */
     public LineFields() {}
@@ -106,8 +116,8 @@ public final class LineFields {
         Arrays.fill(error, null);
         op = OP_UNKNOWN;
         opText = null;
-        blockCount = tokenCount = blockHashCount = localHashCount = 0;
-        loraName = cacheNamespace = null;
+        blockCount = tokenCount = blockHashCount = localHashCount = mmCount = 0;
+        loraName = cacheNamespace = medium = null;
         try {
             lex.skipWs();
             if (lex.pos == lex.end) {
@@ -244,9 +254,23 @@ public final class LineFields {
         return Arrays.copyOf(localHashes, localHashCount);
     }
 
+    /** The {@code mm} items as spans, in line order (empty when absent or {@code null}). */
+    public java.util.List<io.kvprefix.BlockHasher.MmSpan> mmSpans() {
+        java.util.List<io.kvprefix.BlockHasher.MmSpan> out = new java.util.ArrayList<>(mmCount);
+        for (int i = 0; i < mmCount; i++) {
+            out.add(new io.kvprefix.BlockHasher.MmSpan((int) mm[3 * i], (int) mm[3 * i + 1], mm[3 * i + 2]));
+        }
+        return out;
+    }
+
     /** {@code lora_name}, null when absent, {@code null} or empty. */
     public String loraName() {
         return loraName;
+    }
+
+    /** {@code medium} as written, null when absent or empty. */
+    public String medium() {
+        return medium;
     }
 
     /** {@code cache_namespace}, null when absent, {@code null} or empty. */

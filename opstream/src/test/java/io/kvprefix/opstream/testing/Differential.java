@@ -246,9 +246,14 @@ public final class Differential {
                 case Op.TokenMatch m -> {
                     String key = m.blockSize() + "\u0000" + m.loraName() + "\u0000" + m.cacheNamespace();
                     BlockHasher h = hashers.computeIfAbsent(key, k -> m.hasher(index.config()));
-                    index.match(m.tokenIds(), 0, m.tokenIds().length, h, r);
+                    index.match(m.tokenIds(), 0, m.tokenIds().length, h, m.mm(), r);
+                    long[][] mm = h.multimodalExtras(m.tokenIds().length, m.mm());
+                    long[] locals = mm == null ? null : h.localHashes(m.tokenIds(), 0, m.tokenIds().length, mm);
                     yield OpStreamWriter.scoresLine(r) + " "
-                            + OpStreamWriter.explanationLine(index.explain(m.tokenIds(), 0, m.tokenIds().length, h));
+                            + OpStreamWriter.explanationLine(
+                                    mm == null
+                                            ? index.explain(m.tokenIds(), 0, m.tokenIds().length, h)
+                                            : index.explain(locals, 0, locals.length));
                 }
                 case Op.Explain x -> OpStreamWriter.explanationLine(x.on(index));
                 case Op.Invalid m -> "skipped";
@@ -485,7 +490,8 @@ public final class Differential {
                             s.worker(),
                             s.parentHash(),
                             Arrays.copyOf(s.blockHashes(), k),
-                            Arrays.copyOf(s.localHashes(), k))));
+                            Arrays.copyOf(s.localHashes(), k),
+                            s.medium())));
                 }
             }
             case Op.Event(KvEvent.StoredTokens t) -> {
@@ -497,7 +503,9 @@ public final class Differential {
                             t.blockSize(),
                             Arrays.copyOf(t.blockHashes(), k),
                             t.loraName(),
-                            t.cacheNamespace())));
+                            t.cacheNamespace(),
+                            t.mmHashes() == null ? null : Arrays.copyOf(t.mmHashes(), k),
+                            t.medium())));
                 }
             }
             case Op.Event(KvEvent.Removed r) -> {
@@ -505,7 +513,7 @@ public final class Differential {
                     long[] fewer = new long[r.blockHashes().length - 1];
                     System.arraycopy(r.blockHashes(), 0, fewer, 0, i);
                     System.arraycopy(r.blockHashes(), i + 1, fewer, i, fewer.length - i);
-                    out.add(new Op.Event(new KvEvent.Removed(r.worker(), fewer)));
+                    out.add(new Op.Event(new KvEvent.Removed(r.worker(), fewer, r.medium())));
                 }
             }
             case Op.HashMatch m -> {
@@ -520,7 +528,8 @@ public final class Differential {
                             Arrays.copyOf(m.tokenIds(), k * m.blockSize()),
                             m.blockSize(),
                             m.loraName(),
-                            m.cacheNamespace()));
+                            m.cacheNamespace(),
+                            m.mm()));
                 }
             }
             default -> {}

@@ -1,6 +1,8 @@
 package io.kvprefix.opstream.testing;
 
+import io.kvprefix.BlockHasher;
 import io.kvprefix.KvEvent;
+import io.kvprefix.Medium;
 import io.kvprefix.Worker;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamWriter;
@@ -68,6 +70,11 @@ public final class LineVariants {
                 o.put("block_size", Integer.toUnsignedString(m.blockSize()));
                 salt(o, "lora_name", m.loraName(), rnd);
                 salt(o, "cache_namespace", m.cacheNamespace(), rnd);
+                List<long[]> items = new ArrayList<>();
+                for (BlockHasher.MmSpan sp : m.mm()) {
+                    items.add(new long[] {sp.start(), sp.end(), sp.mmHash()});
+                }
+                mm(o, items, rnd);
                 ignoredRank(o, rnd);
                 yield o.render();
             }
@@ -93,6 +100,7 @@ public final class LineVariants {
                 }
                 sb.append(']');
                 o.put("blocks", sb.toString());
+                medium(o, s.medium(), rnd);
             }
             case KvEvent.StoredTokens t -> {
                 head(o, "stored", t.worker(), rnd);
@@ -102,10 +110,24 @@ public final class LineVariants {
                 o.put("block_hashes", hashes(t.blockHashes(), rnd));
                 salt(o, "lora_name", t.loraName(), rnd);
                 salt(o, "cache_namespace", t.cacheNamespace(), rnd);
+                List<long[]> items = new ArrayList<>();
+                for (int b = 0; t.mmHashes() != null && b < t.mmHashes().length; b++) {
+                    for (long h : t.mmHashes()[b] == null ? new long[0] : t.mmHashes()[b]) {
+                        items.add(new long[] {(long) b * t.blockSize(), (long) (b + 1) * t.blockSize(), h});
+                    }
+                }
+                mm(o, items, rnd);
+                medium(o, t.medium(), rnd);
             }
             case KvEvent.Removed r -> {
                 head(o, "removed", r.worker(), rnd);
                 o.put("block_hashes", hashes(r.blockHashes(), rnd));
+                medium(o, r.medium(), rnd);
+            }
+            case KvEvent.Copied c -> {
+                head(o, "copied", c.worker(), rnd);
+                o.put("block_hashes", hashes(c.blockHashes(), rnd));
+                o.put("medium", str(c.medium().name(), rnd));
             }
             case KvEvent.Cleared c -> head(o, "cleared", c.worker(), rnd);
             case KvEvent.RemoveWorker rw -> {
@@ -131,6 +153,38 @@ public final class LineVariants {
         } else if (rnd.nextBoolean()) {
             o.put("parent_hash", "null");
         }
+    }
+
+    /** A medium: the GPU left out or written; a lower tier written. */
+    private static void medium(Obj o, Medium m, Random rnd) {
+        if (m != Medium.GPU || rnd.nextInt(3) == 0) {
+            o.put("medium", str(m.name(), rnd));
+        }
+    }
+
+    /** {@code "mm"} items {@code [START,END,MM_HASH]}; none: left out, {@code null} or {@code []}. */
+    private static void mm(Obj o, List<long[]> items, Random rnd) {
+        if (items.isEmpty()) {
+            switch (rnd.nextInt(4)) {
+                case 0 -> o.put("mm", "null");
+                case 1 -> o.put("mm", "[" + ws(rnd) + "]");
+                default -> {} // left out
+            }
+            return;
+        }
+        StringBuilder sb = new StringBuilder("[").append(ws(rnd));
+        for (int i = 0; i < items.size(); i++) {
+            long[] it = items.get(i);
+            sb.append(i > 0 ? "," + ws(rnd) : "")
+                    .append('[')
+                    .append(it[0])
+                    .append(',')
+                    .append(it[1])
+                    .append(',')
+                    .append(hash(it[2], rnd))
+                    .append(']');
+        }
+        o.put("mm", sb.append(ws(rnd)).append(']').toString());
     }
 
     /** An absent salt: left out, null or ""; a present one: the string. */

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
+import io.kvprefix.Medium;
 import io.kvprefix.Worker;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamParser;
@@ -250,8 +251,20 @@ class LineVariantsTest {
                     if (t.loraName() != null && !t.loraName().isEmpty()) {
                         seen.add("lora");
                     }
+                    if (t.hasMultimodal()) {
+                        seen.add("multimodal");
+                    }
+                    if (t.medium() != Medium.GPU) {
+                        seen.add("lower-tier store");
+                    }
                 }
-                case Op.Event(KvEvent.Removed r) -> seen.add(r.blockHashes().length == 0 ? "empty removed" : "removed");
+                case Op.Event(KvEvent.Copied c) -> seen.add("copied");
+                case Op.Event(KvEvent.Removed r) -> {
+                    seen.add(r.blockHashes().length == 0 ? "empty removed" : "removed");
+                    if (r.medium() != Medium.GPU) {
+                        seen.add("lower-tier removed");
+                    }
+                }
                 case Op.Event(KvEvent.Cleared c) -> seen.add("cleared");
                 case Op.Event(KvEvent.RemoveWorker rw) -> seen.add("remove_worker");
             }
@@ -271,6 +284,10 @@ class LineVariantsTest {
                 "dp rank 2^32-1",
                 "stored tokens",
                 "lora",
+                "multimodal",
+                "lower-tier store",
+                "copied",
+                "lower-tier removed",
                 "removed",
                 "empty removed",
                 "cleared",
@@ -291,9 +308,11 @@ class LineVariantsTest {
                         t.blockSize(),
                         t.blockHashes(),
                         blank(t.loraName()),
-                        blank(t.cacheNamespace())));
+                        blank(t.cacheNamespace()),
+                        t.mmHashes(),
+                        t.medium()));
             case Op.TokenMatch m ->
-                new Op.TokenMatch(m.tokenIds(), m.blockSize(), blank(m.loraName()), blank(m.cacheNamespace()));
+                new Op.TokenMatch(m.tokenIds(), m.blockSize(), blank(m.loraName()), blank(m.cacheNamespace()), m.mm());
             default -> op;
         };
     }

@@ -4,6 +4,7 @@ import io.kvprefix.BlockHasher;
 import io.kvprefix.Implementation;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
+import io.kvprefix.Medium;
 import io.kvprefix.Worker;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.testing.OracleIndex;
@@ -56,6 +57,9 @@ public final class OpStreamGenerator {
         double tokenRate = 0.35;
         double matchRate = 0.35;
         double malformedRate = 0.0;
+        /** Share of ops about lower tiers (docs/SPEC.md section 3.1): copies, lower-tier stores and removals. */
+        double tierRate = 0.08;
+
         int[] blockSizes = {1, 2, 4, 16};
         long seed = BlockHasher.DEFAULT_SEED;
         long chainSeed = BlockHasher.DEFAULT_CHAIN_SEED;
@@ -97,6 +101,7 @@ public final class OpStreamGenerator {
             o.maxLongChain = 150 + r.nextInt(2000);
             o.tokenRate = r.nextDouble() * 0.7;
             o.matchRate = 0.2 + r.nextDouble() * 0.3;
+            o.tierRate = r.nextInt(3) == 0 ? 0.0 : r.nextDouble() * 0.25;
             return o;
         }
 
@@ -160,6 +165,11 @@ public final class OpStreamGenerator {
             return this;
         }
         /** Share of malformed lines. */
+        public Options tierRate(double v) {
+            tierRate = v;
+            return this;
+        }
+
         public Options malformedRate(double v) {
             malformedRate = v;
             return this;
@@ -183,9 +193,13 @@ public final class OpStreamGenerator {
                     + ", localAlphabet=" + localAlphabet + ", nameAlphabet=" + nameAlphabet + ", tokenAlphabet="
                     + tokenAlphabet + ", maxChain=" + maxChain + ", longChainRate=" + longChainRate + ", tokenRate="
                     + String.format("%.2f", tokenRate) + ", matchRate=" + String.format("%.2f", matchRate)
-                    + ", malformedRate=" + malformedRate + ", blockSizes=" + Arrays.toString(blockSizes) + "]";
+                    + ", malformedRate=" + malformedRate + ", tierRate=" + String.format("%.2f", tierRate)
+                    + ", blockSizes=" + Arrays.toString(blockSizes) + "]";
         }
     }
+
+    /** The few multimodal content hashes the generator uses, one above 2^63 (sorted as unsigned). */
+    private static final long[] MM_ALPHABET = {42, 7, -3L};
 
     /** Token content is hashed with this block size and salt. */
     private record Flavor(int blockSize, String lora, String namespace) {}
@@ -198,11 +212,13 @@ public final class OpStreamGenerator {
         final long[] locals;
         final int[][] tokens; // null entries for blocks that exist only as hashes
         final Flavor flavor; // null when no block has tokens
+        final long[][] mm; // multimodal hashes per token block (docs/SPEC.md section 2.1); null entries for none
 
-        Doc(long[] locals, int[][] tokens, Flavor flavor) {
+        Doc(long[] locals, int[][] tokens, Flavor flavor, long[][] mm) {
             this.locals = locals;
             this.tokens = tokens;
             this.flavor = flavor;
+            this.mm = mm;
         }
 
         int length() {
@@ -371,6 +387,9 @@ public final class OpStreamGenerator {
         if (rnd.nextDouble() < o.matchRate) {
             return match();
         }
+        if (o.tierRate > 0 && rnd.nextDouble() < o.tierRate) {
+            return tiered();
+        }
         int r = rnd.nextInt(100);
         if (r < 52) {
             return store();
@@ -481,16 +500,25 @@ public final class OpStreamGenerator {
         }
         long[] locals = new long[length];
         int[][] tokens = new int[length][];
+        long[][] mm = new long[length][];
         if (base != null) {
             System.arraycopy(base.locals, 0, locals, 0, keep);
             if (base.flavor != null && base.flavor.equals(f)) {
                 System.arraycopy(base.tokens, 0, tokens, 0, keep);
+                System.arraycopy(base.mm, 0, mm, 0, keep);
             }
         }
         for (int i = keep; i < length; i++) {
             if (tokensTail) {
                 tokens[i] = randomTokenBlock(f);
-                locals[i] = hashers.get(f).localHashes(tokens[i])[0];
+                if (rnd.nextInt(8) == 0) { // a multimodal block: one or two items from a small alphabet
+                    mm[i] = rnd.nextInt(4) == 0
+                            ? new long[] {MM_ALPHABET[rnd.nextInt(3)], MM_ALPHABET[rnd.nextInt(3)]}
+                            : new long[] {MM_ALPHABET[rnd.nextInt(3)]};
+                }
+                locals[i] = mm[i] == null
+                        ? hashers.get(f).localHashes(tokens[i])[0]
+                        : hashers.get(f).localHashes(tokens[i], 0, f.blockSize(), new long[][] {mm[i]})[0];
             } else {
                 locals[i] = randomLocal();
             }
@@ -499,7 +527,7 @@ public final class OpStreamGenerator {
         for (int[] t : tokens) {
             anyTokens |= t != null;
         }
-        Doc d = new Doc(locals, tokens, anyTokens ? f : null);
+        Doc d = new Doc(locals, tokens, anyTokens ? f : null, mm);
         if (docs.size() < MAX_DOCS) {
             docs.add(d);
         } else {
@@ -547,7 +575,8 @@ public final class OpStreamGenerator {
                 Doc slice = new Doc(
                         Arrays.copyOfRange(d.locals, from, d.length()),
                         Arrays.copyOfRange(d.tokens, from, d.length()),
-                        d.flavor);
+                        d.flavor,
+                        Arrays.copyOfRange(d.mm, from, d.length()));
                 if (docs.size() < MAX_DOCS) {
                     docs.add(slice);
                 }
@@ -609,7 +638,13 @@ public final class OpStreamGenerator {
                 tokens[i] = rnd.nextInt(40);
             }
             String lora = f.lora() == null && rnd.nextInt(4) == 0 ? "" : f.lora();
-            event = new KvEvent.StoredTokens(w, p, tokens, f.blockSize(), names, lora, f.namespace());
+            long[][] mm = Arrays.copyOfRange(doc.mm, start, start + k);
+            boolean anyMm = false;
+            for (long[] m : mm) {
+                anyMm |= m != null;
+            }
+            event = new KvEvent.StoredTokens(
+                    w, p, tokens, f.blockSize(), names, lora, f.namespace(), anyMm || rnd.nextBoolean() ? mm : null);
         } else {
             event = new KvEvent.Stored(w, p, names, Arrays.copyOfRange(doc.locals, start, start + k));
         }
@@ -825,6 +860,45 @@ public final class OpStreamGenerator {
         return names;
     }
 
+    /**
+     * An op about a lower tier: a copy of names the worker holds (and now and then an unknown one), a
+     * store's content on a lower tier, or a removal from one. The model keeps no tiers: the oracle
+     * decides what they do.
+     */
+    private Op tiered() {
+        Medium m = rnd.nextInt(4) == 0 ? Medium.DISK : Medium.CPU;
+        Worker w = knownWithNames();
+        int r = rnd.nextInt(100);
+        if (w == null || r < 30) {
+            Op op = store();
+            return op instanceof Op.Event(KvEvent.Stored s)
+                    ? new Op.Event(new KvEvent.Stored(s.worker(), s.parentHash(), s.blockHashes(), s.localHashes(), m))
+                    : op instanceof Op.Event(KvEvent.StoredTokens t)
+                            ? new Op.Event(new KvEvent.StoredTokens(
+                                    t.worker(),
+                                    t.parentHash(),
+                                    t.tokenIds(),
+                                    t.blockSize(),
+                                    t.blockHashes(),
+                                    t.loraName(),
+                                    t.cacheNamespace(),
+                                    t.mmHashes(),
+                                    m))
+                            : op;
+        }
+        Holdings h = known.get(w);
+        long[] names;
+        if (rnd.nextInt(5) == 0) {
+            names = chainFrom(h); // a whole branch offloaded, or dropped from the tier
+        } else {
+            names = new long[1 + rnd.nextInt(3)];
+            for (int i = 0; i < names.length; i++) {
+                names[i] = rnd.nextInt(12) == 0 ? nextName++ : h.random(rnd);
+            }
+        }
+        return new Op.Event(r < 70 ? new KvEvent.Copied(w, names, m) : new KvEvent.Removed(w, names, m));
+    }
+
     private Op remove(Worker w, long[] names) {
         Holdings h = known.get(w);
         if (h != null) {
@@ -926,10 +1000,17 @@ public final class OpStreamGenerator {
         int bs = f.blockSize();
         int tail = rnd.nextInt(3) == 0 ? rnd.nextInt(bs) : 0;
         int[] tokens = new int[(len + extend) * bs + tail];
+        List<BlockHasher.MmSpan> spans = new ArrayList<>();
         for (int i = 0; i < len + extend; i++) {
             int[] block = i < len
                     ? d.tokens[i]
                     : i < d.length() && d.tokens[i] != null && rnd.nextBoolean() ? d.tokens[i] : randomTokenBlock(f);
+            if (i < d.length() && block == d.tokens[i] && d.mm[i] != null && (i != diverge || rnd.nextBoolean())) {
+                for (long m : d.mm[i]) { // each item spans its block, or also the block after (one item, two blocks)
+                    int end = (i + 1) * bs + (rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(bs) : 0);
+                    spans.add(new BlockHasher.MmSpan(i * bs + rnd.nextInt(bs), end, m));
+                }
+            }
             if (i == diverge) {
                 block = (rnd.nextBoolean() ? randomTokenBlock(f) : block).clone(); // never touch the shared pool
                 if (rnd.nextBoolean()) {
@@ -951,6 +1032,6 @@ public final class OpStreamGenerator {
         } else if (salt == 1 && lora == null) {
             lora = ""; // the same as absent
         }
-        return new Op.TokenMatch(tokens, bs, lora, ns);
+        return new Op.TokenMatch(tokens, bs, lora, ns, spans);
     }
 }

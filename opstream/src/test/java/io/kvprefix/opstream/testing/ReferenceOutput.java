@@ -37,7 +37,8 @@ public final class ReferenceOutput {
                             yield OpStreamWriter.scoresLine(r);
                         }
                         case Op.TokenMatch m -> {
-                            reference.match(m.tokenIds(), 0, m.tokenIds().length, m.hasher(reference.config()), r);
+                            reference.match(
+                                    m.tokenIds(), 0, m.tokenIds().length, m.hasher(reference.config()), m.mm(), r);
                             yield OpStreamWriter.scoresLine(r);
                         }
                         case Op.Explain x -> OpStreamWriter.explanationLine(x.on(reference));

@@ -3,6 +3,7 @@ package io.kvprefix.cli.internal.sim;
 import io.kvprefix.BlockHasher;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
+import io.kvprefix.Medium;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Router;
 import io.kvprefix.RoutingDecision;
@@ -49,8 +50,10 @@ public interface Policy extends AutoCloseable {
 
     /** The policies a simulation can compare, by the key {@code --policies} takes. */
     enum Kind {
-        /** The router over an index fed with the engines' KV events. */
+        /** The router over an index fed with the engines' KV events, every tier's (docs/SPEC.md section 3.1). */
         KV_EVENTS("kv-events", "kv-aware (events)"),
+        /** The same router fed the GPU's events only: what kvprefix did before it knew of lower tiers. */
+        KV_EVENTS_GPU("kv-events-gpu", "kv-aware (GPU only)"),
         /** The router predicting cache contents from its own decisions (no events). */
         KV_PREDICTED("kv-predicted", "kv-aware (predicted)"),
         /** Worker {@code i mod N} for the {@code i}-th request. */
@@ -94,7 +97,8 @@ public interface Policy extends AutoCloseable {
         /** A fresh policy of this kind for a simulation with {@code settings} at {@code blockSize}. */
         public Policy create(SimSettings settings, int blockSize, LongSupplier simClockNanos) {
             return switch (this) {
-                case KV_EVENTS -> RouterPolicy.events(displayName, settings, blockSize);
+                case KV_EVENTS -> RouterPolicy.events(displayName, settings, blockSize, false);
+                case KV_EVENTS_GPU -> RouterPolicy.events(displayName, settings, blockSize, true);
                 case KV_PREDICTED -> RouterPolicy.predicted(displayName, settings, blockSize, simClockNanos);
                 case ROUND_ROBIN -> new RoundRobin(displayName, settings.workers());
                 case RANDOM -> new RandomPolicy(displayName, settings.workers(), settings.seed());
@@ -109,12 +113,14 @@ public interface Policy extends AutoCloseable {
         private final PrefixIndex index;
         private final Router router;
         private final BlockHasher hasher;
+        private final boolean gpuOnly;
 
-        private RouterPolicy(String name, PrefixIndex index, Router router) {
+        private RouterPolicy(String name, PrefixIndex index, Router router, boolean gpuOnly) {
             this.name = name;
             this.index = index;
             this.router = router;
             this.hasher = router.hasher();
+            this.gpuOnly = gpuOnly;
         }
 
         static Router.Builder builder(SimSettings s) {
@@ -137,9 +143,9 @@ public interface Policy extends AutoCloseable {
                     .build();
         }
 
-        static RouterPolicy events(String name, SimSettings s, int blockSize) {
+        static RouterPolicy events(String name, SimSettings s, int blockSize, boolean gpuOnly) {
             PrefixIndex index = PrefixIndex.create(config(s, blockSize));
-            return new RouterPolicy(name, index, builder(s).index(index).build());
+            return new RouterPolicy(name, index, builder(s).index(index).build(), gpuOnly);
         }
 
         static RouterPolicy predicted(String name, SimSettings s, int blockSize, LongSupplier clock) {
@@ -150,7 +156,7 @@ public interface Policy extends AutoCloseable {
                     .predictedMaxBlocks(s.predictedMaxBlocks())
                     .clock(clock)
                     .build();
-            return new RouterPolicy(name, null, r);
+            return new RouterPolicy(name, null, r, false);
         }
 
         @Override
@@ -183,7 +189,15 @@ public interface Policy extends AutoCloseable {
 
         @Override
         public void apply(KvEvent event) {
-            index.apply(event);
+            boolean lower = switch (event) {
+                case KvEvent.Copied c -> true;
+                case KvEvent.Removed r -> r.medium() != Medium.GPU;
+                case KvEvent.Stored st -> st.medium() != Medium.GPU;
+                default -> false;
+            };
+            if (!(gpuOnly && lower)) {
+                index.apply(event);
+            }
         }
 
         @Override

@@ -26,6 +26,9 @@ import java.time.Duration;
  * @param spreadMisses whether the router spreads misses
  * @param predictedTtl the predicted router's block time to live (simulated time)
  * @param predictedMaxBlocks the predicted router's bound on predicted blocks
+ * @param cpuBlocks blocks of each mock engine's CPU tier (0: none): the GPU's evicted blocks go there,
+ *     and a request whose prefix continues there loads those blocks instead of computing them
+ * @param onloadTokensPerS how fast a worker loads tokens back from its CPU tier, {@code > 0}
  */
 public record SimSettings(
         int workers,
@@ -38,11 +41,20 @@ public record SimSettings(
         int minMatchBlocks,
         boolean spreadMisses,
         Duration predictedTtl,
-        long predictedMaxBlocks) {
+        long predictedMaxBlocks,
+        int cpuBlocks,
+        double onloadTokensPerS) {
     /** Prefill speed of the fixed cost model: 10,000 uncached tokens per second per worker. */
     public static final double DEFAULT_PREFILL_TOKENS_PER_S = 10_000;
     /** Decode speed of the fixed cost model: 50 tokens per second per request. */
     public static final double DEFAULT_DECODE_TOKENS_PER_S = 50;
+    /**
+     * Onload speed from the CPU tier: 400,000 tokens per second, 40 times the prefill rate. From a
+     * published measurement (H20, Qwen3-Coder-30B-A3B, vLLM 0.18.1's offloading connector, agentic-kvc):
+     * a 64K-token prompt took 272 ms as a CPU hit and 111 ms as a GPU hit, so about 161 ms to load
+     * 64K tokens over PCIe.
+     */
+    public static final double DEFAULT_ONLOAD_TOKENS_PER_S = 400_000;
 
     public SimSettings {
         if (workers < 1) {
@@ -56,6 +68,12 @@ public record SimSettings(
         }
         if (!(decodeTokensPerS > 0) || Double.isInfinite(decodeTokensPerS)) {
             throw new IllegalArgumentException("--decode-rate must be a positive number, got " + decodeTokensPerS);
+        }
+        if (cpuBlocks < 0) {
+            throw new IllegalArgumentException("--cpu-blocks must be >= 0, got " + cpuBlocks);
+        }
+        if (!(onloadTokensPerS > 0) || Double.isInfinite(onloadTokensPerS)) {
+            throw new IllegalArgumentException("--onload-rate must be a positive number, got " + onloadTokensPerS);
         }
     }
 
@@ -72,6 +90,8 @@ public record SimSettings(
                 0,
                 false,
                 Duration.ofSeconds(120),
-                1L << 20);
+                1L << 20,
+                0,
+                DEFAULT_ONLOAD_TOKENS_PER_S);
     }
 }

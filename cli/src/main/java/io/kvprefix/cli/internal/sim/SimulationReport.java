@@ -83,8 +83,16 @@ public final class SimulationReport {
                 "%s: %,d requests, %,d input tokens, %d tokens per block%n",
                 trace.source(), trace.requests(), trace.inputTokens(), trace.tokensPerBlock()));
         sb.append(f(
-                "%d workers x %,d blocks; prefill %,.0f tokens/s per worker, decode %,.0f tokens/s per request%n%n",
-                settings.workers(), settings.cacheBlocks(), settings.prefillTokensPerS(), settings.decodeTokensPerS()));
+                "%d workers x %,d blocks%s; prefill %,.0f tokens/s per worker, decode %,.0f tokens/s per request%n%n",
+                settings.workers(),
+                settings.cacheBlocks(),
+                settings.cpuBlocks() == 0
+                        ? ""
+                        : f(
+                                " + %,d CPU-tier blocks (loaded back at %,.0f tokens/s; a hit counts GPU and CPU blocks)",
+                                settings.cpuBlocks(), settings.onloadTokensPerS()),
+                settings.prefillTokensPerS(),
+                settings.decodeTokensPerS()));
         sb.append(f(
                 "%-22s %9s %16s %11s %11s %11s %13s %17s%n",
                 "policy",

@@ -22,7 +22,9 @@ import java.util.function.LongConsumer;
  *       wall clock: the policy's cost per decision); the request joins that worker's prefill queue.
  *   <li><b>Prefill start</b> (when the worker is free, first come first served): the worker's
  *       {@link MockEngine} admits the request, which finds its cached prefix (the reused tokens), evicts
- *       what it must and stores the rest. The prefill lasts {@code uncached tokens / prefill rate}.
+ *       what it must and stores the rest. The prefill lasts {@code uncached tokens / prefill rate},
+ *       plus {@code loaded tokens / onload rate} for the blocks its CPU tier gives back (they count as
+ *       reused: not computed).
  *   <li><b>Prefill end</b>: the engine's KV events for the admission reach the event-fed index (so the
  *       index lags the engine by one prefill, as it would behind real engines); the time to first token
  *       is taken; decode starts.
@@ -82,7 +84,7 @@ public final class Simulator {
         this.waiting = queues;
         this.prefilling = new SimRequest[n];
         for (int w = 0; w < n; w++) {
-            engines[w] = new MockEngine(Worker.of(w), settings.cacheBlocks(), hashes);
+            engines[w] = new MockEngine(Worker.of(w), settings.cacheBlocks(), settings.cpuBlocks(), hashes);
             waiting[w] = new ArrayDeque<>();
         }
         this.ttftNs = new long[trace.size()];
@@ -172,12 +174,16 @@ public final class Simulator {
         SimRequest q = waiting[w].poll();
         prefilling[w] = q;
         AdmitResult a = engines[w].admit(q.trace);
-        long reused = (long) a.cachedBlocks() * tokensPerBlock;
+        long loaded = (long) a.lowerTierBlocks() * tokensPerBlock; // from the CPU tier: loaded, not computed
+        long reused = (long) a.cachedBlocks() * tokensPerBlock + loaded;
         inputTokens += q.trace.inputLength();
         reusedTokens += reused;
         q.pendingEvents = a.events();
         long uncached = Math.max(0, q.trace.inputLength() - reused);
-        schedule(now + nanos(uncached, settings.prefillTokensPerS()), PREFILL_DONE, q);
+        schedule(
+                now + nanos(uncached, settings.prefillTokensPerS()) + nanos(loaded, settings.onloadTokensPerS()),
+                PREFILL_DONE,
+                q);
     }
 
     private void prefillDone(SimRequest q) {

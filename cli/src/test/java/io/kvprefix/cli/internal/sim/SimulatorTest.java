@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 /** The simulation's cost model, on requests small enough to work out by hand (512-token blocks). */
 class SimulatorTest {
     private static SimSettings settings(int workers) {
-        return new SimSettings(workers, 1000, 10_000, 50, 1, 1.0, 0, 0, false, Duration.ofSeconds(120), 1 << 20);
+        return new SimSettings(
+                workers, 1000, 10_000, 50, 1, 1.0, 0, 0, false, Duration.ofSeconds(120), 1 << 20, 0, 400_000);
     }
 
     private static TraceRequest req(int index, long ms, int input, int output, long... ids) {
@@ -91,5 +92,33 @@ class SimulatorTest {
                         req(2, 0, 1024, 1, 2, 1))); // 2 at position 0 is new: nothing counts
         assertEquals(1024, Simulator.infiniteCacheHitTokens(t));
         assertEquals(3660, Simulator.inputTokens(t));
+    }
+
+    /**
+     * Engines that offload to a CPU tier (docs/SPEC.md section 3.1), on the built-in chat workload with
+     * GPU caches far too small for it (128 blocks), so conversations come back after their GPU blocks
+     * were evicted. The router fed every tier's events finds the worker that still holds a prefix on
+     * its CPU; fed the GPU's alone it cannot, and recomputes more. Without a CPU tier the two are the
+     * same policy.
+     */
+    @Test
+    void tierAwareRoutingKeepsHitsAfterGpuTurnover() {
+        Trace t = io.kvprefix.workload.SyntheticTrace.generate(4000, 42);
+        LocalHashTable hashes = LocalHashTable.forTrace(t);
+        for (int cpu : new int[] {0, 8192}) {
+            SimSettings s = new SimSettings(
+                    16, 128, 10_000, 50, 42, 1.0, 0, 0, false, Duration.ofSeconds(120), 1 << 20, cpu, 400_000);
+            PolicyResult tiers = Simulator.run(t, hashes, s, Policy.Kind.KV_EVENTS, n -> {});
+            PolicyResult gpu = Simulator.run(t, hashes, s, Policy.Kind.KV_EVENTS_GPU, n -> {});
+            if (cpu == 0) {
+                assertEquals(gpu.reusedTokens(), tiers.reusedTokens(), "no CPU tier: the same policy");
+                assertArrayEquals(gpu.requestsPerWorker(), tiers.requestsPerWorker());
+            } else {
+                org.junit.jupiter.api.Assertions.assertTrue(
+                        tiers.hitRate() > gpu.hitRate() + 0.01,
+                        "tier-aware " + tiers.hitRate() + " vs GPU only " + gpu.hitRate());
+                org.junit.jupiter.api.Assertions.assertTrue(tiers.ttftMeanMs() < gpu.ttftMeanMs());
+            }
+        }
     }
 }
