@@ -8,6 +8,7 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamWriter;
 import io.kvprefix.testing.RepoPaths;
 import io.kvprefix.zmq.testing.PythonPublisher;
@@ -71,7 +72,7 @@ class ListenSnapshotTest {
             ByteArrayOutputStream q = new ByteArrayOutputStream();
             OpStreamWriter w = new OpStreamWriter(q);
             for (Truth.Query t : truth.queries()) {
-                w.matchTokens(t.tokens(), 0, t.tokens().length, t.blockSize(), t.lora(), null);
+                w.op(new Op.TokenMatch(t.tokens(), t.blockSize(), t.lora(), null, t.mm()));
             }
             w.flush();
             Files.write(queries, q.toByteArray());
@@ -96,7 +97,7 @@ class ListenSnapshotTest {
                             .blockSize(t.blockSize())
                             .loraName(t.lora())
                             .build();
-                    oracle.match(t.tokens(), 0, t.tokens().length, h, m);
+                    oracle.match(t.tokens(), 0, t.tokens().length, h, t.mm(), m);
                     want.add(OpStreamWriter.scoresLine(m));
                 }
                 assertEquals(want, lines.subList(0, lines.size() - 1));

@@ -77,8 +77,8 @@ class ResumeIntegrationTest {
                                     .build());
                     MatchResult got = new MatchResult();
                     MatchResult want = new MatchResult();
-                    index.match(q.tokens(), 0, q.tokens().length, h, got);
-                    oracle.match(q.tokens(), 0, q.tokens().length, h, want);
+                    index.match(q.tokens(), 0, q.tokens().length, h, q.mm(), got);
+                    oracle.match(q.tokens(), 0, q.tokens().length, h, q.mm(), want);
                     assertEquals(want.scores(), got.scores(), why);
                     if (lostFrom < 0) { // the publisher's own simulated cache
                         assertEquals(q.depth(), got.depthOf(Worker.of(1, q.rank())), why);
