@@ -60,7 +60,8 @@ import picocli.CommandLine.Option;
             "they cannot be, its workers are cleared and fed again from the live stream.",
             "After --duration (or Ctrl-C) prints the result of each match and explain line",
             "of --queries, then one JSON stats object as the last line of standard output.",
-            "--metrics-port serves Prometheus metrics and health checks meanwhile."
+            "--metrics-port serves Prometheus metrics and health checks meanwhile.",
+            "With --nats it applies a fleet's stream instead (kvprefix relay fills it)."
         })
 final class ListenCommand implements Callable<Integer> {
 
@@ -89,6 +90,23 @@ final class ListenCommand implements Callable<Integer> {
                 "Its counters are printed as one JSON line before the stats object."
             })
     String trtllmEvents;
+
+    @Option(
+            names = "--nats",
+            paramLabel = "URL",
+            description = {
+                "instead of engines, apply a fleet's JetStream stream (kvprefix relay fills it;",
+                "docs/SPEC.md section 9), for example nats://127.0.0.1:4222; the stats then",
+                "add the stream sequence applied and the lag"
+            })
+    String nats;
+
+    @Option(
+            names = "--stream",
+            paramLabel = "NAME",
+            defaultValue = "KVPREFIX_EVENTS",
+            description = "with --nats: the stream's name (default: ${DEFAULT-VALUE})")
+    String stream;
 
     @Option(
             names = "--duration",
@@ -172,10 +190,13 @@ final class ListenCommand implements Callable<Integer> {
     boolean quiet;
 
     @Override
-    public Integer call() throws InterruptedException {
+    public Integer call() throws Exception {
+        if (nats != null) {
+            return NatsListen.run(this);
+        }
         List<EngineEndpoint> specs = parseEngines();
         if (specs.isEmpty() && trtllmEvents == null) {
-            throw new IllegalArgumentException("give at least one --engine or --trtllm-events");
+            throw new IllegalArgumentException("give at least one --engine or --trtllm-events, or --nats");
         }
         Duration runFor = duration == null ? null : seconds(duration, "--duration");
         Duration every = seconds(statsInterval, "--stats-interval");
@@ -402,14 +423,14 @@ final class ListenCommand implements Callable<Integer> {
         return out;
     }
 
-    private static Duration seconds(double s, String option) {
+    static Duration seconds(double s, String option) {
         if (!(s > 0) || s > 1e9) {
             throw new IllegalArgumentException(option + " must be a positive number of seconds, got " + s);
         }
         return Duration.ofNanos((long) (s * 1e9));
     }
 
-    private static Path readableFile(String name) {
+    static Path readableFile(String name) {
         try {
             Path p = Path.of(name);
             if (Files.isRegularFile(p) && Files.isReadable(p)) {
@@ -430,7 +451,7 @@ final class ListenCommand implements Callable<Integer> {
      * result line for each; event lines are skipped (the index reflects the engines), invalid lines
      * are answered {@code invalid_input}. False if the file cannot be read.
      */
-    private static boolean runQueries(Path file, PrefixIndex index, PrintStream err) {
+    static boolean runQueries(Path file, PrefixIndex index, PrintStream err) {
         OpStreamParser parser = new OpStreamParser();
         MatchResult result = new MatchResult();
         long skipped = 0;

@@ -25,6 +25,8 @@ import picocli.CommandLine.Command;
             GenOpsCommand.class,
             ReplayCommand.class,
             ListenCommand.class,
+            RelayCommand.class,
+            FleetBenchCommand.class,
             BenchCommand.class,
             SweepCommand.class,
             JmhCommand.class,

@@ -143,6 +143,7 @@ class ModuleLayoutTest {
     private static final Map<String, Class<?>> DESCRIBED = Map.of(
             "java", io.kvprefix.PrefixIndex.class,
             "listener", io.kvprefix.zmq.EngineEndpoint.class,
+            "nats", io.kvprefix.nats.FleetStream.class,
             "metrics", io.kvprefix.metrics.MetricsServer.class);
 
     @Test
@@ -226,7 +227,8 @@ class ModuleLayoutTest {
         }
         assertEquals(new TreeSet<>(modules()), seen, "every module of the root pom.xml has main sources here");
         assertTrue(
-                seen.containsAll(List.of("java", "listener", "metrics", "opstream", "workloads", "benchmarks", "cli")),
+                seen.containsAll(
+                        List.of("java", "listener", "nats", "metrics", "opstream", "workloads", "benchmarks", "cli")),
                 "" + seen);
     }
 

@@ -56,6 +56,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * not for everything from 0. If the engine's buffer no longer reaches back that far, its workers
  * are cleared (a resync, as for any gap).
  *
+ * <p><b>Without an index</b> ({@link #builder(BatchTap)}) the same machinery hands each engine's
+ * batches, undecoded and in the order they would be applied, to a {@link BatchTap}, and tells it when
+ * the engine's workers would be cleared. <b>Resuming</b> ({@link #addEngine(EngineEndpoint,
+ * ResumePoint)}) takes an engine's stream up after a batch applied by an earlier process.
+ *
  * <p><b>Engines at run time</b>: {@link #addEngine} and {@link #removeEngine} may be called at any
  * time. Removing an engine makes the index forget it: {@link io.kvprefix.KvEvent.RemoveWorker} of its
  * worker id, or, when another subscribed engine shares that worker id, {@code Cleared} of each rank it
@@ -75,7 +80,10 @@ public final class KvEventSubscriber implements AutoCloseable {
     private static final long SNAPSHOT_TIMEOUT_SECONDS = 600;
     private static final System.Logger LOG = System.getLogger("io.kvprefix.zmq");
 
+    /** The index fed, or null for a subscriber that hands its batches to {@link #tap}. */
     private final PrefixIndex index;
+
+    private final BatchTap tap;
     private final SubscriberSettings settings;
     private final Map<String, EnginePositions.Position> resume;
     private final SubscriberLoop loop;
@@ -89,6 +97,7 @@ public final class KvEventSubscriber implements AutoCloseable {
         List<String> complaints = new ArrayList<>();
         this.resume = EnginePositions.decode(b.resumeFrom, complaints);
         complaints.forEach(c -> LOG.log(System.Logger.Level.WARNING, c));
+        this.tap = b.tap;
         this.settings = new SubscriberSettings(
                 b.replayTimeout.toNanos(),
                 b.maxPendingBatches,
@@ -106,7 +115,16 @@ public final class KvEventSubscriber implements AutoCloseable {
 
     /** A builder for a subscriber that applies events to {@code index}. */
     public static Builder builder(PrefixIndex index) {
-        return new Builder(index);
+        return new Builder(Objects.requireNonNull(index, "index"), null);
+    }
+
+    /**
+     * A builder for a subscriber that feeds no index: it hands every engine's batches, in the order a
+     * subscriber applies them, to {@code tap} (and tells it when the engine's workers must be cleared),
+     * undecoded. Its stats count batches, gaps, replays and resyncs; no events.
+     */
+    public static Builder builder(BatchTap tap) {
+        return new Builder(null, Objects.requireNonNull(tap, "tap"));
     }
 
     /**
@@ -118,15 +136,34 @@ public final class KvEventSubscriber implements AutoCloseable {
      * @throws IllegalStateException if the subscriber is closed
      */
     public synchronized void addEngine(EngineEndpoint engine) {
+        add(engine, null);
+    }
+
+    /**
+     * Subscribes to {@code engine} whose stream up to {@code from} was applied before (by an earlier
+     * process whose state was kept): its replay socket is asked at once for everything after it (see
+     * {@link ResumePoint}); without a replay endpoint the live stream must go on at
+     * {@code from.nextSeq()}, or the engine's workers are cleared (a resync).
+     *
+     * @throws IllegalArgumentException as {@link #addEngine(EngineEndpoint)}
+     * @throws IllegalStateException if the subscriber is closed
+     */
+    public synchronized void addEngine(EngineEndpoint engine, ResumePoint from) {
+        add(engine, Objects.requireNonNull(from, "from"));
+    }
+
+    private void add(EngineEndpoint engine, ResumePoint from) {
         Objects.requireNonNull(engine, "engine");
         checkOpen();
         if (sessions.containsKey(engine.endpoint())) {
             throw new IllegalArgumentException("engine " + engine.endpoint() + " is subscribed already");
         }
-        EngineSession s = new EngineSession(engine, index, settings);
         EnginePositions.Position p = resume.get(engine.endpoint());
-        if (p != null && p.workerId() == engine.workerId()) {
-            s.resumeAfter(p.lastApplied(), p.workersFed());
+        boolean restored = from == null && p != null && p.workerId() == engine.workerId();
+        ResumePoint point = restored ? ResumePoint.after(p.lastApplied()) : from;
+        EngineSession s = new EngineSession(engine, index, tap, settings, point);
+        if (restored) {
+            s.fedBefore(p.workersFed());
         }
         await(loop.submit(ctx -> {
             ctx.add(s);
@@ -169,6 +206,9 @@ public final class KvEventSubscriber implements AutoCloseable {
         Objects.requireNonNull(file, "file");
         synchronized (this) {
             checkOpen();
+        }
+        if (index == null) {
+            throw new IllegalStateException("a subscriber that feeds a BatchTap has no index to save");
         }
         await(
                 loop.submit(ctx -> {
@@ -262,6 +302,7 @@ public final class KvEventSubscriber implements AutoCloseable {
      */
     public static final class Builder {
         private final PrefixIndex index;
+        private final BatchTap tap;
         private Duration replayTimeout = Duration.ofSeconds(3);
         private int maxPendingBatches = 10_000;
         private boolean bootstrapReplay = true;
@@ -271,8 +312,9 @@ public final class KvEventSubscriber implements AutoCloseable {
         private Duration handshakeTimeout = Duration.ofSeconds(1);
         private Map<String, String> resumeFrom = Map.of();
 
-        private Builder(PrefixIndex index) {
-            this.index = Objects.requireNonNull(index, "index");
+        private Builder(PrefixIndex index, BatchTap tap) {
+            this.index = index;
+            this.tap = tap;
         }
 
         /**

@@ -7,6 +7,9 @@
  *   <li>{@link io.kvprefix.zmq.EngineEndpoint}: one engine (endpoint, worker id, dp rank, replay
  *       endpoint, topic, format).
  *   <li>{@link io.kvprefix.zmq.SubscriberStats}: counters per engine and in total, as JSON too.
+ *   <li>{@link io.kvprefix.zmq.BatchTap}: what a subscriber that feeds no index hands each engine's
+ *       batches to, in the order it would apply them (a relay republishes them elsewhere);
+ *       {@link io.kvprefix.zmq.ResumePoint}: where an engine's stream was left, to take it up there.
  *   <li>{@link io.kvprefix.zmq.EngineEventDecoder}: one batch payload in, the events to apply and the
  *       issues out ({@link io.kvprefix.zmq.DecodedBatch}); {@link io.kvprefix.zmq.VllmEventDecoder} is
  *       the {@code vllm} format, for routers that receive vLLM payloads some other way too.

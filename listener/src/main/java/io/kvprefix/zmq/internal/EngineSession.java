@@ -5,10 +5,12 @@ import io.kvprefix.KvEvent;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.zmq.BatchDecodeException;
+import io.kvprefix.zmq.BatchTap;
 import io.kvprefix.zmq.DecodeIssue;
 import io.kvprefix.zmq.DecodedBatch;
 import io.kvprefix.zmq.EngineEndpoint;
 import io.kvprefix.zmq.EngineEventDecoder;
+import io.kvprefix.zmq.ResumePoint;
 import io.kvprefix.zmq.SubscriberStats.Counter;
 import io.kvprefix.zmq.SubscriberStats.EventKind;
 import java.lang.System.Logger.Level;
@@ -28,7 +30,7 @@ import org.zeromq.ZMQ;
  * One subscribed engine: its SUB socket (live batches), its DEALER socket (replay requests and
  * answers), its decoder (the {@link EngineEventDecoder} of the engine's format) and
  * {@link EngineSync}, and its counters. Events are applied to the index
- * here, in sequence order.
+ * here, in sequence order, or the batches handed to a {@link BatchTap} instead.
  *
  * <p>Thread-safety: every method except the gauges ({@link #engine()}, {@link #counters()},
  * {@link #state()}, {@link #lastSeq()}, {@link #lagMillis()}, {@link #pending()}) must be called on
@@ -40,7 +42,13 @@ public final class EngineSession implements EngineSync.Port {
     private static final long END_SEQ = -1L;
 
     private final EngineEndpoint engine;
+    /** The index fed, or null when a {@link BatchTap} is handed the batches instead. */
     private final PrefixIndex index;
+
+    private final BatchTap tap;
+    /** Where to take up the stream, or null to start it afresh. */
+    private final ResumePoint resume;
+
     private final SubscriberSettings settings;
     private final EngineCounters counters = new EngineCounters();
     private final EngineEventDecoder decoder;
@@ -56,17 +64,28 @@ public final class EngineSession implements EngineSync.Port {
     private ZMQ.Socket sub;
     private ZMQ.Socket dealer;
 
-    /** The batch a restored index holds everything up to, or -1: {@link #open} resumes after it. */
-    private long resumeAfter = -1;
-
     private volatile String state = "waiting";
     private volatile long lastSeq = -1;
     private volatile long lagMillis = -1;
     private volatile int pending;
 
     public EngineSession(EngineEndpoint engine, PrefixIndex index, SubscriberSettings settings) {
+        this(engine, index, null, settings, null);
+    }
+
+    /**
+     * A session that feeds {@code index}, or, when {@code index} is null, hands its batches to
+     * {@code tap}; it takes up the stream after {@code resume} if that is not null.
+     */
+    public EngineSession(
+            EngineEndpoint engine, PrefixIndex index, BatchTap tap, SubscriberSettings settings, ResumePoint resume) {
+        if ((index == null) == (tap == null)) {
+            throw new IllegalArgumentException("a session feeds an index or a tap, exactly one");
+        }
         this.engine = engine;
         this.index = index;
+        this.tap = tap;
+        this.resume = resume;
         this.settings = settings;
         this.decoder = EngineEventDecoder.forEngine(engine);
         this.sync = new EngineSync(
@@ -104,12 +123,10 @@ public final class EngineSession implements EngineSync.Port {
     }
 
     /**
-     * Before {@link #open}: the index was restored from a snapshot holding this engine's batches up
-     * to {@code lastApplied}, fed into {@code workers}; the session goes on after it.
+     * Before {@link #open}: the index was restored from a snapshot in which this engine had fed
+     * {@code workers} (a resync clears them too).
      */
-    public void resumeAfter(long lastApplied, Collection<Worker> workers) {
-        resumeAfter = lastApplied;
-        lastSeq = lastApplied;
+    public void fedBefore(Collection<Worker> workers) {
         workersFed.addAll(workers);
     }
 
@@ -138,13 +155,14 @@ public final class EngineSession implements EngineSync.Port {
             if (engine.replayEndpoint().isPresent()) {
                 openDealer();
             }
+            if (resume != null) {
+                lastSeq = resume.lastSeq();
+                sync.resume(resume.lastSeq(), System.nanoTime());
+                publishGauges();
+            }
         } catch (RuntimeException e) {
             closeSockets();
             throw e;
-        }
-        if (resumeAfter >= 0) {
-            sync.resume(resumeAfter, System.nanoTime());
-            publishGauges();
         }
     }
 
@@ -298,6 +316,11 @@ public final class EngineSession implements EngineSync.Port {
 
     @Override
     public void apply(long seq, byte[] payload) {
+        if (tap != null) {
+            tap.batch(engine, seq, payload);
+            lastSeq = seq;
+            return;
+        }
         DecodedBatch batch;
         try {
             batch = decoder.decode(payload);
@@ -389,6 +412,10 @@ public final class EngineSession implements EngineSync.Port {
 
     @Override
     public void clearWorkers() {
+        if (tap != null) {
+            tap.cleared(engine);
+            return;
+        }
         for (Worker w : workersFed) {
             applyToIndex(new KvEvent.Cleared(w));
         }
@@ -401,6 +428,9 @@ public final class EngineSession implements EngineSync.Port {
 
     /** The engine is being removed: drop what it fed into the index ({@code RemoveWorker} unless another engine shares its worker id). */
     public void forget(boolean workerIdShared) {
+        if (tap != null) {
+            return; // a tap is told of the engine's batches, not of who subscribes to it
+        }
         if (workerIdShared) {
             clearWorkers();
         } else {

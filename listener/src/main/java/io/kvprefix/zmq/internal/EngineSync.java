@@ -89,7 +89,7 @@ public final class EngineSync {
 
     private boolean replaying;
     private boolean bootstrapping;
-    /** The replay in progress asks for what was published since a snapshot: an empty answer loses nothing. */
+    /** The replay in progress is the one {@link #resume} sent: an empty answer means a quiet engine. */
     private boolean resuming;
 
     private boolean replayAnswered;
@@ -121,17 +121,20 @@ public final class EngineSync {
     }
 
     /**
-     * Goes on from a snapshot that holds every batch up to {@code lastApplied} (before any batch
-     * arrived): asks for the batches after it at once if there is a replay endpoint.
+     * Takes up the stream after batch {@code lastSeq}, which was applied before (restored from a
+     * snapshot, or kept by an earlier process): the next batch expected is {@code lastSeq + 1}, and
+     * with a replay endpoint everything from there is asked for at once. An empty answer means the
+     * engine has published nothing since; an answer that starts later means the range is lost (a
+     * resync). Call it before any batch arrives.
      */
-    public void resume(long lastApplied, long now) {
-        if (started || lastApplied < 0) {
+    public void resume(long lastSeq, long now) {
+        if (started || lastSeq < 0) {
             throw new IllegalStateException("resume before the first batch, from a batch number >= 0");
         }
-        this.lastApplied = lastApplied;
-        next = lastApplied + 1;
+        next = lastSeq + 1;
+        lastApplied = lastSeq;
         started = true;
-        port.log(false, "resuming after batch " + lastApplied + " (restored from a snapshot)");
+        port.log(false, "resuming after batch " + lastSeq);
         if (hasReplay) {
             resuming = true;
             replayAttempts = 1;

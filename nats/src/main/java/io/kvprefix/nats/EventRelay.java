@@ -1,0 +1,278 @@
+package io.kvprefix.nats;
+
+import io.kvprefix.nats.internal.Frames;
+import io.kvprefix.nats.internal.Outbox;
+import io.kvprefix.nats.internal.RelayLoop;
+import io.kvprefix.zmq.BatchTap;
+import io.kvprefix.zmq.EngineEndpoint;
+import io.kvprefix.zmq.KvEventSubscriber;
+import io.kvprefix.zmq.ResumePoint;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.api.MessageInfo;
+import io.nats.client.impl.Headers;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Relays engines' KV-event batches to a {@link FleetStream}: subscribes to each engine exactly as
+ * {@code kvprefix listen} does (a {@link KvEventSubscriber}: sequence tracking, gaps filled by the
+ * engine's replay socket, clears where a range is lost for good) and publishes every engine's
+ * batches, in sequence order and undecoded, to the engine's subject (docs/SPEC.md section 9).
+ *
+ * <pre>{@code
+ * try (EventRelay relay = EventRelay.builder(natsConnection, FleetStream.defaults()).build()) {
+ *     relay.addEngine(EngineEndpoint.parse("tcp://10.0.0.5:5557=7,replay=tcp://10.0.0.5:5558"));
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p><b>Nothing lost, nothing twice.</b> Per engine one frame (a run of consecutive batches) is in
+ * flight at a time, published with the message id {@code KEY-FIRSTREC}; it is sent again until
+ * JetStream acknowledges it (a copy that had landed is dropped by the stream's de-duplication
+ * window), and only then is the next frame built, from everything that queued meanwhile. So the
+ * stream holds each engine's batches in order with no hole. A relay that starts reads the last
+ * message of each engine's subject: it numbers its records on from there, and asks the engine's
+ * replay socket for every batch after the last one published ({@link ResumePoint}); a relay killed
+ * at any moment and started again neither loses nor repeats a batch, as long as the engine's replay
+ * buffer still holds what was published meanwhile (otherwise the loss is a clear in the stream, and
+ * counted). Several relays may share the engines between them; each engine must be relayed by one
+ * relay at a time.
+ *
+ * <p>Threads: the subscriber's I/O thread queues records; one thread of the relay's
+ * ({@code kvprefix-nats-relay-N}) publishes them; jnats' own threads complete the acks. While the
+ * server is away, records queue (up to {@link Builder#maxQueuedRecords} per engine, then the I/O
+ * thread waits, ZMQ queues and, past its high-water mark, drops: gaps the replay fills later).
+ * {@link #close()} does not close the connection.
+ *
+ * <p>Thread-safety: every public method may be called from any thread.
+ */
+public final class EventRelay implements AutoCloseable {
+    private static final AtomicInteger SERIAL = new AtomicInteger();
+    private static final System.Logger LOG = System.getLogger("io.kvprefix.nats");
+
+    private final Connection connection;
+    private final FleetStream stream;
+    private final Duration drainTimeout;
+    private final int maxQueued;
+    private final KvEventSubscriber subscriber;
+    private final RelayLoop loop;
+    private final Thread thread;
+    private final Map<String, Outbox> outboxes = new ConcurrentHashMap<>();
+    private final List<Outbox> order = new ArrayList<>();
+    private boolean closed;
+
+    private EventRelay(Builder b) throws IOException {
+        this.connection = b.connection;
+        this.stream = b.stream;
+        this.drainTimeout = b.drainTimeout;
+        this.maxQueued = b.maxQueuedRecords;
+        stream.ensure(connection);
+        this.loop = new RelayLoop(connection.jetStream(), stream.name(), b.ackTimeout.toMillis());
+        this.thread = new Thread(loop, "kvprefix-nats-relay-" + SERIAL.incrementAndGet());
+        thread.setDaemon(true);
+        thread.start();
+        this.subscriber = KvEventSubscriber.builder(new Tap())
+                .replayTimeout(b.replayTimeout)
+                .build();
+    }
+
+    /** A builder for a relay publishing to {@code stream} through {@code connection}. */
+    public static Builder builder(Connection connection, FleetStream stream) {
+        return new Builder(connection, stream);
+    }
+
+    /**
+     * Starts relaying {@code engine}: finds where its subject ends in the stream and takes the
+     * engine's stream up after the last batch published there, or from its start.
+     *
+     * @throws IllegalArgumentException if the engine is relayed already, or its endpoint cannot be used
+     * @throws IOException if the stream cannot be read
+     */
+    public synchronized void addEngine(EngineEndpoint engine) throws IOException {
+        Objects.requireNonNull(engine, "engine");
+        if (closed) {
+            throw new IllegalStateException("relay closed");
+        }
+        if (outboxes.containsKey(engine.endpoint())) {
+            throw new IllegalArgumentException("engine " + engine.endpoint() + " is relayed already");
+        }
+        String subject = stream.subjectOf(engine);
+        long nextRec = 0;
+        ResumePoint from = null;
+        MessageInfo last = lastMessage(subject);
+        if (last != null) {
+            Headers h = last.getHeaders();
+            nextRec = Long.parseLong(h.getFirst(Frames.LAST_REC)) + 1;
+            String seq = h.getFirst(Frames.LAST_SEQ);
+            from = seq == null ? null : ResumePoint.after(Long.parseLong(seq));
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    "kvprefix relay: " + engine.endpoint() + " resumes at record " + nextRec
+                            + (from == null ? " from the engine's start" : " after batch " + from.lastSeq()));
+        }
+        Outbox o = new Outbox(engine, subject, nextRec, maxQueued, loop::poke);
+        outboxes.put(engine.endpoint(), o);
+        order.add(o);
+        loop.add(o);
+        if (from == null) {
+            subscriber.addEngine(engine);
+        } else {
+            subscriber.addEngine(engine, from);
+        }
+    }
+
+    private MessageInfo lastMessage(String subject) throws IOException {
+        try {
+            return connection.jetStreamManagement().getLastMessage(stream.name(), subject);
+        } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == 10037) { // no message found
+                return null;
+            }
+            throw new IOException("reading the last message of " + subject + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A snapshot of the relay's counters and of its subscriber's. */
+    public synchronized RelayStats stats() {
+        List<RelayStats.EngineStats> engines = new ArrayList<>();
+        for (Outbox o : order) {
+            long[] c = o.counters();
+            engines.add(new RelayStats.EngineStats(
+                    o.engine(), o.subject(), c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], o.lastError()));
+        }
+        return new RelayStats(stream.name(), engines, subscriber.stats());
+    }
+
+    /** Whether every record received so far has been acknowledged by the stream. */
+    public boolean drained() {
+        return outboxes.values().stream().allMatch(Outbox::idle);
+    }
+
+    /**
+     * Stops subscribing, waits (up to the drain timeout) until everything received is in the
+     * stream, and stops publishing. Idempotent.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        subscriber.close();
+        long deadline = System.nanoTime() + drainTimeout.toNanos();
+        while (!drained() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (!drained()) {
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "kvprefix relay: closing with records not yet in the stream (a restarted relay fetches them again)");
+        }
+        loop.stop();
+        try {
+            thread.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Queues each engine's batches and clears on its outbox. */
+    private final class Tap implements BatchTap {
+        @Override
+        public void batch(EngineEndpoint engine, long seq, byte[] payload) {
+            put(engine, new Frames.Record(seq, payload));
+        }
+
+        @Override
+        public void cleared(EngineEndpoint engine) {
+            put(engine, Frames.Record.clear());
+        }
+
+        private void put(EngineEndpoint engine, Frames.Record r) {
+            Outbox o = outboxes.get(engine.endpoint());
+            try {
+                o.add(r);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // closing: a restarted relay fetches it again
+            }
+        }
+    }
+
+    /**
+     * Builds an {@link EventRelay}; {@link #build()} checks (or creates) the stream and starts it.
+     *
+     * <p>Thread-safety: not thread-safe; use one builder per thread.
+     */
+    public static final class Builder {
+        private final Connection connection;
+        private final FleetStream stream;
+        private Duration ackTimeout = Duration.ofSeconds(2);
+        private Duration replayTimeout = Duration.ofSeconds(3);
+        private Duration drainTimeout = Duration.ofSeconds(10);
+        private int maxQueuedRecords = 100_000;
+
+        private Builder(Connection connection, FleetStream stream) {
+            this.connection = Objects.requireNonNull(connection, "connection");
+            this.stream = Objects.requireNonNull(stream, "stream");
+        }
+
+        /** How long a frame waits for JetStream's ack before it is sent again (default 2 s). */
+        public Builder ackTimeout(Duration d) {
+            ackTimeout = positive(d, "ackTimeout");
+            return this;
+        }
+
+        /** The subscriber's replay timeout ({@link KvEventSubscriber.Builder#replayTimeout}, default 3 s). */
+        public Builder replayTimeout(Duration d) {
+            replayTimeout = positive(d, "replayTimeout");
+            return this;
+        }
+
+        /** How long {@link EventRelay#close()} waits for queued records to land (default 10 s). */
+        public Builder drainTimeout(Duration d) {
+            drainTimeout = positive(d, "drainTimeout");
+            return this;
+        }
+
+        /** Records one engine may queue while the server is away before the subscriber waits (default 100,000). */
+        public Builder maxQueuedRecords(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxQueuedRecords must be >= 1, got " + n);
+            }
+            maxQueuedRecords = n;
+            return this;
+        }
+
+        /**
+         * Checks (or creates) the stream and starts the relay.
+         *
+         * @throws IOException if the server cannot be reached
+         * @throws IllegalStateException if the stream exists with other subjects, or there is no JetStream
+         */
+        public EventRelay build() throws IOException {
+            return new EventRelay(this);
+        }
+
+        private static Duration positive(Duration d, String what) {
+            Objects.requireNonNull(d, what);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive, got " + d);
+            }
+            return d;
+        }
+    }
+}
