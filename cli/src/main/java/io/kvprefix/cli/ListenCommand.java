@@ -164,7 +164,11 @@ final class ListenCommand implements Callable<Integer> {
     @Option(
             names = "--snapshot-interval",
             paramLabel = "SECONDS",
-            description = "seconds between saves of --snapshot (default: 60)")
+            description = {
+                "seconds between saves of --snapshot (default: 60); with --nats, publish the replica's",
+                "snapshot to the stream's object store every SECONDS and start from the newest one",
+                "there (docs/SPEC.md section 9.5)"
+            })
     Double snapshotInterval;
 
     @Option(
