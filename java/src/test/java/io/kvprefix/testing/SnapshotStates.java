@@ -4,12 +4,14 @@ import io.kvprefix.EventStatus;
 import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
+import io.kvprefix.Medium;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 
@@ -17,8 +19,9 @@ import java.util.TreeMap;
  * Index states for the snapshot tests: seeded random event streams over shared documents (so
  * workers share prefixes), with stores that continue a worker's own blocks, removals of middle
  * blocks (held descendants become unreachable), stores of the same content under more names, names
- * moved to other blocks, clears and removed workers; and a fingerprint of everything an index
- * answers about its state, to compare a restored index with the one it was saved from.
+ * moved to other blocks, clears and removed workers, lower tiers (copies of held names to CPU or
+ * disk, stores straight to them, removals from them: docs/SPEC.md section 3.1); and a fingerprint of
+ * everything an index answers about its state (matches with any-tier depths, explanations), to compare a restored index with the one it was saved from.
  *
  * <p>Thread-safety: not thread-safe; one instance per test thread.
  */
@@ -73,10 +76,28 @@ public final class SnapshotStates {
             names.get(Math.min(workers - 1, w | 1)).clear();
             return new KvEvent.RemoveWorker(worker(w).workerId());
         }
+        if (roll < 60 && !names.get(w).isEmpty()) {
+            return copy(w);
+        }
         if (roll < 250 && !names.get(w).isEmpty()) {
             return removal(w);
         }
         return store(w);
+    }
+
+    /** A lower tier (docs/SPEC.md section 3.1), CPU or disk. */
+    private Medium lowerTier() {
+        return r.nextBoolean() ? Medium.CPU : Medium.DISK;
+    }
+
+    /** A lower tier now also holds some of the worker's names (and now and then one it does not hold). */
+    private KvEvent copy(int w) {
+        List<Long> held = new ArrayList<>(names.get(w).values());
+        long[] hashes = new long[1 + r.nextInt(Math.min(8, held.size()))];
+        for (int i = 0; i < hashes.length; i++) {
+            hashes[i] = r.nextInt(30) == 0 ? nextName++ : held.get(r.nextInt(held.size()));
+        }
+        return new KvEvent.Copied(worker(w), hashes, lowerTier());
     }
 
     private KvEvent removal(int w) {
@@ -88,7 +109,7 @@ public final class SnapshotStates {
             Long e = mine.remove(keys.get(r.nextInt(keys.size())));
             hashes[i] = e == null ? nextName++ : e; // a name removed twice, or never stored: block_not_found
         }
-        return new KvEvent.Removed(worker(w), hashes);
+        return new KvEvent.Removed(worker(w), hashes, r.nextInt(6) == 0 ? lowerTier() : Medium.GPU);
     }
 
     private KvEvent store(int w) {
@@ -108,11 +129,13 @@ public final class SnapshotStates {
             hashes[i - from] = e;
             mine.put(key, e);
         }
+        Medium medium = r.nextInt(8) == 0 ? lowerTier() : Medium.GPU; // a store straight to a lower tier
         if (from == 0) {
-            return KvEvent.Stored.root(worker(w), hashes, locals);
+            return new KvEvent.Stored(worker(w), OptionalLong.empty(), hashes, locals, medium);
         }
         Long parent = mine.get((long) d << 20 | (from - 1));
-        return KvEvent.Stored.after(worker(w), parent == null ? nextName++ : parent, hashes, locals);
+        return new KvEvent.Stored(
+                worker(w), OptionalLong.of(parent == null ? nextName++ : parent), hashes, locals, medium);
     }
 
     /** A match request: a random stretch from the start of a random document. */
@@ -144,7 +167,8 @@ public final class SnapshotStates {
             for (int len : new int[] {doc.length, 1 + q.nextInt(doc.length)}) {
                 index.match(doc, 0, len, m);
                 m.sortByWorker();
-                sb.append(m.scores()).append('\n');
+                sb.append(m.scores()).append('\n'); // with every worker's any-tier depth
+                sb.append(index.explain(doc, 0, len)).append('\n');
             }
         }
         List<Worker> ws = index.workers();
