@@ -8,11 +8,9 @@ import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.opstream.Op;
-import io.kvprefix.opstream.OpStreamParser;
-import java.io.BufferedReader;
+import io.kvprefix.opstream.OpStreamReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -407,16 +405,12 @@ public final class ReplayBench {
      * Invalid lines are counted and skipped.
      */
     public static OpStream loadOps(Path file, IndexConfig config, int[] invalidOut) throws IOException {
-        OpStreamParser parser = new OpStreamParser();
         List<Object> ops = new ArrayList<>();
         Map<String, BlockHasher> hashers = new HashMap<>();
         int invalid = 0;
-        try (InputStream in = Files.newInputStream(file);
-                BufferedReader br =
-                        new BufferedReader(new java.io.InputStreamReader(in, StandardCharsets.UTF_8), 1 << 20)) {
-            String line;
-            while ((line = br.readLine()) != null) {
-                Op op = parser.parse(line.getBytes(StandardCharsets.UTF_8));
+        try (InputStream in = Files.newInputStream(file)) {
+            OpStreamReader reader = new OpStreamReader(in); // lines end at \n only (docs/SPEC.md section 5)
+            for (Op op; (op = reader.next()) != null; ) {
                 switch (op) {
                     case Op.Event e -> ops.add(e.event());
                     case Op.HashMatch h -> ops.add(h.localHashes());

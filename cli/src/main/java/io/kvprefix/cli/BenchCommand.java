@@ -29,12 +29,16 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Replay an op stream as fast as possible against each implementation (fresh index per pass),",
-            "with writer threads applying events and reader threads issuing matches, and report block ops/s",
-            "in two accountings (the Flash Indexer blog's: match + stored blocks; Dynamo's corrected one of 2026:",
-            "match + stored + removed blocks, queues drained), ops/s, match latency and bytes per (worker, block) pair.",
-            "--readers 0 times the write path alone; with --sink the events go through an EventSink of --writers lanes.",
-            "The stream: --ops FILE (docs/SPEC.md section 5), or a --trace replayed against mock engines, or the built-in workload."
+            "Measure the saturation throughput of each index implementation on one op stream.",
+            "The stream is replayed as fast as possible against each implementation (a fresh index per pass), with"
+                    + " writer threads applying events and reader threads issuing matches. Reported: block ops/s in"
+                    + " two accountings (the Flash Indexer blog's: match + stored blocks; Dynamo's corrected one of"
+                    + " 2026: match + stored + removed blocks, queues drained), ops/s, match latency and bytes per"
+                    + " (worker, block) pair (docs/BENCHMARKS.md section 2).",
+            "--readers 0 times the write path alone; with --sink the events go through an EventSink of --writers"
+                    + " lanes.",
+            "The stream: --ops FILE (docs/SPEC.md section 5), or a --trace replayed against mock engines, or the"
+                    + " built-in workload."
         })
 public final class BenchCommand implements Callable<Integer> {
     @Mixin
@@ -82,12 +86,12 @@ public final class BenchCommand implements Callable<Integer> {
         if (!order.equals("free") && !order.equals("trace")) {
             throw new IllegalArgumentException("--order must be free or trace, got " + order);
         }
-        if (repeat < 1 || warmup < 0) {
-            throw new IllegalArgumentException("--repeat must be >= 1 and --warmup >= 0");
-        }
+        Check.atLeast("--repeat", repeat, 1);
+        Check.atLeast("--warmup", warmup, 0);
         if (sink && replay.readers != 0) {
             throw new IllegalArgumentException("--sink times the write path alone: give --readers 0");
         }
+        fractions();
         replay.checkImpls();
         PrintStream err = System.err;
         ReplayOptions.Loaded loaded = replay.load(err);
@@ -259,17 +263,10 @@ public final class BenchCommand implements Callable<Integer> {
             ReplayBench bench, Map<String, List<ReplayBench.Pass>> passes, OpStream stream)
             throws InterruptedException {
         Map<String, Map<Double, long[]>> out = new LinkedHashMap<>();
-        if (latencyAt.size() == 1 && latencyAt.get(0).equals("none")) {
-            return out;
-        }
         for (var e : passes.entrySet()) {
             Summary s = summarize(e.getValue(), new Work(stream, false));
             Map<Double, long[]> byFraction = new LinkedHashMap<>();
-            for (String f : latencyAt) {
-                double frac = Double.parseDouble(f);
-                if (!(frac > 0 && frac <= 1)) {
-                    throw new IllegalArgumentException("--latency-at fractions must be in (0, 1], got " + f);
-                }
+            for (double frac : fractions()) {
                 long window = (long) (stream.blockOps() / (frac * s.bestBlockOps) * 1e9);
                 ReplayBench.Pass p = bench.runPaced(e.getKey(), window);
                 long[] lat = p.latencies().clone();
@@ -282,6 +279,22 @@ public final class BenchCommand implements Callable<Integer> {
                 });
             }
             out.put(e.getKey(), byFraction);
+        }
+        return out;
+    }
+
+    /** The --latency-at fractions, each in (0, 1]; none for 'none'. */
+    private List<Double> fractions() {
+        if (latencyAt.size() == 1 && latencyAt.get(0).equals("none")) {
+            return List.of();
+        }
+        List<Double> out = new ArrayList<>();
+        for (String f : latencyAt) {
+            double frac = Check.parseDouble("--latency-at", f);
+            if (!(frac > 0 && frac <= 1)) {
+                throw new IllegalArgumentException("--latency-at: fractions must be in (0, 1], got " + f);
+            }
+            out.add(frac);
         }
         return out;
     }

@@ -23,8 +23,9 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Run the main job: the routing simulation (kvprefix simulate) on the built-in chat workload,",
-            "every policy side by side, then print where the HTML report is."
+            "Run the main job: the routing simulation on the built-in chat workload, with a report.",
+            "This is kvprefix simulate on --requests requests of the built-in workload, every policy side by side;"
+                    + " it ends by printing where the HTML report is."
         })
 final class DemoCommand implements Callable<Integer> {
     /** Requests of the demo: about four hours of the built-in chat traffic, simulated in seconds. */
@@ -46,6 +47,12 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Check.atLeast("--requests", requests, 1);
+        Memory.check(
+                "--requests " + requests,
+                requests * WorkloadOptions.BUILT_IN_BLOCKS_PER_REQUEST * Memory.HEAP_BYTES_PER_BLOCK_STREAMED,
+                0);
+        Check.outputDir("--out", out);
         SimSettings settings = SimSettings.defaults();
         Trace trace = SyntheticTrace.generate(requests, settings.seed());
         System.err.println(

@@ -51,10 +51,10 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Measure the JetStream fleet on this machine: a real nats-server (file storage,",
-            "loopback), the vLLM-shaped publisher as engines, a relay and replicas. Prints one",
-            "JSON line: paced lag p50/p99, events/s at full rate, bootstrap time from the stream",
-            "and from a snapshot."
+            "Measure the JetStream fleet (relay, replicas, a real nats-server) on this machine.",
+            "It runs a real nats-server (file storage, loopback), the vLLM-shaped publisher as",
+            "engines, a relay and replicas. Prints one JSON line: paced lag p50/p99, events/s at",
+            "full rate, bootstrap time from the stream and from a snapshot."
         })
 final class FleetBenchCommand implements Callable<Integer> {
     private static final int BURST = 900;
@@ -106,6 +106,10 @@ final class FleetBenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (engines < 1 || pacedBatches < 1 || batches < 1) {
             throw new IllegalArgumentException("--engines, --paced-batches and --batches must be at least 1");
+        }
+        if (natsServer != null
+                && !Files.isExecutable(Check.inputFile("--nats-server", Check.path("--nats-server", natsServer)))) {
+            throw new IllegalArgumentException("--nats-server '" + natsServer + "': not executable");
         }
         Path script = repoRoot().resolve(SCRIPT);
         Path dir = Files.createTempDirectory("kvprefix-fleet-bench");

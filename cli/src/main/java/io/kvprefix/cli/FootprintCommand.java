@@ -58,23 +58,9 @@ final class FootprintCommand implements Callable<Integer> {
     java.nio.file.Path ops;
 
     @Override
-    public Integer call() {
-        if (sharing < 1 || sharing > workers) {
-            throw new IllegalArgumentException("--sharing must be in 1..--workers");
-        }
-        if (ops != null) {
-            System.out.printf(Locale.ROOT, "# the final state of %s (events applied, matches skipped)%n", ops);
-        } else {
-            System.out.printf(
-                    Locale.ROOT,
-                    "# %,d blocks, %d workers, each block held by %d worker(s), sequences of %d blocks%s%n",
-                    blocks,
-                    workers,
-                    sharing,
-                    chain,
-                    cpuTier ? ", every block also on the CPU tier" : "");
-        }
-        System.out.println("impl\tpairs\toff_heap_bytes\theap_bytes\tbytes_per_pair");
+    public Integer call() throws java.io.IOException {
+        check();
+        List<String> rows = new ArrayList<>();
         for (String impl : impls) {
             long heapBefore = usedHeapAfterGc();
             PrefixIndex index = Implementations.create(
@@ -99,17 +85,62 @@ final class FootprintCommand implements Callable<Integer> {
             long pairs = index.stats().blocks();
             long offHeap = index.stats().nativeBytes(); // the heap side is measured below, after collections
             long heap = Math.max(0, heapAfter - heapBefore);
-            System.out.printf(
+            index.close();
+            if (pairs == 0) { // only an op stream can leave nothing stored
+                throw new IllegalArgumentException(
+                        "--ops '" + ops + "': its events leave no stored block to measure (it has no stored event, or"
+                                + " every block stored is removed again)");
+            }
+            rows.add(String.format(
                     Locale.ROOT,
-                    "%s\t%d\t%d\t%d\t%.1f%n",
+                    "%s\t%d\t%d\t%d\t%.1f",
                     impl,
                     pairs,
                     offHeap,
                     heap,
-                    (offHeap + heap) / (double) pairs);
-            index.close();
+                    (offHeap + heap) / (double) pairs));
         }
+        if (ops != null) {
+            System.out.printf(Locale.ROOT, "# the final state of %s (events applied, matches skipped)%n", ops);
+        } else {
+            System.out.printf(
+                    Locale.ROOT,
+                    "# %,d blocks, %d workers, each block held by %d worker(s), sequences of %d blocks%s%n",
+                    blocks,
+                    workers,
+                    sharing,
+                    chain,
+                    cpuTier ? ", every block also on the CPU tier" : "");
+        }
+        System.out.println("impl\tpairs\toff_heap_bytes\theap_bytes\tbytes_per_pair");
+        rows.forEach(System.out::println);
         return 0;
+    }
+
+    /** Refuses, before anything is printed, what cannot be built: the sizes, the names, the file, the memory. */
+    private void check() throws java.io.IOException {
+        Check.implementations("--impl", List.of(impls));
+        if (ops != null) {
+            Check.opStream("--ops", ops);
+            return;
+        }
+        Check.atLeast("--blocks", blocks, 1);
+        Check.inRange("--workers", workers, 1, IndexConfig.MAX_WORKER_SLOTS);
+        Check.inRange("--sharing", sharing, 1, workers);
+        Check.atLeast("--chain", chain, 1);
+        // One index at a time is held: each must fit on its own. With --cpu-tier every pair is held twice
+        // (once per tier), and the name lists of the copies are kept on the heap while they are applied.
+        double pairs = (double) blocks * sharing * (cpuTier ? 2 : 1);
+        double names = cpuTier ? (double) blocks * sharing * Long.BYTES * 2 : 0;
+        String what =
+                "--blocks " + blocks + (sharing > 1 ? " --sharing " + sharing : "") + (cpuTier ? " --cpu-tier" : "");
+        for (String impl : impls) {
+            boolean heap = impl.equals("heap");
+            Memory.check(
+                    what + " (--impl " + impl + ")",
+                    names + (heap ? pairs * Memory.HEAP_INDEX_BYTES_PER_PAIR : 0),
+                    heap ? 0 : pairs * Memory.OFF_HEAP_BYTES_PER_PAIR);
+        }
     }
 
     /** Builds the index; returns each worker's stored name lists. */
@@ -143,17 +174,14 @@ final class FootprintCommand implements Callable<Integer> {
     }
 
     /** Applies every event of the op stream {@code file} in order, streaming it (nothing is kept but the index). */
-    private static void applyEvents(PrefixIndex index, java.nio.file.Path file) {
-        io.kvprefix.opstream.OpStreamParser parser = new io.kvprefix.opstream.OpStreamParser();
-        try (var lines = java.nio.file.Files.lines(file, java.nio.charset.StandardCharsets.UTF_8)) {
-            lines.forEach(line -> {
-                if (parser.parse(line.getBytes(java.nio.charset.StandardCharsets.UTF_8))
-                        instanceof io.kvprefix.opstream.Op.Event e) {
+    private static void applyEvents(PrefixIndex index, java.nio.file.Path file) throws java.io.IOException {
+        try (var in = java.nio.file.Files.newInputStream(file)) {
+            io.kvprefix.opstream.OpStreamReader reader = new io.kvprefix.opstream.OpStreamReader(in);
+            for (io.kvprefix.opstream.Op op; (op = reader.next()) != null; ) {
+                if (op instanceof io.kvprefix.opstream.Op.Event e) {
                     index.apply(e.event());
                 }
-            });
-        } catch (java.io.IOException ex) {
-            throw new java.io.UncheckedIOException("footprint: cannot read " + file + ": " + ex.getMessage(), ex);
+            }
         }
     }
 

@@ -32,9 +32,10 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Generate an op stream (docs/SPEC.md section 5) from a Mooncake trace replayed against mock engines:",
-            "for each request, its match line, then the removed (evicted) and stored events of the worker it went to.",
-            "Without --trace, a built-in seeded workload (shared system prompts, multi-turn chats, long-tailed lengths).",
+            "Generate an op stream (docs/SPEC.md section 5) from a trace replayed against mock engines.",
+            "For each request of a Mooncake trace: its match line, then the removed (evicted) and stored events of"
+                    + " the worker it went to. Without --trace, a built-in seeded workload (shared system prompts,"
+                    + " multi-turn chats, long-tailed lengths).",
             "The same options give the same bytes. A summary line goes to standard error."
         })
 final class GenOpsCommand implements Callable<Integer> {
@@ -73,16 +74,20 @@ final class GenOpsCommand implements Callable<Integer> {
         if (!engineHashes.equals("mock") && !engineHashes.equals("dynamo")) {
             throw new IllegalArgumentException("--engine-hashes must be mock or dynamo, got " + engineHashes);
         }
+        workload.check(Memory.HEAP_BYTES_PER_BLOCK_STREAMED);
+        boolean toStdout = "-".equals(out);
+        if (!toStdout) {
+            Check.outputFile("--out", Check.path("--out", out));
+        }
         DynamoEngineHashes names = engineHashes.equals("dynamo") ? new DynamoEngineHashes() : null;
         Workload.Options options = workload.engines();
-        Trace t = workload.load();
+        Trace t = workload.load(Memory.HEAP_BYTES_PER_BLOCK_STREAMED);
         double bound = t.prefixHitBound();
         LocalHashTable hashes = LocalHashTable.forTrace(t);
 
         WorkloadTotals totals = new WorkloadTotals();
         int total = t.size();
         long[] nextReport = {t0 + PROGRESS_AFTER_NS};
-        boolean toStdout = "-".equals(out);
         OutputStream os = toStdout ? System.out : new BufferedOutputStream(openOut(Path.of(out)), 1 << 16);
         try {
             OpStreamWriter w = new OpStreamWriter(os);

@@ -8,18 +8,15 @@ import io.kvprefix.PrefixIndex;
 import io.kvprefix.SnapshotException;
 import io.kvprefix.bench.Implementations;
 import io.kvprefix.opstream.Op;
-import io.kvprefix.opstream.OpStreamParser;
+import io.kvprefix.opstream.OpStreamReader;
 import io.kvprefix.opstream.OpStreamWriter;
 import io.kvprefix.zmq.EngineEndpoint;
 import io.kvprefix.zmq.KvEventSubscriber;
 import io.kvprefix.zmq.SubscriberStats;
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,6 +28,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -45,8 +43,9 @@ import picocli.CommandLine.Option;
  * and {@code /health/ready} while it listens ({@link ListenMetrics}).
  *
  * <p>Exit status: 0 after a run (whatever the engines sent); 2 for a usage error (a bad
- * {@code --engine} spec or option value, a metrics port that is out of range or cannot be bound); 1 if
- * the queries file cannot be read or the final snapshot cannot be written.
+ * {@code --engine} spec or option value, a queries file that cannot be opened, a metrics port that is
+ * out of range or cannot be bound); 1 if reading the queries file fails on the way or the final
+ * snapshot cannot be written.
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
@@ -135,20 +134,8 @@ final class ListenCommand implements Callable<Integer> {
             description = "give up a replay that has not answered for this long and resync (default: ${DEFAULT-VALUE})")
     double replayTimeout;
 
-    @Option(
-            names = "--impl",
-            paramLabel = "NAME",
-            defaultValue = Implementations.DEFAULT,
-            completionCandidates = ImplementationNames.class,
-            description = "index implementation: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
-    String impl;
-
-    @Option(
-            names = "--max-workers",
-            paramLabel = "N",
-            defaultValue = "1024",
-            description = "worker slots of the index (default: ${DEFAULT-VALUE})")
-    int maxWorkers;
+    @Mixin
+    IndexOptions indexOptions = new IndexOptions();
 
     @Option(
             names = "--snapshot",
@@ -205,16 +192,7 @@ final class ListenCommand implements Callable<Integer> {
         Duration runFor = duration == null ? null : seconds(duration, "--duration");
         Duration every = seconds(statsInterval, "--stats-interval");
         Duration replayWait = seconds(replayTimeout, "--replay-timeout");
-        if (!Implementations.isKnown(impl)) {
-            throw new IllegalArgumentException("--impl: unknown implementation '" + impl
-                    + "': known implementations are " + String.join(", ", Implementations.names()));
-        }
-        IndexConfig config;
-        try {
-            config = IndexConfig.builder().maxWorkers(maxWorkers).build();
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--max-workers: " + e.getMessage(), e);
-        }
+        IndexConfig config = indexOptions.config().build();
         if (snapshotInterval != null && snapshot == null) {
             throw new IllegalArgumentException("--snapshot-interval needs --snapshot");
         }
@@ -225,9 +203,6 @@ final class ListenCommand implements Callable<Integer> {
         Path queryFile = null;
         if (queries != null) {
             queryFile = readableFile(queries);
-            if (queryFile == null) {
-                return 1;
-            }
         }
 
         ListenMetrics metrics = metricsPort == null ? null : ListenMetrics.start(metricsHost, metricsPort);
@@ -374,11 +349,11 @@ final class ListenCommand implements Callable<Integer> {
     /** The index: restored from {@code --snapshot} if the file exists and can be, otherwise empty. */
     private PrefixIndex openIndex(IndexConfig config, PrintStream err) {
         if (snapshot == null || !Files.exists(snapshot)) {
-            return Implementations.create(impl, config);
+            return Implementations.create(indexOptions.impl, config);
         }
         long t0 = System.nanoTime();
         try {
-            PrefixIndex index = Implementations.restore(impl, snapshot, config);
+            PrefixIndex index = Implementations.restore(indexOptions.impl, snapshot, config);
             if (!quiet) {
                 err.printf(
                         Locale.ROOT,
@@ -391,7 +366,7 @@ final class ListenCommand implements Callable<Integer> {
             return index;
         } catch (SnapshotException e) {
             err.println("kvprefix listen: " + e.getMessage() + "; starting with an empty index");
-            return Implementations.create(impl, config);
+            return Implementations.create(indexOptions.impl, config);
         }
     }
 
@@ -418,7 +393,12 @@ final class ListenCommand implements Callable<Integer> {
         List<EngineEndpoint> out = new ArrayList<>();
         Set<String> endpoints = new LinkedHashSet<>();
         for (String spec : engines) {
-            EngineEndpoint e = EngineEndpoint.parse(spec); // IllegalArgumentException names the spec and the fault
+            EngineEndpoint e;
+            try {
+                e = EngineEndpoint.parse(spec); // the message names the spec and the fault
+            } catch (IllegalArgumentException ex) {
+                throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
+            }
             if (!endpoints.add(e.endpoint())) {
                 throw new IllegalArgumentException("--engine: " + e.endpoint() + " is given twice");
             }
@@ -435,49 +415,23 @@ final class ListenCommand implements Callable<Integer> {
     }
 
     static Path readableFile(String name) {
-        try {
-            Path p = Path.of(name);
-            if (Files.isRegularFile(p) && Files.isReadable(p)) {
-                return p;
-            }
-            System.err.println("kvprefix listen: cannot read --queries '" + name + "': "
-                    + (Files.exists(p)
-                            ? (Files.isDirectory(p) ? "it is a directory" : "permission denied")
-                            : "no such file"));
-        } catch (InvalidPathException e) {
-            System.err.println("kvprefix listen: cannot read --queries '" + name + "': " + e.getMessage());
-        }
-        return null;
+        return Check.inputFile("--queries", Check.path("--queries", name));
     }
 
     /**
-     * Runs the match lines of {@code file} (docs/SPEC.md section 5, {@code \n}-separated) and prints one
+     * Runs the match lines of {@code file} (docs/SPEC.md section 5, read by {@link OpStreamReader}) and prints one
      * result line for each; event lines are skipped (the index reflects the engines), invalid lines
      * are answered {@code invalid_input}. False if the file cannot be read.
      */
     static boolean runQueries(Path file, PrefixIndex index, PrintStream err) {
-        OpStreamParser parser = new OpStreamParser();
         MatchResult result = new MatchResult();
         long skipped = 0;
-        long lineNo = 0;
-        try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+        try (InputStream in = Files.newInputStream(file)) {
             OpStreamWriter out = new OpStreamWriter(System.out);
-            ByteArrayOutputStream line = new ByteArrayOutputStream();
-            boolean more = true;
-            while (more) {
-                int b = in.read();
-                if (b >= 0 && b != '\n') {
-                    line.write(b);
-                    continue;
-                }
-                more = b >= 0;
-                if (!more && line.size() == 0) {
-                    break; // no last line without '\n'
-                }
-                lineNo++;
-                byte[] bytes = line.toByteArray();
-                line.reset();
-                switch (parser.parse(bytes)) {
+            OpStreamReader reader = new OpStreamReader(in);
+            for (Op op; (op = reader.next()) != null; ) {
+                long lineNo = reader.lines();
+                switch (op) {
                     case Op.HashMatch m -> {
                         index.match(m.localHashes(), 0, m.localHashes().length, result);
                         out.scores(result);

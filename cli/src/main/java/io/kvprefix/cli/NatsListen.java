@@ -45,23 +45,11 @@ final class NatsListen {
         FleetStream fleet = FleetStream.named(c.stream); // IllegalArgumentException names a bad name
         Duration runFor = c.duration == null ? null : ListenCommand.seconds(c.duration, "--duration");
         Duration every = ListenCommand.seconds(c.statsInterval, "--stats-interval");
-        if (!Implementations.isKnown(c.impl)) {
-            throw new IllegalArgumentException("--impl: unknown implementation '" + c.impl
-                    + "': known implementations are " + String.join(", ", Implementations.names()));
-        }
-        IndexConfig config;
-        try {
-            config = IndexConfig.builder().maxWorkers(c.maxWorkers).build();
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--max-workers: " + e.getMessage(), e);
-        }
+        IndexConfig config = c.indexOptions.config().build();
         PrintStream err = System.err;
         Path queryFile = null;
         if (c.queries != null) {
             queryFile = ListenCommand.readableFile(c.queries);
-            if (queryFile == null) {
-                return 1;
-            }
         }
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch finished = new CountDownLatch(1);
@@ -77,11 +65,11 @@ final class NatsListen {
                 "kvprefix-listen-shutdown");
         Connection connection = FleetConnection.open(c.nats, "kvprefix-listen");
         Runtime.getRuntime().addShutdownHook(hook);
-        try (PrefixIndex fresh = Implementations.create(c.impl, config)) {
+        try (PrefixIndex fresh = Implementations.create(c.indexOptions.impl, config)) {
             ReplicaStats last;
             StreamReplica.Builder builder = StreamReplica.builder(fresh, connection, fleet);
             if (snapshotEvery != null) {
-                builder.snapshots(images(c.impl, config), snapshotEvery);
+                builder.snapshots(images(c.indexOptions.impl, config), snapshotEvery);
             }
             StreamReplica replica = builder.build();
             PrefixIndex index = replica.index(); // the restored one, if a snapshot was

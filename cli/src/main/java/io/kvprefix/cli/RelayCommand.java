@@ -33,8 +33,9 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Relay engines' KV events (vLLM, ZMQ + msgpack) to a NATS JetStream stream that",
-            "a fleet of replicas applies (kvprefix listen --nats). Gaps are filled through the",
+            "Relay engines' KV events to a NATS JetStream stream for a fleet of replicas.",
+            "The events (vLLM, ZMQ + msgpack) go to a stream that a fleet of replicas applies",
+            "(kvprefix listen --nats). Gaps are filled through the",
             "engines' replay sockets as listen does; each engine's batches go to the stream in",
             "order, once each, de-duplicated by a message id from the engine and its record",
             "number. A restarted relay takes up each engine after the last batch in the stream.",
@@ -100,7 +101,12 @@ final class RelayCommand implements Callable<Integer> {
         List<EngineEndpoint> specs = new ArrayList<>();
         Set<String> endpoints = new LinkedHashSet<>();
         for (String spec : engines) {
-            EngineEndpoint e = EngineEndpoint.parse(spec);
+            EngineEndpoint e;
+            try {
+                e = EngineEndpoint.parse(spec); // the message names the spec and the fault
+            } catch (IllegalArgumentException ex) {
+                throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
+            }
             if (!endpoints.add(e.endpoint())) {
                 throw new IllegalArgumentException("--engine: " + e.endpoint() + " is given twice");
             }

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -29,8 +30,9 @@ import picocli.CommandLine.Parameters;
  * snapshot's history first.
  *
  * <p>Exit status: 0 whatever the statuses were; 2 for a usage error (unknown {@code --impl}, a bad
- * option value, a {@code --restore} file that cannot be restored); 1 if the input cannot be read,
- * standard output cannot be written, or the {@code --save} file cannot be written.
+ * option value, an input that cannot be opened, a {@code --restore} file that cannot be restored);
+ * 1 if reading the input fails on the way, standard output cannot be written, or the {@code --save}
+ * file cannot be written.
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
@@ -49,21 +51,8 @@ final class ReplayCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "IN.jsonl|-", description = "the op stream; '-' reads standard input")
     String input;
 
-    @Option(
-            names = "--impl",
-            paramLabel = "NAME",
-            defaultValue = Implementations.DEFAULT,
-            completionCandidates = ImplementationNames.class,
-            description = "index implementation: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
-    String impl;
-
-    @Option(
-            names = "--max-workers",
-            paramLabel = "N",
-            defaultValue = "1024",
-            description =
-                    "worker slots (default: ${DEFAULT-VALUE}); a store for one worker too many is capacity_exceeded")
-    int maxWorkers;
+    @Mixin
+    IndexOptions indexOptions = new IndexOptions();
 
     @Option(
             names = "--memory-budget",
@@ -111,10 +100,7 @@ final class ReplayCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         IndexConfig config = config();
-        if (!Implementations.isKnown(impl)) {
-            throw new IllegalArgumentException("--impl: unknown implementation '" + impl
-                    + "': known implementations are " + String.join(", ", Implementations.names()));
-        }
+        String impl = indexOptions.impl;
         Replayer replayer;
         PrintStream err = System.err;
         InputStream in;
@@ -125,8 +111,7 @@ final class ReplayCommand implements Callable<Integer> {
             try {
                 in = open(Path.of(input));
             } catch (IOException | InvalidPathException e) {
-                err.println("kvprefix replay: cannot read '" + input + "': " + reason(e));
-                return 1;
+                throw new IllegalArgumentException("cannot read '" + input + "': " + reason(e), e);
             }
         }
         String name = stdin ? "standard input" : "'" + input + "'";
@@ -219,8 +204,7 @@ final class ReplayCommand implements Callable<Integer> {
     }
 
     private IndexConfig config() {
-        IndexConfig.Builder b = IndexConfig.builder();
-        option("--max-workers", () -> b.maxWorkers(maxWorkers));
+        IndexConfig.Builder b = indexOptions.config();
         if (memoryBudget != null) {
             long bytes = Args.parseBytes(memoryBudget, "--memory-budget");
             option("--memory-budget", () -> b.memoryBudgetBytes(bytes));

@@ -1,7 +1,6 @@
 package io.kvprefix.cli;
 
 import io.kvprefix.IndexConfig;
-import io.kvprefix.bench.Implementations;
 import io.kvprefix.bench.OpStream;
 import io.kvprefix.bench.ReplayBench;
 import io.kvprefix.workload.Trace;
@@ -65,14 +64,11 @@ public final class ReplayOptions {
             description = "worker slots (default: ${DEFAULT-VALUE})")
     int maxWorkers;
 
-    /** Throws a usage error for an unknown implementation name. */
+    /** Throws a usage error for an unknown implementation name, or for threads that cannot run. */
     void checkImpls() {
-        for (String impl : impls) {
-            if (!Implementations.isKnown(impl)) {
-                throw new IllegalArgumentException("unknown implementation '" + impl + "': known implementations are "
-                        + String.join(", ", Implementations.names()));
-            }
-        }
+        Check.implementations("--impl", impls);
+        Check.inRange("--writers", writers, 1, 1024);
+        Check.inRange("--readers", readers, 0, 1024);
     }
 
     /** The stream with the index configuration for it; the load is logged to {@code err}. */
@@ -84,14 +80,28 @@ public final class ReplayOptions {
      * stream's workers.
      */
     Loaded load(PrintStream err) throws Exception {
-        IndexConfig base =
-                IndexConfig.builder().jumpSize(jumpSize).maxWorkers(maxWorkers).build();
+        IndexConfig base;
+        try {
+            base = IndexConfig.builder().jumpSize(jumpSize).build();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--jump-size: " + e.getMessage(), e);
+        }
+        try {
+            base = base.toBuilder().maxWorkers(maxWorkers).build();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--max-workers: " + e.getMessage(), e);
+        }
+        boolean heapIndex = impls.contains("heap");
+        boolean offHeapIndex = impls.stream().anyMatch(i -> !i.equals("heap"));
         OpStream stream;
         long expected;
         if (ops != null) {
             if (workload.hasTrace()) {
                 throw new IllegalArgumentException("give --ops or --trace, not both");
             }
+            Check.opStream("--ops", ops);
+            double bytes = java.nio.file.Files.size(ops);
+            Memory.check("--ops " + ops, bytes * Memory.HEAP_BYTES_PER_OPS_BYTE, 0);
             int[] invalid = new int[1];
             stream = ReplayBench.loadOps(ops, base, invalid);
             if (invalid[0] > 0) {
@@ -99,8 +109,25 @@ public final class ReplayOptions {
             }
             expected = stream.storedBlocks();
         } else {
+            expected = Math.min((long) workload.workers() * workload.cacheBlocks(), 1L << 29);
+            workload.check(Memory.HEAP_BYTES_PER_BLOCK_LOADED);
+            // Each pass builds a fresh index, sized up front for the mock engines' total cache, holding up
+            // to that many pairs (or the workload's blocks, if fewer).
+            double pairs = Math.min(expected, workload.estimatedBlocks());
+            Memory.check(
+                    workload.describe() + " --workers " + workload.workers() + " --cache-blocks "
+                            + workload.cacheBlocks(),
+                    workload.estimatedBlocks() * Memory.HEAP_BYTES_PER_BLOCK_LOADED
+                            + (heapIndex
+                                    ? pairs * Memory.HEAP_INDEX_BYTES_PER_PAIR
+                                            + expected * Memory.HEAP_INDEX_PRESIZE_BYTES_PER_BLOCK
+                                    : 0),
+                    offHeapIndex
+                            ? pairs * Memory.OFF_HEAP_BYTES_PER_PAIR
+                                    + expected * Memory.OFF_HEAP_PRESIZE_BYTES_PER_BLOCK
+                            : 0);
             long t0 = System.nanoTime();
-            Trace trace = workload.load();
+            Trace trace = workload.load(Memory.HEAP_BYTES_PER_BLOCK_LOADED);
             Workload w = Workload.load(trace, workload.engines());
             err.printf(
                     Locale.ROOT,
@@ -114,7 +141,10 @@ public final class ReplayOptions {
                     w,
                     Path.of(trace.source()).getFileName() + " (" + trace.tokensPerBlock() + " tokens/block, "
                             + workload.workers() + " workers x " + workload.cacheBlocks() + " blocks)");
-            expected = (long) workload.workers() * workload.cacheBlocks();
+        }
+        if (stream.blockOps() == 0) {
+            throw new IllegalArgumentException((ops != null ? "--ops '" + ops + "'" : workload.describe())
+                    + ": nothing to time, the stream has no stored block and no match block");
         }
         return new Loaded(
                 stream,

@@ -35,11 +35,14 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Replay a request trace against N mock engines (LRU prefix caches) with a router in the loop,",
-            "for several routing policies side by side: kv-aware (events), kv-aware (predicted), round-robin,",
-            "random, least-loaded. Cost model: one prefill at a time per worker, first come first served, at",
-            "--prefill-rate uncached tokens/s; TTFT = queueing + own prefill; decode beside it at --decode-rate",
-            "tokens/s per request. Writes a table, report.json and index.html (charts; opens without a server)."
+            "Compare routing policies on a request trace replayed against mock engines.",
+            "The trace (a Mooncake file, or the built-in workload) is replayed against N mock engines (LRU prefix"
+                    + " caches) with a router in the loop, for several routing policies side by side: kv-aware"
+                    + " (events), kv-aware (predicted), round-robin, random, least-loaded.",
+            "Cost model: one prefill at a time per worker, first come first served, at --prefill-rate uncached"
+                    + " tokens/s; TTFT = queueing + own prefill; decode beside it at --decode-rate tokens/s per"
+                    + " request.",
+            "Writes a table, report.json and index.html (charts; opens without a server)."
         })
 public final class SimulateCommand implements Callable<Integer> {
     @Mixin
@@ -50,8 +53,12 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Trace trace = workload.load();
-        return run(trace, router.settings(workload), router.policies(), router.out, System.out, System.err);
+        workload.check(Memory.HEAP_BYTES_PER_BLOCK_STREAMED);
+        SimSettings settings = router.settings(workload);
+        List<Policy.Kind> policies = router.policies();
+        Check.outputDir("--out", router.out);
+        Trace trace = workload.load(Memory.HEAP_BYTES_PER_BLOCK_STREAMED);
+        return run(trace, settings, policies, router.out, System.out, System.err);
     }
 
     /**
@@ -152,6 +159,8 @@ public final class SimulateCommand implements Callable<Integer> {
         Path out;
 
         SimSettings settings(WorkloadOptions w) {
+            Check.positive("--prefill-rate", prefillRate);
+            Check.positive("--decode-rate", decodeRate);
             if (!(predictedTtlSeconds > 0) || predictedTtlSeconds > 1e9) {
                 throw new IllegalArgumentException(
                         "--predicted-ttl must be a positive number of seconds, got " + predictedTtlSeconds);
@@ -188,7 +197,11 @@ public final class SimulateCommand implements Callable<Integer> {
         List<Policy.Kind> policies() {
             LinkedHashSet<Policy.Kind> kinds = new LinkedHashSet<>();
             for (String p : policies) {
-                kinds.add(Policy.Kind.of(p));
+                try {
+                    kinds.add(Policy.Kind.of(p));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("--policies: " + e.getMessage(), e);
+                }
             }
             if (kinds.isEmpty()) {
                 throw new IllegalArgumentException("--policies names no policy");

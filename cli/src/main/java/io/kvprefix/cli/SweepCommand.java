@@ -34,9 +34,10 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Offered vs achieved: replay the same stream compressed into shorter windows (log-spaced offered loads,",
-            "low to high), record achieved block ops/s and p99 per step, stop an implementation after two steps below",
-            "90% of offered, and write sweep.json and sweep.svg to --out."
+            "Measure offered versus achieved throughput, with a plot (docs/BENCHMARKS.md section 2).",
+            "The same stream is replayed compressed into shorter windows (log-spaced offered loads, low to high);"
+                    + " achieved block ops/s and p99 are recorded per step, an implementation stops after two steps"
+                    + " below 90%% of offered, and sweep.json and sweep.svg go to --out."
         })
 public final class SweepCommand implements Callable<Integer> {
     @Mixin
@@ -75,9 +76,13 @@ public final class SweepCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (from <= 0 || to < from || stepsPerDecade < 1) {
-            throw new IllegalArgumentException("need 0 < --from <= --to and --steps-per-decade >= 1");
+        Check.positive("--from", from);
+        Check.positive("--to", to);
+        if (to < from) {
+            throw new IllegalArgumentException("--to must be >= --from, got --from " + from + " --to " + to);
         }
+        Check.inRange("--steps-per-decade", stepsPerDecade, 1, 1000);
+        Check.outputDir("--out", out);
         replay.checkImpls();
         PrintStream err = System.err;
         ReplayOptions.Loaded loaded = replay.load(err);

@@ -65,6 +65,9 @@ final class TrtllmFeed implements Runnable {
         }
         this.engine = new EngineEndpoint("inproc://trtllm-events", workerId, rank, Optional.empty(), "", "trtllm");
         this.decoder = new TrtllmEventDecoder(engine, blockSize);
+        if (!source.equals("-")) {
+            Check.inputFile("--trtllm-events", Check.path("--trtllm-events", source)); // before anything runs
+        }
     }
 
     @Override

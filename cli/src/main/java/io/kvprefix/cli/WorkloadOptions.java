@@ -1,11 +1,14 @@
 package io.kvprefix.cli;
 
+import io.kvprefix.IndexConfig;
 import io.kvprefix.workload.MockEngine;
 import io.kvprefix.workload.MooncakeTraceReader;
 import io.kvprefix.workload.SyntheticTrace;
 import io.kvprefix.workload.Trace;
+import io.kvprefix.workload.TraceFormatException;
 import io.kvprefix.workload.Workload;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -80,23 +83,75 @@ public final class WorkloadOptions {
         return trace != null;
     }
 
-    /** The trace or the built-in workload, with --split, --duplicate and --truncate applied. */
-    public Trace load() throws IOException {
-        if (truncate != null && truncate < 1) {
-            throw new IllegalArgumentException("--truncate must be >= 1, got " + truncate);
-        }
+    /**
+     * Blocks of 512 tokens per request of the built-in workload, on average: its prompts are 10,502
+     * tokens long on average ({@link SyntheticTrace}).
+     */
+    static final double BUILT_IN_BLOCKS_PER_REQUEST = 21;
+    /** Bytes of a Mooncake trace file per hash id, about: 9.3 and 10.5 in the two traces of its README. */
+    static final double TRACE_BYTES_PER_BLOCK = 8;
+
+    /**
+     * The trace or the built-in workload, with --split, --duplicate and --truncate applied, after
+     * {@link #check}.
+     */
+    public Trace load(long heapPerBlock) throws IOException {
+        check(heapPerBlock);
         Trace loaded;
+        try {
+            loaded = trace != null
+                    ? MooncakeTraceReader.read(trace)
+                    : SyntheticTrace.generate(requests == null ? SyntheticTrace.DEFAULT_REQUESTS : requests, seed);
+        } catch (TraceFormatException e) {
+            throw new IllegalArgumentException("--trace " + e.getMessage(), e);
+        }
+        loaded = loaded.split(split).duplicate(duplicate);
+        return truncate == null ? loaded : loaded.truncate(truncate);
+    }
+
+    /**
+     * Checks every option and the trace file before anything is loaded, and that the workload fits
+     * in the Java heap at {@code heapPerBlock} bytes per block of it (what the command keeps of a
+     * block: its trace, its events, its matches).
+     */
+    void check(long heapPerBlock) throws IOException {
+        if (requests != null) {
+            Check.atLeast("--requests", requests, 1);
+        }
         if (trace != null) {
             if (requests != null) {
                 throw new IllegalArgumentException(
                         "--requests is for the built-in workload; with --trace use --truncate");
             }
-            loaded = MooncakeTraceReader.read(trace);
-        } else {
-            loaded = SyntheticTrace.generate(requests == null ? SyntheticTrace.DEFAULT_REQUESTS : requests, seed);
+            Check.inputFile("--trace", trace);
         }
-        loaded = loaded.split(split).duplicate(duplicate);
-        return truncate == null ? loaded : loaded.truncate(truncate);
+        Check.inRange("--workers", workers, 1, IndexConfig.MAX_WORKER_SLOTS);
+        Check.atLeast("--cache-blocks", cacheBlocks, 1);
+        if (split < 1 || Trace.MOONCAKE_BLOCK_TOKENS % split != 0) {
+            throw new IllegalArgumentException("--split must be a divisor of " + Trace.MOONCAKE_BLOCK_TOKENS
+                    + " (the tokens per hash id), got " + split);
+        }
+        Check.atLeast("--duplicate", duplicate, 1);
+        if (truncate != null) {
+            Check.atLeast("--truncate", truncate, 1);
+        }
+        Memory.check(describe(), estimatedBlocks() * heapPerBlock, 0);
+    }
+
+    /** About how many blocks the workload has, before it is loaded (for {@link Memory#check}). */
+    double estimatedBlocks() throws IOException {
+        double blocks = trace != null
+                ? Files.size(trace) / TRACE_BYTES_PER_BLOCK
+                : (requests == null ? SyntheticTrace.DEFAULT_REQUESTS : requests) * BUILT_IN_BLOCKS_PER_REQUEST;
+        return blocks * split * duplicate;
+    }
+
+    /** The options that size the workload, as given: {@code --requests 2000000000 --split 4}. */
+    String describe() {
+        String base = trace != null
+                ? "--trace " + trace
+                : "--requests " + (requests == null ? SyntheticTrace.DEFAULT_REQUESTS : requests);
+        return base + (split > 1 ? " --split " + split : "") + (duplicate > 1 ? " --duplicate " + duplicate : "");
     }
 
     /** The mock-engine deployment: --workers, --cache-blocks, --seed. */

@@ -65,6 +65,28 @@ class BenchCommandTest {
         }
     }
 
+    /**
+     * Only {@code \n} ends an op-stream line (docs/SPEC.md section 5): a {@code \r} inside a line is
+     * JSON whitespace. A reader that split at a lone {@code \r} (BufferedReader.readLine) would see six
+     * invalid halves here and no op at all.
+     */
+    @Test
+    void loadOpsSplitsLinesAtNewlineOnly(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path f = dir.resolve("cr.jsonl");
+        java.nio.file.Files.writeString(
+                f,
+                "{\"op\":\"stored\",\r\"worker\":1,\"blocks\":[{\"block_hash\":5,\"tokens_hash\":6}]}\n"
+                        + "{\"op\":\"match\",\r\"local_hashes\":[6]}\r\n"
+                        + "{\"op\":\"removed\",\r\"worker\":1,\"block_hashes\":[5]}");
+        int[] invalid = new int[1];
+        OpStream s = ReplayBench.loadOps(f, IndexConfig.defaults(), invalid);
+        assertEquals(0, invalid[0], "invalid lines");
+        assertEquals(2, s.eventCount());
+        assertEquals(1, s.matchCount());
+        assertEquals(1, s.storedBlocks());
+        assertEquals(1, s.removedBlocks());
+    }
+
     @Test
     void benchPrintsOneJsonObjectPerImplementationLast() {
         var r = CliRunner.run(

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kvprefix.testing.RepoPaths;
+import io.kvprefix.testing.SharedData;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -158,8 +158,7 @@ class GenOpsCommandTest {
 
     @Test
     void conversationTraceWithDefaults() throws Exception {
-        Path conv = RepoPaths.root().resolve("../shared/traces/conversation_trace.jsonl");
-        assumeTrue(Files.isRegularFile(conv), "no ../shared/traces");
+        Path conv = SharedData.trace("conversation_trace.jsonl");
         Path out = tmp.resolve("conv.jsonl");
         var r = CliRunner.run("gen-ops", "--trace", conv.toString(), "--out", out.toString());
         assertEquals(0, r.exit(), r.err());
@@ -242,15 +241,16 @@ class GenOpsCommandTest {
         Files.writeString(empty, "\n  \n");
         assertTraceError(empty, empty + ": no requests (only blank lines)", "blank");
         Path missing = tmp.resolve("nope.jsonl");
-        assertTraceError(missing, missing + ": no such file", "missing");
-        assertTraceError(tmp, tmp + ": is a directory, not a trace file", "directory");
+        assertTraceError(missing, "'" + missing + "': no such file", "missing");
+        assertTraceError(tmp, "'" + tmp + "': is a directory, not a file", "directory");
     }
 
+    /** A bad trace is a bad input: exit status 2, one line naming --trace, the file, the line and the fault. */
     private static void assertTraceError(Path trace, String message, String what) {
         var r = CliRunner.run("gen-ops", "--trace", trace.toString());
-        assertEquals(1, r.exit(), what + ": " + r.err());
+        assertEquals(2, r.exit(), what + ": " + r.err());
         assertEquals("", r.out(), what);
-        assertTrue(r.err().startsWith("kvprefix gen-ops: " + message), what + ": " + r.err());
+        assertTrue(r.err().startsWith("kvprefix gen-ops: --trace " + message), what + ": " + r.err());
         assertEquals(1, r.err().lines().count(), what + ": one line, no stack trace: " + r.err());
     }
 
@@ -273,18 +273,12 @@ class GenOpsCommandTest {
                         small(),
                         "--requests",
                         "5"),
-                new Case(
-                        2,
-                        "--duplicate 2147483647 would need hash ids up to 19327352822, above 4294967295",
-                        "--trace",
-                        small(),
-                        "--duplicate",
-                        "2147483647"),
+                new Case(2, "--duplicate 2147483647 needs about", "--trace", small(), "--duplicate", "2147483647"),
                 new Case(2, "Invalid value for option '--workers'", "--workers", "many"),
                 new Case(2, "Unknown option: '--bogus'", "--bogus"),
                 new Case(
-                        1,
-                        "cannot write " + dirless + ": no such directory",
+                        2,
+                        "--out '" + dirless + "': no such directory",
                         "--trace",
                         small(),
                         "--out",

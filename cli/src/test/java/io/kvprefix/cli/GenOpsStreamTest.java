@@ -3,7 +3,6 @@ package io.kvprefix.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kvprefix.BlockHasher;
 import io.kvprefix.EventStatus;
@@ -15,6 +14,7 @@ import io.kvprefix.Worker;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamParser;
 import io.kvprefix.testing.RepoPaths;
+import io.kvprefix.testing.SharedData;
 import io.kvprefix.workload.AdmitResult;
 import io.kvprefix.workload.LocalHashTable;
 import io.kvprefix.workload.MockEngine;
@@ -138,8 +138,7 @@ class GenOpsStreamTest {
 
     @Test
     void conversationTraceWithEvictions() throws Exception {
-        Path conv = RepoPaths.root().resolve("../shared/traces/conversation_trace.jsonl");
-        assumeTrue(Files.isRegularFile(conv), "no ../shared/traces");
+        Path conv = SharedData.trace("conversation_trace.jsonl");
         String s = genOps(
                 "--trace",
                 conv.toString(),

@@ -80,14 +80,14 @@ class ListenCommandTest {
                         "-1"),
                 new Case(2, "--impl: unknown implementation", "listen", "--engine", ok, "--impl", "fast"),
                 new Case(
-                        1,
-                        "cannot read --queries",
+                        2,
+                        "--queries '" + dir.resolve("none.jsonl") + "': no such file",
                         "listen",
                         "--engine",
                         ok,
                         "--queries",
                         dir.resolve("none.jsonl").toString()),
-                new Case(1, "it is a directory", "listen", "--engine", ok, "--queries", dir.toString()))) {
+                new Case(2, "is a directory", "listen", "--engine", ok, "--queries", dir.toString()))) {
             var r = CliRunner.run(c.args());
             String what = String.join(" ", c.args()) + ": " + r.err();
             assertEquals(c.exit(), r.exit(), what);

@@ -55,17 +55,17 @@ class ReplayCommandTest {
     // ------------------------------------------------------------------ input that cannot be read
 
     @Test
-    void missingFileIsExitOneWithAClearMessage(@TempDir Path dir) {
+    void missingFileIsExitTwoWithAClearMessage(@TempDir Path dir) {
         Path missing = dir.resolve("nope.jsonl");
         var r = CliRunner.run("replay", missing.toString());
-        assertOneLineError(r, 1, "cannot read", missing.toString(), "no such file");
+        assertOneLineError(r, 2, "cannot read", missing.toString(), "no such file");
         assertEquals(1, r.err().lines().count(), r.err());
     }
 
     @Test
-    void directoryIsExitOneWithAClearMessage(@TempDir Path dir) {
+    void directoryIsExitTwoWithAClearMessage(@TempDir Path dir) {
         var r = CliRunner.run("replay", dir.toString());
-        assertOneLineError(r, 1, "cannot read", dir.toString(), "directory");
+        assertOneLineError(r, 2, "cannot read", dir.toString(), "directory");
         assertEquals(1, r.err().lines().count(), r.err());
     }
 

@@ -7,6 +7,7 @@ import io.kvprefix.PrefixIndex;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -19,11 +20,9 @@ import java.util.function.Consumer;
  * per input line ({@code {"status":...}} or {@code {"scores":[...]}}). This is the engine of
  * {@code kvprefix replay}; tests can drive it directly with any index.
  *
- * <p>Lines: only {@code \n} ends a line ({@code \r} stays in it, where JSON treats it as
- * whitespace); a last line without {@code \n} is still a line; an empty input gives no output. It
- * streams in constant memory: one read buffer that grows to the longest line seen. A line longer
- * than {@link #maxLineBytes(int)} is answered {@code invalid_input} and skipped without being
- * buffered. Output is written in large chunks and flushed whenever the next read could block, so
+ * <p>Lines are read by an {@link OpStreamReader}: only {@code \n} ends a line, an empty input gives
+ * no output, memory stays constant, and a line longer than {@link #maxLineBytes(int)} is answered
+ * {@code invalid_input} and skipped without being buffered. Output is written in large chunks and flushed whenever the next read could block, so
  * an interactive producer sees answers promptly.
  *
  * <p>Invalid lines are answered {@code {"status":"invalid_input"}} and processing continues; the
@@ -34,15 +33,13 @@ import java.util.function.Consumer;
  */
 public final class Replayer {
     /** Default longest line: 64 MiB. */
-    public static final int DEFAULT_MAX_LINE_BYTES = 64 << 20;
+    public static final int DEFAULT_MAX_LINE_BYTES = OpStreamReader.DEFAULT_MAX_LINE_BYTES;
     /** How many invalid lines are described to the log. */
     public static final int INVALID_NOTES = 10;
 
-    private static final int INITIAL_BUFFER = 256 << 10;
     private static final int MAX_CACHED_HASHERS = 1024;
 
     private final PrefixIndex index;
-    private final OpStreamParser parser = new OpStreamParser();
     private final MatchResult result = new MatchResult();
     private final Map<HasherKey, BlockHasher> hashers = new HashMap<>();
     private int maxLineBytes = DEFAULT_MAX_LINE_BYTES;
@@ -61,11 +58,7 @@ public final class Replayer {
 
     /** Lines longer than this many bytes (without the {@code \n}) are answered invalid_input unread. */
     public Replayer maxLineBytes(int bytes) {
-        if (bytes < 1 || bytes > Integer.MAX_VALUE - 16) {
-            throw new IllegalArgumentException(
-                    "max line length must be in 1.." + (Integer.MAX_VALUE - 16) + " bytes, got " + bytes);
-        }
-        maxLineBytes = bytes;
+        maxLineBytes = OpStreamReader.checkMaxLineBytes(bytes);
         return this;
     }
 
@@ -126,67 +119,29 @@ public final class Replayer {
      */
     public Summary run(InputStream in, OutputStream out) throws IOException {
         OpStreamWriter writer = new OpStreamWriter(out);
-        byte[] buf = new byte[(int) Math.min(INITIAL_BUFFER, maxLineBytes + 1L)];
-        int start = 0; // first byte of the current line
-        int limit = 0; // end of the buffered bytes
-        int scan = 0; // where to look for the next '\n'
-        boolean overlong = false; // inside a line already known to be too long (its bytes are dropped)
-        while (true) {
-            int nl = indexOfNewline(buf, scan, limit);
-            if (nl >= 0) {
-                if (overlong || nl - start > maxLineBytes) {
-                    overlongLine(writer);
-                    overlong = false;
-                } else {
-                    line(writer, buf, start, nl - start);
-                }
-                start = scan = nl + 1;
-                continue;
+        OpStreamReader reader = new OpStreamReader(in)
+                .maxLineBytes(maxLineBytes)
+                .beforeBlockingRead(() -> {
+                    try {
+                        writer.flush(); // the next read may block: let the consumer see what is answered so far
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                });
+        try {
+            for (Op op; (op = reader.next()) != null; ) {
+                line(writer, op);
             }
-            if (overlong || limit - start > maxLineBytes) {
-                overlong = true;
-                start = scan = limit = 0;
-            } else {
-                if (start > 0) {
-                    System.arraycopy(buf, start, buf, 0, limit - start);
-                    limit -= start;
-                    start = 0;
-                }
-                scan = limit;
-                if (limit == buf.length) { // the line fills the buffer but is not too long yet: grow
-                    buf = Arrays.copyOf(buf, (int) Math.min(buf.length * 2L, maxLineBytes + 1L));
-                }
-            }
-            if (in.available() <= 0) {
-                writer.flush(); // the next read may block: let the consumer see what is answered so far
-            }
-            int r = in.read(buf, limit, buf.length - limit);
-            if (r < 0) {
-                if (overlong) {
-                    overlongLine(writer);
-                } else if (limit > start) {
-                    line(writer, buf, start, limit - start); // a last line without '\n'
-                }
-                break;
-            }
-            limit += r;
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
         }
         writer.flush();
         return new Summary(lines, matches, statusCounts.clone());
     }
 
-    private static int indexOfNewline(byte[] buf, int from, int to) {
-        for (int i = from; i < to; i++) {
-            if (buf[i] == '\n') {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private void line(OpStreamWriter writer, byte[] buf, int off, int len) throws IOException {
+    private void line(OpStreamWriter writer, Op op) throws IOException {
         lines++;
-        switch (parser.parse(buf, off, len)) {
+        switch (op) {
             case Op.Event e -> status(writer, index.apply(e.event()));
             case Op.HashMatch m -> {
                 index.match(m.localHashes(), 0, m.localHashes().length, result);
@@ -199,11 +154,6 @@ public final class Replayer {
             case Op.Explain x -> writer.explanation(x.on(index));
             case Op.Invalid i -> invalid(writer, i.reason());
         }
-    }
-
-    private void overlongLine(OpStreamWriter writer) throws IOException {
-        lines++;
-        invalid(writer, "the line is longer than " + maxLineBytes + " bytes (not read)");
     }
 
     private void invalid(OpStreamWriter writer, String reason) throws IOException {

@@ -7,6 +7,9 @@
  *       form, or an invalid line with its reason). The format's only model.
  *   <li>{@link io.kvprefix.opstream.OpStreamParser}: the strict reader of one line (bytes in, an
  *       {@code Op} out, never an exception).
+ *   <li>{@link io.kvprefix.opstream.OpStreamReader}: splits a stream into lines (at {@code \n} only,
+ *       within a longest-line limit, in constant memory) and parses each; every reader of the format
+ *       reads through it.
  *   <li>{@link io.kvprefix.opstream.OpStreamWriter}: the format's only writer, of input lines (ops,
  *       events, matches) and of result lines (statuses, scores).
  *   <li>{@link io.kvprefix.opstream.Replayer}: reads a stream, applies it to an index and writes

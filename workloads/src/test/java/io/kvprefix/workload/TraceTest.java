@@ -5,13 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kvprefix.BlockHasher;
 import io.kvprefix.testing.RepoPaths;
+import io.kvprefix.testing.SharedData;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -161,16 +160,14 @@ class TraceTest {
     /** The figures of ../shared/traces/README.md (computed there with python3). */
     @Test
     void mooncakeTraceStatisticsMatchTheReadme() throws Exception {
-        Path dir = RepoPaths.root().resolve("../shared/traces");
-        assumeTrue(Files.isRegularFile(dir.resolve("conversation_trace.jsonl")), "no ../shared/traces");
-        Trace conv = MooncakeTraceReader.read(dir.resolve("conversation_trace.jsonl"));
+        Trace conv = MooncakeTraceReader.read(SharedData.trace("conversation_trace.jsonl"));
         assertEquals(12_031, conv.size());
         assertEquals(288_500, conv.totalBlocks());
         assertEquals(182_790, conv.distinctIds());
         assertEquals(182_789, conv.maxId()); // dense ids
         assertEquals(0.3664, conv.prefixHitBound(), 5e-5);
         assertEquals(3_536_999, conv.requests().get(conv.size() - 1).timestampMs());
-        Trace syn = MooncakeTraceReader.read(dir.resolve("synthetic_trace.jsonl"));
+        Trace syn = MooncakeTraceReader.read(SharedData.trace("synthetic_trace.jsonl"));
         assertEquals(3_993, syn.size());
         assertEquals(121_877, syn.totalBlocks());
         assertEquals(43_924, syn.distinctIds());
