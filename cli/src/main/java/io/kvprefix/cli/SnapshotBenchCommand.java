@@ -43,7 +43,8 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Snapshot and restore times and file sizes against rebuilding the state from its events",
+            "Time snapshots and restores of an index against rebuilding it from its events.",
+            "Also the file sizes, and with --during the cost to matches and writes meanwhile",
             "(docs/BENCHMARKS.md section 5, docs/SNAPSHOT.md)."
         })
 final class SnapshotBenchCommand implements Callable<Integer> {
@@ -95,15 +96,19 @@ final class SnapshotBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (repeat < 1 || blocks < 1 || workers < 1 || chain < 1 || chain > 4096) {
-            throw new IllegalArgumentException("--repeat, --blocks, --workers must be >= 1 and --chain in 1..4096");
+        Check.atLeast("--repeat", repeat, 1);
+        Check.atLeast("--blocks", blocks, 1);
+        Check.atLeast("--workers", workers, 1);
+        Check.inRange("--chain", chain, 1, 4096);
+        Check.implementations("--impl", impls);
+        Check.outputDir("--dir", dir);
+        if (ops != null) {
+            Check.opStream("--ops", ops);
         }
-        for (String impl : impls) {
-            if (!Implementations.isKnown(impl)) {
-                throw new IllegalArgumentException("unknown implementation '" + impl + "': known implementations are "
-                        + String.join(", ", Implementations.names()));
-            }
+        if (writeOps != null) {
+            Check.outputFile("--write-ops", writeOps);
         }
+        Files.createDirectories(dir);
         State state = ops != null ? fromOps(ops) : synthetic();
         if (writeOps != null) {
             try (OutputStream os = new BufferedOutputStream(Files.newOutputStream(writeOps), 1 << 20)) {
