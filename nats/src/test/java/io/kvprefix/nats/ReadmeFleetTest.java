@@ -28,7 +28,7 @@ class ReadmeFleetTest {
     void theReadmesRelayAndReplicaRunAsWritten() throws Exception {
         String spec = """
                 {"seed": %d, "engines": [
-                 {"name": "A", "encoding": "array", "replay": "plain", "ranks": null, "batches": 200, "early": 5}]}""".formatted(TestScale.seed() & Long.MAX_VALUE);
+                 {"name": "A", "encoding": "array", "replay": "plain", "ranks": [0, 1], "batches": 300, "early": 5}]}""".formatted(TestScale.seed() & Long.MAX_VALUE);
         try (Fleet f = new Fleet(dir, spec);
                 PrefixIndex index = PrefixIndex.create(IndexConfig.defaults())) {
             String natsUrl = f.server.url();
