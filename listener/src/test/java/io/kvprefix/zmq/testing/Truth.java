@@ -11,9 +11,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -158,22 +160,31 @@ public final class Truth {
 
     /**
      * Feeds {@code oracle} the batches of {@code engine} as a correct subscriber applies them: all of
-     * them, or, when {@code lostFrom >= 0}, those before {@code lostFrom}, then a clear of
-     * {@code workerOf(empty)}, then those from {@code resumeAt} on. Returns how many events of each
+     * them, or, when {@code lostFrom >= 0}, those before {@code lostFrom}, then a clear of every
+     * worker their batches named (each dp rank, as a resync clears them; {@code workerOf(empty)} if
+     * none), then those from {@code resumeAt} on. Returns how many events of each
      * {@link EventKind} got each {@link EventStatus}, indexed by ordinal (the clear not counted).
      */
     public long[][] feed(
             PrefixIndex oracle, String engine, Function<OptionalInt, Worker> workerOf, long lostFrom, long resumeAt) {
         long[][] counts = new long[EventKind.values().length][EventStatus.values().length];
         boolean cleared = false;
+        // a resync clears every worker the engine fed, each of its dp ranks, as the listener does
+        Set<Worker> fed = new LinkedHashSet<>();
         for (Batch b : batches(engine)) {
             if (lostFrom >= 0 && b.seq() >= lostFrom && b.seq() < resumeAt) {
                 continue;
             }
             if (lostFrom >= 0 && b.seq() >= resumeAt && !cleared) {
-                oracle.apply(new KvEvent.Cleared(workerOf.apply(OptionalInt.empty())));
+                if (fed.isEmpty()) {
+                    fed.add(workerOf.apply(OptionalInt.empty()));
+                }
+                for (Worker w : fed) {
+                    oracle.apply(new KvEvent.Cleared(w));
+                }
                 cleared = true;
             }
+            fed.add(workerOf.apply(b.rank()));
             for (KvEvent e : events(b, workerOf)) {
                 EventKind k = e instanceof KvEvent.Removed
                         ? EventKind.REMOVED
