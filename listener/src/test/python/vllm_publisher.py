@@ -4,30 +4,51 @@ python3-msgpack).
 
     vllm_publisher.py SPEC.json TRUTH.txt
 
-Each engine of the spec gets a PUB-like socket (XPUB, so the script can see when a subscriber has
-arrived) and, unless its replay is "none", a ROUTER replay socket, both bound to 127.0.0.1 on free
-ports. It simulates an engine's KV cache (stores of new and continued sequences, removals of any
-block, now and then a clear, now and then a multimodal item in extra_keys, CPU-tier stores, plus
-events a router must ignore: sliding-window groups), and publishes one batch per step as vLLM does: frames [topic, seq (8 bytes big-endian),
-msgpack payload], the payload [ts, [events], dp_rank?] ("array" encoding, vLLM up to mid-2026) or
-{"ts", "events", "data_parallel_rank"} with events as maps tagged by "type" ("map" encoding). Replay
-requests ["", start_seq] are answered as vLLM's ZmqEventPublisher does: one message per buffered
-batch from start_seq on, then an end marker (sequence of eight 0xff bytes, empty payload); "plain"
-answers are ["", seq, payload], "topic" answers ["", topic, seq, payload].
+Modelled on vLLM's ZmqEventPublisher, vllm-project/vllm vllm/distributed/kv_events.py at commit
+0181ea3173e53eea8cf04a86891488e3dc89bb34 ("plain" replay answers), and on the same file in the fork
+vMaroon/vllm at 08ee3e54203f7f5a12f85a5976cd371e6be89e11 ("topic" replay answers, vLLM PR #45177; the
+24-byte sequence frames of PR #57789). SGLang's epoch topic follows
+python/sglang/srt/disaggregation/kv_events.py (_live_topic).
 
-Spec (JSON): {"seed": N, "engines": [{
+Each engine of the spec gets a PUB-like socket (XPUB, so the script can see when a subscriber has
+arrived; on the wire it is a PUB, with vLLM's send high-water mark of 100,000) and, unless its replay
+is "none", a ROUTER replay socket with no high-water mark set, so libzmq's default of 1,000 applies
+and a long answer loses what passes it, end marker included, as vLLM's does (a spec may set
+"replay_hwm"). Both bind 127.0.0.1, on free ports or on the spec's "ports". It simulates an engine's
+KV cache (stores of new and continued sequences, removals of any block, now and then a clear, now
+and then a multimodal item in extra_keys, CPU-tier stores, plus events a router must ignore:
+sliding-window groups), and publishes one batch per step as vLLM does: frames [topic, seq (8 bytes big-endian), msgpack payload], sent live first and
+then kept in a replay buffer of "buffer" batches; the payload [ts, [events], dp_rank?] ("array"
+encoding, vLLM up to mid-2026) or {"ts", "events", "data_parallel_rank"} with events as maps tagged by
+"type" ("map" encoding). A replay request ["", start_seq] (anything but exactly one delimiter and one
+sequence frame is ignored, as vLLM does) is answered as vLLM's _service_replay does, in one burst: one
+message per buffered batch from start_seq on, then an end marker (sequence of eight 0xff bytes, empty
+payload); "plain" answers are ["", seq, payload] and end ["", END, ""]; "topic" answers are
+["", topic, seq, payload] and end ["", "", END, ""] (an empty topic frame). At most one request per
+engine is served between two live batches, as vLLM's publisher thread does.
+
+Spec (JSON): {"seed": N, "interval": 0.002 (seconds between publishing steps), "engines": [{
     "name": "A", "encoding": "array"|"map", "replay": "none"|"plain"|"topic", "topic": "",
     "ranks": [0, 1] (dp ranks the batches name, round robin) or null (batches name none),
     "batches": 100, "block_size": 4, "signed": true (hashes >= 2**63 sent as negative int64),
     "drop": [[first, last], ...] (sequence numbers not sent live, but kept for replay),
     "buffer": 10000 (batches kept for replay), "pause_after_drop": false (after the batch that
     follows a dropped range, wait until this engine's replay socket is asked), "early": 0 (batches
-    published before waiting for a subscriber), "replay_hole_once": false (leave one batch out of the
-    first replay answer that has at least three), "replay_delay": 0 (seconds to wait before answering
-    each replay request; the publisher stalls meanwhile), "restart_at": null (before publishing this
-    batch, wait until the subscriber has gone, as a router does when it restarts, publish
-    "down_batches" batches with nobody listening, and wait for a subscriber again)}],
-    "interval": 0.002 (seconds between steps)}
+    published before the ports are reported, so before anyone can subscribe), "replay_hole_once": false
+    (leave one batch out of the first replay answer that has at least three), "replay_delay": 0
+    (seconds to wait before answering each replay request; the publisher stalls meanwhile),
+    "replay_hwm": null (the ROUTER's SNDHWM; null keeps
+    libzmq's default, 1,000), "lie": null | "below" (answer a request from S with the buffered batches
+    below S, up to 5, never S or later) | "above" (answer it with the batches from S on, numbered
+    10,000 higher), "identity": null | "uuid" (24-byte sequence frames: the number, then a 16-byte id
+    fixed for the process, vLLM PR #57789) | "epoch" (the topic gets SGLang's "\0sgl-kv-epoch=" and a
+    per-process epoch), "ports": null | {"pub": N, "replay": M} (bind these ports: a restarted engine),
+    "bind_late": false (with "ports": bind the PUB socket only after the early batches, so nobody
+    receives them live, as when the engine published while its subscriber was away), "clears": true
+    (false: no AllBlocksCleared, so the cache only grows, as a benchmark of a full index needs),
+    "restart_at": null (before publishing this batch, wait until the subscriber has gone, as a router
+    does when it restarts, publish "down_batches" batches with nobody listening, and wait for a
+    subscriber again)}]}
 
 Standard error gets a line "REPLAY name start_seq first_answered|-" for every replay request.
 
@@ -50,6 +71,7 @@ import random
 import select
 import sys
 import time
+import uuid
 
 import msgpack
 import zmq
@@ -111,14 +133,34 @@ class Engine:
         self.restart_at = spec.get("restart_at")
         self.down_batches = spec.get("down_batches", 0)
         self.replay_delay = spec.get("replay_delay", 0)
+        self.lie = spec.get("lie")
+        self.identity = spec.get("identity")
+        self.clears = spec.get("clears", True)
+        self.stream_id = uuid.uuid4().bytes if self.identity == "uuid" else b""
+        self.live_topic = self.topic
+        if self.identity == "epoch":
+            self.live_topic = self.topic + b"\x00sgl-kv-epoch=" + uuid.uuid4().hex.encode()
+        ports = spec.get("ports") or {}
         self.pub = ctx.socket(zmq.XPUB)
         self.pub.setsockopt(zmq.SNDHWM, 100000)
-        self.pub_port = self.pub.bind_to_random_port("tcp://127.0.0.1")
+        self.pub.setsockopt(zmq.RCVHWM, 100000)
+        self.pub_port = ports.get("pub")
+        self.bind_late = spec.get("bind_late", False) and self.pub_port is not None
+        if self.pub_port is None:
+            self.pub_port = self.pub.bind_to_random_port("tcp://127.0.0.1")
+        elif not self.bind_late:
+            bind(self.pub, self.pub_port)
         self.router = None
         self.replay_port = None
         if self.replay_mode != "none":
             self.router = ctx.socket(zmq.ROUTER)
-            self.replay_port = self.router.bind_to_random_port("tcp://127.0.0.1")
+            if spec.get("replay_hwm") is not None:
+                self.router.setsockopt(zmq.SNDHWM, spec["replay_hwm"])
+            self.replay_port = ports.get("replay")
+            if self.replay_port is None:
+                self.replay_port = self.router.bind_to_random_port("tcp://127.0.0.1")
+            else:
+                bind(self.router, self.replay_port)
         self.seq = 0
         self.buffer = []
         self.caches = {r: Cache() for r in (self.ranks or [0])}
@@ -156,7 +198,7 @@ class Engine:
                 for v in victims:
                     cache.held.pop(v, None)
                 events.append(("R", victims, None, None))
-            elif roll < 0.90:
+            elif roll < 0.90 and self.clears:
                 cache.clear()
                 events.append(("C",))
             elif roll < 0.95:
@@ -279,7 +321,7 @@ class Engine:
         if len(self.buffer) > self.buffer_size:
             self.buffer.pop(0)
         if not self.dropped(seq):
-            self.pub.send_multipart([self.topic, seq.to_bytes(8, "big"), data])
+            self.pub.send_multipart([self.live_topic, seq.to_bytes(8, "big") + self.stream_id, data])
         self.seq += 1
         return seq
 
@@ -288,24 +330,33 @@ class Engine:
         return self.dropped(seq - 1) and not self.dropped(seq)
 
     def serve_replay(self):
-        client, empty, start = self.router.recv_multipart()
+        frame = self.router.recv_multipart()
+        if len(frame) != 3:
+            return                                  # vLLM logs "Invalid replay request" and ignores it
+        client, _, start = frame
         if self.replay_delay > 0:
             time.sleep(self.replay_delay)
         self.replay_requests += 1
         start_seq = int.from_bytes(start, "big")
-        answers = [(s, d) for s, d in self.buffer if s >= start_seq]
+        if self.lie == "below":
+            answers = [(s, d) for s, d in self.buffer if start_seq - 5 <= s < start_seq]
+        elif self.lie == "above":
+            answers = [(s + 10000, d) for s, d in self.buffer if s >= start_seq]
+        else:
+            answers = [(s, d) for s, d in self.buffer if s >= start_seq]
         print("REPLAY %s %d %s" % (self.name, start_seq, answers[0][0] if answers else "-"), file=sys.stderr,
               flush=True)
         if self.hole_once and len(answers) >= 3:
             self.hole_once = False
             del answers[1]
+        # one burst, as vLLM's _service_replay: the ROUTER drops whatever passes its high-water mark
         for s, d in answers:
             if self.replay_mode == "topic":
                 self.router.send_multipart([client, b"", self.topic, s.to_bytes(8, "big"), d])
             else:
                 self.router.send_multipart([client, b"", s.to_bytes(8, "big"), d])
         if self.replay_mode == "topic":
-            self.router.send_multipart([client, b"", self.topic, END_SEQ, b""])
+            self.router.send_multipart([client, b"", b"", END_SEQ, b""])
         else:
             self.router.send_multipart([client, b"", END_SEQ, b""])
 
@@ -318,8 +369,21 @@ class Engine:
                 self.subscribed = False
 
 
+def bind(sock, port):
+    """Binds a fixed port; a port the previous process of a restarted engine held may need a moment."""
+    deadline = time.time() + 10
+    while True:
+        try:
+            sock.bind("tcp://127.0.0.1:%d" % port)
+            return
+        except zmq.ZMQError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def service(engines, timeout_ms):
-    """Answers pending replay requests and notes subscriptions, waiting up to timeout_ms for one."""
+    """Answers a pending replay request per engine and notes subscriptions, waiting up to timeout_ms."""
     poller = zmq.Poller()
     for e in engines:
         poller.register(e.pub, zmq.POLLIN)
@@ -358,14 +422,18 @@ def main():
     spec = json.load(open(sys.argv[1]))
     truth_path = sys.argv[2]
     rng = random.Random(spec.get("seed", 1))
+    step = spec.get("interval", 0.002)
     ctx = zmq.Context()
     engines = [Engine(ctx, e, random.Random(rng.getrandbits(64))) for e in spec["engines"]]
-    ready = {e.name: {"pub": e.pub_port, "replay": e.replay_port, "topic": e.topic.decode()} for e in engines}
-    print("READY " + json.dumps(ready), flush=True)
-
+    # the early batches go out before the ports are known: no subscriber can have them live (only a
+    # subscriber still connecting to fixed ports could, which "bind_late" excludes)
     for e in engines:
         for _ in range(e.early):
             e.publish_next()
+        if e.bind_late:
+            bind(e.pub, e.pub_port)
+    ready = {e.name: {"pub": e.pub_port, "replay": e.replay_port, "topic": e.topic.decode()} for e in engines}
+    print("READY " + json.dumps(ready), flush=True)
 
     deadline = time.time() + 20
     while not all(e.subscribed for e in engines):
@@ -386,7 +454,7 @@ def main():
                 while e.replay_requests == asked and time.time() < until:
                     service(engines, 10)
         service(engines, 0)
-        time.sleep(spec.get("interval", 0.002))
+        time.sleep(step)
 
     with open(truth_path, "w") as out:
         out.write("\n".join(line for e in engines for line in e.truth) + "\n")

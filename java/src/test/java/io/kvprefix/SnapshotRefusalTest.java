@@ -144,8 +144,10 @@ class SnapshotRefusalTest {
     @Test
     void anotherVersion() throws IOException {
         byte[] b = bytes.clone();
-        le(b).putInt(8, 2);
-        refused(write("v2.snap", b), CONFIG, "format version 2; this kvprefix reads version 1");
+        le(b).putInt(8, 3);
+        refused(write("v3.snap", b), CONFIG, "format version 3; this kvprefix reads version 2");
+        le(b).putInt(8, 1); // version 1 stored each name map as one table: its files are refused, not misread
+        refused(write("v1.snap", b), CONFIG, "format version 1; this kvprefix reads version 2");
     }
 
     @Test
@@ -287,14 +289,20 @@ class SnapshotRefusalTest {
         forged("attach-bound", "damaged runs section", b -> b.putInt(run - 4, 65));
         forged("children", "damaged runs section", b -> b.putInt(run + 48, b.getInt(run + 48) + 1));
         forged("slot", "damaged workers section", b -> b.putInt((int) workers + 12, 64));
-        forged("name-capacity", "damaged workers section", b -> b.putInt((int) workers + 24, 15));
+        forged("name-segments", "damaged workers section", b -> b.putInt((int) workers + 24, 0));
+        forged("name-depth", "damaged workers section", b -> b.putInt((int) workers + 44, 25));
+        forged("name-bytes", "damaged", b -> b.putLong((int) workers + 48, b.getLong((int) workers + 48) + 8));
+        forged("segment-capacity", "damaged names section", b -> b.putInt((int) names, 15));
+        forged("segment-names", "damaged names section", b -> b.putInt((int) names + 4, b.getInt((int) names + 4) + 1));
+        forged("segment-depth", "damaged names section", b -> b.putInt((int) names + 8, 25));
+        forged("segment-prefix", "damaged names section", b -> b.putInt((int) names + 12, 1 << 24));
         forged(
                 "distinct",
                 "damaged runs section",
                 b -> b.putLong((int) workers + 16, b.getLong((int) workers + 16) - 1));
         forged("name-value", "damaged names section", b -> {
-            int cap = b.getInt((int) workers + 24);
-            long values = names + 8L * cap;
+            int cap = b.getInt((int) names); // the first segment's header, then its table
+            long values = names + 16 + 8L * cap;
             for (int i = 0; i < cap; i++) {
                 if (b.getInt((int) (values + 4L * i)) != 0) {
                     b.putInt((int) (values + 4L * i), 0x7FFF_FFF0);
@@ -305,6 +313,50 @@ class SnapshotRefusalTest {
         forged("counter", "damaged counters section", b -> b.putLong((int) section(2), -1));
         forged("metadata", "damaged metadata section", b -> b.putInt((int) section(1), 1 << 30));
         forged("salts", "damaged salts section", b -> b.putInt(64 + 32 * 6 + 4, 1000)); // 1,000 salts
+    }
+
+    /**
+     * A name map of several segments, forged behind valid CRCs: segments out of directory order, and
+     * names moved from one segment's count to another's (each header's count is what a restored
+     * segment grows by; a segment believed emptier than it is could fill up and never end a probe).
+     */
+    @Test
+    void forgedSegmentsAreRefused() throws IOException {
+        Path file = dir.resolve("segments.snap");
+        try (PrefixIndex index = PrefixIndex.create(CONFIG)) {
+            Worker w = Worker.of(1);
+            SplittableRandom r = new SplittableRandom(5);
+            for (long name = 1; name < 30_000; name += 16) {
+                long[] hashes =
+                        java.util.stream.LongStream.range(name, name + 16).toArray();
+                index.apply(new KvEvent.Stored(
+                        w, java.util.OptionalLong.empty(), hashes, r.longs(16).toArray(), Medium.GPU));
+            }
+            index.snapshot(file);
+        }
+        byte[] b0 = Files.readAllBytes(file);
+        ByteBuffer h = le(b0);
+        long workers = h.getLong(64 + 32 * 2 + 8);
+        assertTrue(h.getInt((int) workers + 24) >= 2, "several segments");
+        int first = (int) h.getLong(64 + 32 * 4 + 8);
+        int cap = h.getInt(first);
+        long t = 12L * cap;
+        int second = (int) (first + 16 + t + (-t & 7));
+        for (String what : new String[] {"order", "counts"}) {
+            byte[] b = b0.clone();
+            ByteBuffer x = le(b);
+            if (what.equals("order")) { // the first two segments' places in the directory swapped
+                int p0 = x.getInt(first + 12);
+                int d0 = x.getInt(first + 8);
+                x.putInt(first + 12, x.getInt(second + 12)).putInt(first + 8, x.getInt(second + 8));
+                x.putInt(second + 12, p0).putInt(second + 8, d0);
+            } else {
+                x.putInt(first + 4, x.getInt(first + 4) - 1);
+                x.putInt(second + 4, x.getInt(second + 4) + 1);
+            }
+            forgeCrcs(b);
+            refused(write("segments-" + what + ".snap", b), CONFIG, "damaged names section");
+        }
     }
 
     @Test

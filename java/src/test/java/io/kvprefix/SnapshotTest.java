@@ -98,6 +98,43 @@ class SnapshotTest {
         }
     }
 
+    /**
+     * Name maps of many segments (split by the chain index, cut at one depth by the heap index), and
+     * any-tier views as large: restored on every implementation, they answer as the
+     * original and as a reference fed the same events, then and after more events.
+     */
+    @Test
+    void nameMapsOfManySegmentsRoundTrip() throws IOException {
+        long seed = TestScale.seed();
+        IndexConfig config = IndexConfig.defaults();
+        for (Impl from : IMPLS) {
+            for (Impl to : IMPLS) {
+                String what = from + " -> " + to + ", " + TestScale.replay(seed);
+                SnapshotStates states = new SnapshotStates(seed, 4, 700, 90);
+                List<KvEvent> before = new java.util.ArrayList<>(states.events(1000));
+                before.addAll(states.fill()); // last, so that no clear shrinks a map again before the snapshot
+                List<KvEvent> after = states.events(1000);
+                Path file = dir.resolve(from + "-" + to + "-segments.snap");
+                try (PrefixIndex original = from.create().apply(config);
+                        PrefixIndex reference = to.create().apply(config)) {
+                    SnapshotStates.apply(before, original, reference);
+                    original.snapshot(file);
+                    java.nio.ByteBuffer b =
+                            java.nio.ByteBuffer.wrap(Files.readAllBytes(file)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                    int worker0 = (int) b.getLong(64 + 32 * 2 + 8); // the workers section
+                    int segments = b.getInt(worker0 + 24);
+                    assertTrue(
+                            segments > 1, what + ": " + segments + " segments"); // several depths: SnapshotLayoutTest
+                    try (PrefixIndex restored = to.restore().apply(file, config)) {
+                        assertEquals(states.fingerprint(original), states.fingerprint(restored), what);
+                        SnapshotStates.apply(after, reference, restored);
+                        assertEquals(states.fingerprint(reference), states.fingerprint(restored), what + ", then on");
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void aRestoredIndexSnapshotsTheSameStateAgain() throws IOException {
         SnapshotStates states = new SnapshotStates(7, 8, 30, 70);

@@ -1,7 +1,10 @@
 package io.kvprefix.bench;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvprefix.EventStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -104,6 +107,25 @@ class BenchmarkSetupTest {
                 b.storeClear();
                 b.tearDown();
             }
+        }
+    }
+
+    @Test
+    void budgetSetups() {
+        int saved = BudgetBenchmark.BUDGET_MIB;
+        BudgetBenchmark.BUDGET_MIB = 4;
+        try {
+            for (String impl : new String[] {"offheap-java", "offheap-native"}) {
+                BudgetBenchmark b = new BudgetBenchmark();
+                b.impl = impl;
+                b.setup(); // checks that the full index refuses every store of the cycle and changes nothing
+                assertEquals(EventStatus.CAPACITY_EXCEEDED, b.refusedStore());
+                assertEquals(EventStatus.OK, b.acceptedStoreRemove());
+                assertTrue(b.blocksHeld() > 50_000, "4 MiB hold more than this: " + b.blocksHeld());
+                b.tearDown();
+            }
+        } finally {
+            BudgetBenchmark.BUDGET_MIB = saved;
         }
     }
 

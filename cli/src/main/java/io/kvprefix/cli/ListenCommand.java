@@ -2,6 +2,7 @@ package io.kvprefix.cli;
 
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
+import io.kvprefix.IndexStats;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
@@ -55,11 +56,13 @@ import picocli.CommandLine.Option;
         sortOptions = false,
         description = {
             "Subscribe to engines' KV events (vLLM / SGLang, ZMQ + msgpack) and feed an index.",
-            "Gaps in an engine's sequence are recovered through its replay socket; when",
-            "they cannot be, its workers are cleared and fed again from the live stream.",
-            "After --duration (or Ctrl-C) prints the result of each match and explain line",
-            "of --queries, then one JSON stats object as the last line of standard output.",
-            "--metrics-port serves Prometheus metrics and health checks meanwhile.",
+            "An engine with a replay socket is asked at once for what it holds, and again on",
+            "every gap and reconnection (in as many requests as a long replay takes); a",
+            "restarted engine is found and fetched anew. Only a range the engine no longer",
+            "has clears its workers, which are then fed from the live stream (docs/SPEC.md",
+            "section 10). After --duration (or Ctrl-C) prints the result of each match and",
+            "explain line of --queries, then one JSON stats object as the last line of",
+            "standard output. --metrics-port serves Prometheus metrics and health checks meanwhile.",
             "With --nats it applies a fleet's stream instead (kvprefix relay fills it)."
         })
 final class ListenCommand implements Callable<Integer> {
@@ -131,7 +134,10 @@ final class ListenCommand implements Callable<Integer> {
             names = "--replay-timeout",
             paramLabel = "SECONDS",
             defaultValue = "3",
-            description = "give up a replay that has not answered for this long and resync (default: ${DEFAULT-VALUE})")
+            description = {
+                "a replay request with no answer for this long is asked again (with a backoff;",
+                "4 in a row that deliver nothing give the range up); default: ${DEFAULT-VALUE}"
+            })
     double replayTimeout;
 
     @Mixin
@@ -157,6 +163,15 @@ final class ListenCommand implements Callable<Integer> {
                 "there (docs/SPEC.md section 9.5)"
             })
     Double snapshotInterval;
+
+    @Option(
+            names = "--memory-budget",
+            paramLabel = "BYTES",
+            description = {
+                "most off-heap memory the index may hold, e.g. 512m or 2g (default: unlimited);",
+                "stores past it answer capacity_exceeded and apply nothing (counted per engine)"
+            })
+    String memoryBudget;
 
     @Option(
             names = "--metrics-port",
@@ -192,7 +207,7 @@ final class ListenCommand implements Callable<Integer> {
         Duration runFor = duration == null ? null : seconds(duration, "--duration");
         Duration every = seconds(statsInterval, "--stats-interval");
         Duration replayWait = seconds(replayTimeout, "--replay-timeout");
-        IndexConfig config = indexOptions.config().build();
+        IndexConfig config = indexConfig();
         if (snapshotInterval != null && snapshot == null) {
             throw new IllegalArgumentException("--snapshot-interval needs --snapshot");
         }
@@ -228,11 +243,11 @@ final class ListenCommand implements Callable<Integer> {
         Thread feed = null;
         try (ListenMetrics m = metrics;
                 PrefixIndex index = instrument(m, openIndex(config, err))) {
-            SubscriberStats finalStats;
-            try (KvEventSubscriber sub = KvEventSubscriber.builder(index)
+            KvEventSubscriber sub = KvEventSubscriber.builder(index)
                     .replayTimeout(replayWait)
                     .resumeFrom(index.snapshotMetadata())
-                    .build()) {
+                    .build();
+            try {
                 for (EngineEndpoint e : specs) {
                     sub.addEngine(e);
                 }
@@ -263,11 +278,13 @@ final class ListenCommand implements Callable<Integer> {
                 if (snapshot != null) {
                     saved = save(sub, err);
                 }
-                finalStats = sub.stats();
                 if (m != null) {
                     m.stopping();
                 }
+            } finally {
+                sub.close(); // nothing is applied after this: the stats below describe the index the queries see
             }
+            SubscriberStats finalStats = sub.stats();
             if (feed != null) {
                 if (runFor == null && specs.isEmpty()) {
                     feed.join(); // the loop above ended with its input, or on Ctrl-C
@@ -290,6 +307,15 @@ final class ListenCommand implements Callable<Integer> {
             out.flush();
             if (!quiet) {
                 err.println("kvprefix listen: " + finalStats.summary());
+                IndexStats is = index.stats();
+                err.printf(
+                        "kvprefix listen: the index holds %d blocks of %d workers in %.1f MiB (budget: %s)%n",
+                        is.blocks(),
+                        is.workers(),
+                        is.bytesUsed() / 1048576.0,
+                        config.memoryBudgetBytes() == IndexConfig.UNLIMITED
+                                ? "unlimited"
+                                : String.format("%.1f MiB", config.memoryBudgetBytes() / 1048576.0));
             }
             return saved ? 0 : 1;
         } finally {
@@ -383,6 +409,20 @@ final class ListenCommand implements Callable<Integer> {
             err.printf(Locale.ROOT, "kvprefix listen: saved %s (%.1f ms)%n", snapshot, (System.nanoTime() - t0) / 1e6);
         }
         return true;
+    }
+
+    /** The index's configuration from --impl, --max-workers and --memory-budget (a usage error names the option). */
+    IndexConfig indexConfig() {
+        IndexConfig.Builder cb = indexOptions.config();
+        if (memoryBudget != null) {
+            long bytes = Args.parseBytes(memoryBudget, "--memory-budget");
+            try {
+                cb.memoryBudgetBytes(bytes);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--memory-budget: " + e.getMessage(), e);
+            }
+        }
+        return cb.build();
     }
 
     private static PrefixIndex instrument(ListenMetrics m, PrefixIndex index) {

@@ -45,7 +45,7 @@ final class NatsListen {
         FleetStream fleet = FleetStream.named(c.stream); // IllegalArgumentException names a bad name
         Duration runFor = c.duration == null ? null : ListenCommand.seconds(c.duration, "--duration");
         Duration every = ListenCommand.seconds(c.statsInterval, "--stats-interval");
-        IndexConfig config = c.indexOptions.config().build();
+        IndexConfig config = c.indexConfig(); // --impl, --max-workers and --memory-budget, as without --nats
         PrintStream err = System.err;
         Path queryFile = null;
         if (c.queries != null) {

@@ -1,6 +1,7 @@
 package io.kvprefix.cli;
 
 import io.kvprefix.IndexConfig;
+import io.kvprefix.IndexStats;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.SnapshotException;
 import io.kvprefix.bench.Implementations;
@@ -137,8 +138,15 @@ final class ReplayCommand implements Callable<Integer> {
         }
         try (PrefixIndex index = restored != null ? restored : Implementations.create(impl, config)) {
             replayer = new Replayer(index).maxLineBytes(maxLineBytes);
+            long[] firstRefusal = {-1, 0}; // line, bytes in use then
             if (!quiet) {
                 replayer.log(note -> err.println("kvprefix replay: " + note));
+                if (config.memoryBudgetBytes() != IndexConfig.UNLIMITED) {
+                    replayer.onFirstCapacityExceeded(line -> {
+                        firstRefusal[0] = line;
+                        firstRefusal[1] = index.stats().bytesUsed();
+                    });
+                }
             }
             Replayer.Summary summary = replayer.run(in, new StdoutStream(System.out));
             if (!quiet) {
@@ -149,6 +157,9 @@ final class ReplayCommand implements Callable<Integer> {
                         impl,
                         (System.nanoTime() - t0) / 1e9,
                         hidden > 0 ? "; " + hidden + " more invalid lines not described" : "");
+                if (config.memoryBudgetBytes() != IndexConfig.UNLIMITED) {
+                    err.println("kvprefix replay: " + budgetNote(index, config.memoryBudgetBytes(), firstRefusal));
+                }
             }
             return save(index, err);
         } catch (StdoutFailure e) {
@@ -201,6 +212,20 @@ final class ReplayCommand implements Callable<Integer> {
                 // nothing left to do with it
             }
         }
+    }
+
+    /** {@code memory: 31.9 of 32.0 MiB in use, 1179879 blocks held; first capacity_exceeded at line 5123, with 31.1 MiB (97%)}. */
+    private static String budgetNote(PrefixIndex index, long budget, long[] firstRefusal) {
+        IndexStats st = index.stats();
+        String s = String.format(
+                "memory: %.1f of %.1f MiB in use, %d blocks held",
+                st.bytesUsed() / 1048576.0, budget / 1048576.0, st.blocks());
+        return s
+                + (firstRefusal[0] < 0
+                        ? "; nothing refused for memory"
+                        : String.format(
+                                "; first capacity_exceeded at line %d, with %.1f MiB (%.0f%% of the budget)",
+                                firstRefusal[0], firstRefusal[1] / 1048576.0, 100.0 * firstRefusal[1] / budget));
     }
 
     private IndexConfig config() {

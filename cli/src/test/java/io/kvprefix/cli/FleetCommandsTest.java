@@ -63,6 +63,13 @@ class FleetCommandsTest {
                         "nats://127.0.0.1:1",
                         "--snapshot-interval",
                         "0"),
+                new Case( // a replica's index takes the budget too, checked before anything connects
+                        "--memory-budget: 'lots' is not a byte count",
+                        "listen",
+                        "--nats",
+                        "nats://127.0.0.1:1",
+                        "--memory-budget",
+                        "lots"),
                 new Case("Missing required option: '--nats=URL'", "relay", "--engine", "tcp://127.0.0.1:5557=1"),
                 new Case("expected ENDPOINT=WORKER", "relay", "--nats", "nats://127.0.0.1:1", "--engine", "x"),
                 new Case(

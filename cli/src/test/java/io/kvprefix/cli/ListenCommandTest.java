@@ -79,6 +79,8 @@ class ListenCommandTest {
                         "--stats-interval",
                         "-1"),
                 new Case(2, "--impl: unknown implementation", "listen", "--engine", ok, "--impl", "fast"),
+                new Case(2, "--memory-budget", "listen", "--engine", ok, "--memory-budget", "lots"),
+                new Case(2, "64 KiB", "listen", "--engine", ok, "--memory-budget", "1k"),
                 new Case(
                         2,
                         "--queries '" + dir.resolve("none.jsonl") + "': no such file",
@@ -303,6 +305,42 @@ class ListenCommandTest {
             totals(lines.get(0)); // valid JSON
         } finally {
             p.destroyForcibly();
+        }
+    }
+
+    /**
+     * {@code --memory-budget} bounds the index listen feeds: an engine in another process whose cache
+     * only grows (no clears) replays 3,000 batches through its ROUTER at once; every batch is applied,
+     * stores past the budget answer capacity_exceeded (counted), and the index stays within it.
+     */
+    @Test
+    void aMemoryBudgetBoundsTheIndexAndItsRefusalsAreCounted() throws Exception {
+        String spec = """
+                {"seed": 17, "engines": [
+                 {"name": "E1", "encoding": "array", "replay": "plain", "ranks": [0], "batches": 3000,
+                  "early": 3000, "clears": false}]}""";
+        try (PythonPublisher pub = new PythonPublisher(dir, spec)) {
+            String e1 = pub.ports("E1").pubEndpoint() + "=1,replay="
+                    + pub.ports("E1").replayEndpoint();
+            CliRunner.Result r = CliRunner.run(
+                    "listen", "--engine", e1, "--duration", "8", "--stats-interval", "60", "--memory-budget", "256k");
+            assertEquals(0, r.exit(), r.err());
+            List<String> lines = r.out().lines().toList();
+            String json = lines.get(lines.size() - 1);
+            Map<String, Long> total = totals(json);
+            assertEquals(3000, total.get("replayed_batches"), json);
+            assertEquals(0, total.get("resyncs"), json);
+            java.util.regex.Matcher refused = java.util.regex.Pattern.compile(
+                            "\"stored\":\\{[^}]*\"capacity_exceeded\":(\\d+)")
+                    .matcher(json);
+            assertTrue(refused.find(), json);
+            assertTrue(Long.parseLong(refused.group(1)) > 100, "stores past 256 KiB are refused: " + json);
+            java.util.regex.Matcher held = java.util.regex.Pattern.compile(
+                            "the index holds (\\d+) blocks of 1 workers in ([0-9.]+) MiB \\(budget: 0.3 MiB\\)")
+                    .matcher(r.err());
+            assertTrue(held.find(), r.err());
+            assertTrue(Long.parseLong(held.group(1)) > 500, r.err());
+            assertTrue(Double.parseDouble(held.group(2)) <= 0.25, "within the budget: " + r.err());
         }
     }
 

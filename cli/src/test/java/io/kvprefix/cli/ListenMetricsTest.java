@@ -176,6 +176,7 @@ class ListenMetricsTest {
                 }
             };
             long notReadyAt = -1;
+            double replayedBefore = 0;
             long readyAgainAt = -1;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
             while (System.nanoTime() < deadline && readyAgainAt < 0) {
@@ -183,11 +184,15 @@ class ListenMetricsTest {
                 String metrics = get(listen.base + "/metrics").body();
                 double replayed = value(metrics, "kvprefix_subscriber_replayed_batches_total");
                 double replaying = value(metrics, "kvprefix_subscriber_replaying");
-                seen.add(r.statusCode() + " replayed=" + replayed + " replaying=" + replaying);
+                // the engine is also asked at once when it is added (SPEC section 10): that start-up
+                // request holds readiness back too, but only the gap's replay brings the withheld batches
+                boolean gapSeen = value(metrics, "kvprefix_subscriber_gaps_total") >= 1;
+                seen.add(r.statusCode() + " replayed=" + replayed + " replaying=" + replaying + " gap=" + gapSeen);
                 if (r.statusCode() == 503) {
                     assertTrue(r.body().startsWith("not ready: "), r.body());
-                    if (notReadyAt < 0 && r.body().contains("replay")) {
+                    if (notReadyAt < 0 && gapSeen && r.body().contains("replay")) {
                         notReadyAt = System.nanoTime();
+                        replayedBefore = replayed; // what the start-up request brought (batches published by then)
                     }
                 } else {
                     assertEquals(200, r.statusCode(), r.body());
@@ -195,14 +200,13 @@ class ListenMetricsTest {
                     if (notReadyAt >= 0) {
                         readyAgainAt = System.nanoTime();
                         // ready again only with the withheld batches applied from the replay
-                        assertTrue(replayed >= 5, "ready before the replay: " + seen);
+                        assertTrue(replayed >= replayedBefore + 5, "ready before the replay: " + seen);
                         assertEquals(0.0, replaying, "" + seen);
                     }
                 }
-                if (notReadyAt >= 0
-                        && seen.stream().filter(l -> l.startsWith("503")).count() == 1) {
-                    // first seen not ready: the publisher answers the replay 3 s after it was asked
-                    assertEquals(0.0, replayed, "batches replayed already: " + seen);
+                if (notReadyAt >= 0 && replayed > replayedBefore) {
+                    // the publisher answers the gap's replay 3 s after it was asked: not within the first poll
+                    assertTrue(System.nanoTime() - notReadyAt > TimeUnit.MILLISECONDS.toNanos(1500), "" + seen);
                 }
                 Thread.sleep(100);
             }

@@ -141,6 +141,14 @@ class ReplayCommandTest {
                 "--quiet");
         assertEquals(0, r.exit(), r.err());
         assertEquals(CAPACITY + "{\"scores\":[]}\n" + OK + "{\"scores\":[[1,0,2]]}\n", r.out());
+
+        // without --quiet, standard error says how full the budget was when the first store was refused
+        var loud = replay(stored(1, many), "--memory-budget", "64k");
+        assertEquals(CAPACITY, loud.out());
+        assertTrue(
+                loud.err().contains("of 0.1 MiB in use, 0 blocks held; first capacity_exceeded at line 1"), loud.err());
+        var none = replay(stored(1, 7, 70), "--memory-budget", "1m");
+        assertTrue(none.err().contains("nothing refused for memory"), none.err());
     }
 
     @Test

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code kvprefix replay --restore FILE --save FILE} (docs/SPEC.md section 10): a stream answered in
+ * {@code kvprefix replay --restore FILE --save FILE} (docs/SPEC.md section 11): a stream answered in
  * pieces, each piece restoring what the one before saved, prints exactly what the whole stream
  * prints, on every {@code --impl} and across them; a bad {@code --restore} file is one line on
  * standard error, exit status 2 and nothing on standard output.

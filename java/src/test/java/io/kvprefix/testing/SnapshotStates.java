@@ -85,6 +85,28 @@ public final class SnapshotStates {
         return store(w);
     }
 
+    /**
+     * Events that store every document whole for every worker under fresh names, and copy every
+     * third one to a lower tier: name maps (and any-tier views) large enough to have many segments.
+     */
+    public List<KvEvent> fill() {
+        List<KvEvent> out = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            for (int d = 0; d < docs.length; d++) {
+                long[] hashes = new long[docs[d].length];
+                for (int i = 0; i < hashes.length; i++) {
+                    hashes[i] = nextName++;
+                    names.get(w).put((long) d << 20 | i, hashes[i]);
+                }
+                out.add(new KvEvent.Stored(worker(w), OptionalLong.empty(), hashes, docs[d].clone(), Medium.GPU));
+                if (d % 3 == 0) {
+                    out.add(new KvEvent.Copied(worker(w), hashes, lowerTier()));
+                }
+            }
+        }
+        return out;
+    }
+
     /** A lower tier (docs/SPEC.md section 3.1), CPU or disk. */
     private Medium lowerTier() {
         return r.nextBoolean() ? Medium.CPU : Medium.DISK;

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -34,19 +35,26 @@ import java.util.concurrent.atomic.AtomicInteger;
  * }</pre>
  *
  * <p><b>Per engine</b>: a ZMQ SUB socket on its endpoint, and a DEALER socket on its replay endpoint
- * if it has one. Sequence numbers are tracked per engine: on a gap the subscriber sends the replay
- * request vLLM serves ({@code ["", start_seq]}, 8 bytes big-endian) and holds live batches back until
- * the answers ({@code ["", seq, payload]} or {@code ["", topic, seq, payload]}, ended by a sequence of
- * eight {@code 0xff} bytes with an empty payload) have filled the gap; duplicates are dropped. When a
- * range cannot be recovered (no replay endpoint, evicted from the engine's buffer, no answer within
- * the replay timeout), the engine's workers are cleared ({@link io.kvprefix.KvEvent.Cleared}, a
- * counted <em>resync</em>) and the live stream goes on; stores whose parents were lost then answer
- * {@code parent_block_not_found}, counted like every status. A sequence that goes backwards means
- * the engine restarted: its workers are cleared too. The first batch seen starts the stream; if it is
- * later than 0 and there is a replay endpoint, everything from 0 is requested first (as Dynamo does).
- * ZMQ reconnects by itself after a connection drops, and what was published meanwhile is a gap.
- * Malformed frames, batches and events are counted per {@link DecodeIssue}, logged once per engine and
- * kind, and skipped; nothing an engine sends can stop the subscriber.
+ * if it has one. With a replay endpoint the engine is asked at once, when it is added (and again
+ * whenever its live connection is re-established), for what it has: every batch from 0, or from a
+ * {@link ResumePoint} restored with the index. Sequence numbers are tracked per engine: on a gap the
+ * subscriber sends the replay request vLLM serves ({@code ["", start_seq]}, 8 bytes big-endian) and
+ * holds live batches back until the answers ({@code ["", seq, payload]} or
+ * {@code ["", topic, seq, payload]}, ended by a sequence of eight {@code 0xff} bytes with an empty
+ * payload) have filled the gap; duplicates are dropped. vLLM's replay ROUTER keeps ZMQ's default send
+ * high-water mark of 1,000 messages, so a long replay arrives with holes and without its end marker:
+ * the subscriber asks again from the next missing number for as long as each request makes progress
+ * (with a backoff and a bound when it does not). Every request after the first batch starts at the
+ * last batch applied, whose bytes the engine must repeat: a restarted engine is found that way even
+ * when its new numbering has passed the old one. Only when the engine no longer has a range (or has no
+ * replay endpoint) are the engine's workers cleared ({@link io.kvprefix.KvEvent.Cleared}, a counted
+ * <em>resync</em>) and the live stream goes on; stores whose parents were lost then answer
+ * {@code parent_block_not_found}, counted like every status. A restart (the sequence goes back, the
+ * publisher's identity changes, or the replayed anchor differs) clears them too, and the new stream is
+ * fetched from 0. Replay answers that contradict the request or the live stream are counted and never
+ * believed. The rules are stated in docs/SPEC.md section 10. Malformed frames, batches and events are
+ * counted per {@link DecodeIssue}, logged once per engine and kind, and skipped; nothing an engine
+ * sends can stop the subscriber.
  *
  * <p><b>Restarts without loss</b>: {@link #snapshot} saves the index together with every engine's
  * position (the last batch applied, and the workers it fed), taken on the I/O thread so that the
@@ -101,7 +109,6 @@ public final class KvEventSubscriber implements AutoCloseable {
         this.settings = new SubscriberSettings(
                 b.replayTimeout.toNanos(),
                 b.maxPendingBatches,
-                b.bootstrapReplay,
                 (int) b.heartbeat.toMillis(),
                 (int) b.reconnectMax.toMillis(),
                 b.receiveHighWaterMark,
@@ -141,8 +148,9 @@ public final class KvEventSubscriber implements AutoCloseable {
 
     /**
      * Subscribes to {@code engine} whose stream up to {@code from} was applied before (by an earlier
-     * process whose state was kept): its replay socket is asked at once for everything after it (see
-     * {@link ResumePoint}); without a replay endpoint the live stream must go on at
+     * process whose state was kept, or restored from a snapshot): its replay socket is asked at once
+     * for everything after it, checked against the batch at {@code from} if its hash is known (see
+     * {@link ResumePoint}). Without a replay endpoint the live stream must go on at
      * {@code from.nextSeq()}, or the engine's workers are cleared (a resync).
      *
      * @throws IllegalArgumentException as {@link #addEngine(EngineEndpoint)}
@@ -227,6 +235,16 @@ public final class KvEventSubscriber implements AutoCloseable {
         return List.copyOf(out);
     }
 
+    /**
+     * Where the index's state of the engine at {@code endpoint} ends now: the last batch applied and its
+     * hash (empty if none was applied, or no such engine). Batches are applied on the I/O thread while
+     * this is read; a point consistent with a copy of the index needs the engine's batches held still.
+     */
+    public synchronized Optional<ResumePoint> resumePoint(String endpoint) {
+        EngineSession s = sessions.get(endpoint);
+        return s == null ? Optional.empty() : s.resumePoint();
+    }
+
     /** A snapshot of every engine's counters and state (cheap; may be called often). */
     public synchronized SubscriberStats stats() {
         List<SubscriberStats.EngineStats> engines = new ArrayList<>(sessions.size());
@@ -244,7 +262,9 @@ public final class KvEventSubscriber implements AutoCloseable {
 
     /**
      * Stops the I/O thread and closes every socket and ZMQ's threads, waiting for them (a few
-     * seconds at most). The index keeps what was applied. Idempotent.
+     * seconds at most). The index keeps what was applied, and {@link #stats()} and
+     * {@link #resumePoint} go on answering with the final values: nothing is applied after close.
+     * Idempotent.
      */
     @Override
     public void close() {
@@ -305,7 +325,6 @@ public final class KvEventSubscriber implements AutoCloseable {
         private final BatchTap tap;
         private Duration replayTimeout = Duration.ofSeconds(3);
         private int maxPendingBatches = 10_000;
-        private boolean bootstrapReplay = true;
         private Duration heartbeat = Duration.ofSeconds(5);
         private Duration reconnectMax = Duration.ofSeconds(5);
         private int receiveHighWaterMark = 100_000;
@@ -318,9 +337,12 @@ public final class KvEventSubscriber implements AutoCloseable {
         }
 
         /**
-         * How long a replay may go without an answer before it is given up and the worker resynced
-         * (default 3 s; keep it above {@link #handshakeTimeout}, since a request sent on a connection that
-         * is being re-established waits for it).
+         * How long a replay request may go without its first answer before it is asked again (default
+         * 3 s; keep it above {@link #handshakeTimeout}, since a request sent on a connection that is being
+         * re-established waits for it). A tenth of it (50 to 500 ms) is how long answers may pause before
+         * the rest is taken as dropped. A range is given up after
+         * {@value io.kvprefix.zmq.internal.EngineSync#MAX_FUTILE_ATTEMPTS} requests in a row that
+         * deliver nothing.
          */
         public Builder replayTimeout(Duration d) {
             replayTimeout = positive(d, "replayTimeout");
@@ -333,12 +355,6 @@ public final class KvEventSubscriber implements AutoCloseable {
                 throw new IllegalArgumentException("maxPendingBatches must be >= 1, got " + n);
             }
             maxPendingBatches = n;
-            return this;
-        }
-
-        /** Whether an engine whose first batch seen is later than 0 is asked for everything from 0 (default true). */
-        public Builder bootstrapReplay(boolean b) {
-            bootstrapReplay = b;
             return this;
         }
 

@@ -33,13 +33,16 @@ public final class SubscriberStats {
         GAPS("gaps"),
         /** Batches the gaps covered (not received live). */
         MISSED_BATCHES("missed_batches"),
-        /** Replay requests sent (gaps, retries, and the start-up request from sequence 0). */
+        /** Replay requests sent (at start, after a reconnection, for gaps, and again after holes, stalls and timeouts). */
         REPLAYS("replays"),
-        /** Replays that could not deliver the whole missing range (timeout, evicted, nothing to replay). */
+        /** Ranges a replay could not deliver (evicted from the engine's buffer, nothing to replay, requests that deliver nothing). */
         REPLAY_FAILURES("replay_failures"),
         /** Times the worker was cleared because batches were lost for good, then fed from the live stream again. */
         RESYNCS("resyncs"),
-        /** Times the publisher's sequence went backwards (the engine restarted); the worker is cleared. */
+        /**
+         * Times the publisher turned out to be another process (the sequence went back, its identity
+         * changed, or the replayed last batch differs or is missing); the worker is cleared.
+         */
         RESTARTS("restarts"),
         /** Subscriptions that started after the engine had published and could not fetch the earlier batches. */
         LATE_JOINS("late_joins"),
@@ -50,7 +53,15 @@ public final class SubscriberStats {
         /** Blocks of the stores the index applied {@code ok}. */
         BLOCKS_STORED("blocks_stored"),
         /** Block hashes of the removals the index applied {@code ok} (a removal naming an unknown hash is not counted). */
-        BLOCKS_REMOVED("blocks_removed");
+        BLOCKS_REMOVED("blocks_removed"),
+        /**
+         * Replay answers that contradict the request or the live stream (numbers below the one asked
+         * for or not increasing, bytes that differ from the live copy, a buffer that starts past a live
+         * batch, a live batch older than the start a replay claimed); never believed.
+         */
+        REPLAY_CONTRADICTIONS("replay_contradictions"),
+        /** Times the live connection was re-established after it dropped (each one is checked through the replay). */
+        RECONNECTS("reconnects");
 
         private final String wireName;
 
@@ -213,7 +224,7 @@ public final class SubscriberStats {
      * <p>Thread-safety: immutable.
      *
      * @param engine the engine
-     * @param state {@code waiting} (no batch received yet), {@code live} or {@code replaying}
+     * @param state {@code waiting} (nothing applied yet), {@code live} or {@code replaying}
      * @param lastSeq the sequence number of the last batch applied, or -1
      * @param lagMillis wall-clock time between the publisher stamping the last applied batch and its
      *        application, in milliseconds (includes clock skew between the hosts), or -1

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 
 /**
  * Replays an op stream through a {@link PrefixIndex} (docs/SPEC.md section 5): reads lines separated
@@ -44,6 +45,7 @@ public final class Replayer {
     private final Map<HasherKey, BlockHasher> hashers = new HashMap<>();
     private int maxLineBytes = DEFAULT_MAX_LINE_BYTES;
     private Consumer<String> log = s -> {};
+    private LongConsumer firstCapacityExceeded = n -> {};
 
     private long lines;
     private long matches;
@@ -65,6 +67,15 @@ public final class Replayer {
     /** Where the one-line notes about invalid lines go (the first {@value #INVALID_NOTES}); none by default. */
     public Replayer log(Consumer<String> log) {
         this.log = Objects.requireNonNull(log, "log");
+        return this;
+    }
+
+    /**
+     * Called once, with the line number, right after the first event the index answered
+     * {@code capacity_exceeded} (for example to see how full its memory budget was); none by default.
+     */
+    public Replayer onFirstCapacityExceeded(LongConsumer hook) {
+        this.firstCapacityExceeded = Objects.requireNonNull(hook, "hook");
         return this;
     }
 
@@ -165,6 +176,9 @@ public final class Replayer {
     }
 
     private void status(OpStreamWriter writer, EventStatus s) throws IOException {
+        if (s == EventStatus.CAPACITY_EXCEEDED && statusCounts[s.ordinal()] == 0) {
+            firstCapacityExceeded.accept(lines);
+        }
         statusCounts[s.ordinal()]++;
         writer.status(s);
     }

@@ -9,12 +9,12 @@ import io.kvprefix.MatchExplanation;
 import io.kvprefix.SnapshotException;
 import io.kvprefix.internal.hash.PortableHashKernel;
 import io.kvprefix.internal.snapshot.ChainImage;
+import io.kvprefix.internal.snapshot.NameSegments;
 import io.kvprefix.internal.snapshot.SnapshotFormat;
 import io.kvprefix.internal.snapshot.SnapshotReader;
 import io.kvprefix.internal.snapshot.SnapshotWriter;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
-import it.unimi.dsi.fastutil.longs.Long2ObjectMap;
 import it.unimi.dsi.fastutil.objects.Object2IntMap;
 import it.unimi.dsi.fastutil.objects.Object2IntOpenHashMap;
 import it.unimi.dsi.fastutil.objects.ObjectArrayList;
@@ -89,23 +89,31 @@ public final class HeapSnapshot {
         }
         out.end(index.statusCounts.length);
         out.begin(SnapshotFormat.WORKERS);
-        for (WorkerState ws : workers) {
+        int[][] counts = new int[workers.size()][];
+        for (int w = 0; w < workers.size(); w++) {
+            WorkerState ws = workers.get(w);
+            counts[w] = segmentCounts(ws);
+            long bytes = 0;
+            for (int c : counts[w]) {
+                bytes += SnapshotFormat.segmentBytes(nameCapacity(c), ws.view);
+            }
             out.putLong(ws.worker.workerId());
             out.putInt(ws.worker.dpRank());
             out.putInt(ws.slot);
             out.putLong(ws.held.size());
-            out.putInt(nameCapacity(ws.names.size()));
+            out.putInt(counts[w].length);
             out.putInt(ws.names.size());
             out.putInt(extraCount(ws));
             out.putInt(ws.unreachable.size());
             out.putInt(index.gpuSlotOf[ws.slot] + 1); // 0 for a GPU view
-            out.putInt(0);
+            out.putInt(Integer.numberOfTrailingZeros(counts[w].length)); // the directory's depth
+            out.putLong(bytes);
         }
         out.end(workers.size());
         writeRuns(out, holderEntries(workers));
         out.begin(SnapshotFormat.NAMES);
-        for (WorkerState ws : workers) {
-            writeNames(out, ws);
+        for (int w = 0; w < workers.size(); w++) {
+            writeNames(out, workers.get(w), counts[w]);
         }
         out.end(workers.size());
         out.begin(SnapshotFormat.SIDE);
@@ -143,7 +151,10 @@ public final class HeapSnapshot {
         }
     }
 
-    /** The capacity the chain index gives a name map of {@code names} names (NameMap.capacityFor): 80% full. */
+    /** The chain index's largest name-map segment, in records (NameMap.MAX_SEGMENT). */
+    static final int MAX_SEGMENT = 1 << 13;
+
+    /** The capacity the chain index gives a name-map segment of {@code names} names (NameMap.capacityFor): 80% full. */
     static int nameCapacity(long names) {
         return (int) Math.max(SnapshotFormat.MIN_NAME_CAPACITY, names * 100 / 80 + 1);
     }
@@ -275,20 +286,60 @@ public final class HeapSnapshot {
         return MAX_RUN;
     }
 
-    /** The worker's names as the chain index's name map lays them out (keys, then block id + 1). */
-    private void writeNames(SnapshotWriter out, WorkerState ws) {
-        int cap = nameCapacity(ws.names.size());
-        long[] keys = new long[cap];
+    /**
+     * How many of the worker's names fall in each segment of a directory deep enough that a segment
+     * sized for its share is at most the chain index's largest (NameMap.create's choice; a segment
+     * whose share came out larger is still valid, and splits when it grows).
+     */
+    private static int[] segmentCounts(WorkerState ws) {
+        long n = ws.names.size();
+        int depth = 0;
+        for (long per = n; nameCapacity(per) > MAX_SEGMENT && depth < SnapshotFormat.MAX_NAME_DEPTH; ) {
+            depth++;
+            per = (n >> depth) + 1;
+        }
+        int[] counts = new int[1 << depth];
+        for (long key : ws.names.keySet()) {
+            counts[SnapshotFormat.nameSegment(SnapshotFormat.nameMix(key), depth)]++;
+        }
+        return counts;
+    }
+
+    /** The worker's names as the chain index's segments lay them out (keys, then block id + 1, then a view's tiers). */
+    private void writeNames(SnapshotWriter out, WorkerState ws, int[] counts) {
+        int depth = Integer.numberOfTrailingZeros(counts.length);
+        int[] first = new int[counts.length + 1];
+        for (int j = 0; j < counts.length; j++) {
+            first[j + 1] = first[j] + counts[j];
+        }
+        long[] keys = new long[ws.names.size()]; // by segment
+        int[] fill = Arrays.copyOf(first, counts.length);
+        for (long key : ws.names.keySet()) {
+            keys[fill[SnapshotFormat.nameSegment(SnapshotFormat.nameMix(key), depth)]++] = key;
+        }
+        for (int j = 0; j < counts.length; j++) {
+            int cap = nameCapacity(counts[j]);
+            out.putInt(cap);
+            out.putInt(counts[j]);
+            out.putInt(depth);
+            out.putInt(j);
+            writeSegment(out, ws, keys, first[j], first[j + 1], cap);
+        }
+    }
+
+    /** One segment's table: the names {@code keys[from..to)} placed by the format's home function. */
+    private void writeSegment(SnapshotWriter out, WorkerState ws, long[] keys, int from, int to, int cap) {
+        long[] table = new long[cap];
         int[] values = new int[cap];
-        for (Long2ObjectMap.Entry<HeapEntry> n : ws.names.long2ObjectEntrySet()) {
-            int i = SnapshotFormat.nameHome(n.getLongKey(), cap);
+        for (int k = from; k < to; k++) {
+            int i = SnapshotFormat.nameHome(SnapshotFormat.nameMix(keys[k]), cap);
             while (values[i] != 0) {
                 i = i + 1 == cap ? 0 : i + 1;
             }
-            keys[i] = n.getLongKey();
-            values[i] = blockIds.getInt(n.getValue()) + 1;
+            table[i] = keys[k];
+            values[i] = blockIds.getInt(ws.names.get(keys[k])) + 1;
         }
-        for (long k : keys) {
+        for (long k : table) {
             out.putLong(k);
         }
         for (int v : values) {
@@ -297,11 +348,11 @@ public final class HeapSnapshot {
         if (ws.view) {
             byte[] tiers = new byte[cap];
             for (int i = 0; i < cap; i++) {
-                tiers[i] = (byte) (values[i] == 0 ? 0 : ws.tags.get(keys[i]));
+                tiers[i] = (byte) (values[i] == 0 ? 0 : ws.tags.get(table[i]));
             }
             out.putBytes(tiers);
         }
-        out.putBytes(new byte[(int) SnapshotFormat.pad8((ws.view ? 13L : 12L) * cap)]); // to a multiple of 8 bytes
+        out.putBytes(new byte[(int) SnapshotFormat.pad8(SnapshotFormat.segmentTableBytes(cap, ws.view))]);
     }
 
     // ------------------------------------------------------------------ restore
@@ -393,19 +444,25 @@ public final class HeapSnapshot {
     private WorkerState restoreWorker(ChainImage im, int w, HeapEntry[][] entries) {
         ChainImage.WorkerRecord r = im.worker(w);
         WorkerState ws = new WorkerState(r.worker(), r.slot(), r.nameCount(), r.isView());
-        long keys = r.names();
-        long values = keys + 8L * r.capacity();
-        for (int i = 0; i < r.capacity(); i++) {
-            int v = im.reader().getInt(values + 4L * i);
-            if (v != 0) {
-                HeapEntry e = entries[im.ordinalOfBlock(v - 1)][(v - 1) & (MAX_RUN - 1)];
-                long key = im.reader().getLong(keys + 8L * i);
-                ws.names.put(key, e);
-                if (ws.view) {
-                    ws.tags.put(key, im.tiers(w, i));
-                }
-                if (ws.held.addTo(e, 1) == 0) {
-                    e.holders++;
+        NameSegments segs = im.names(w);
+        for (int k = 0; k < segs.count(); k++) {
+            long keys = segs.table(k);
+            int cap = segs.capacity(k);
+            long values = keys + 8L * cap;
+            for (int i = 0; i < cap; i++) {
+                int v = im.reader().getInt(values + 4L * i);
+                if (v != 0) {
+                    HeapEntry e = entries[im.ordinalOfBlock(v - 1)][(v - 1) & (MAX_RUN - 1)];
+                    long key = im.reader().getLong(keys + 8L * i);
+                    if (ws.names.put(key, e) != null) {
+                        throw im.reader().bad("damaged names section (worker " + w + " has a name twice)");
+                    }
+                    if (ws.view) {
+                        ws.tags.put(key, im.reader().getByte(values + 4L * cap + i) & 0xFF);
+                    }
+                    if (ws.held.addTo(e, 1) == 0) {
+                        e.holders++;
+                    }
                 }
             }
         }

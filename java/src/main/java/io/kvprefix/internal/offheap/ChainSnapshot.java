@@ -29,7 +29,7 @@ import java.util.stream.IntStream;
 /**
  * The chain index's side of a snapshot (docs/SNAPSHOT.md): the state written section by section
  * while every writer is held out, and restored into a fresh index with one bulk copy per run
- * record and per name map. Run ids are kept, so block ids (in the name maps and side sets) stay
+ * record and per name-map segment. Run ids are kept, so block ids (in the name maps and side sets) stay
  * valid as they are; the child table, which holds exactly one record per run, is rebuilt from the
  * runs (one insert per run, not per block).
  *
@@ -90,20 +90,29 @@ final class ChainSnapshot {
             out.putInt(h.worker.dpRank());
             out.putInt(h.slot);
             out.putLong(h.distinct);
-            out.putInt(h.names.capacity());
+            long[] bytes = {0};
+            h.names.forEachSegment((cap, n, d, p, table) -> bytes[0] +=
+                    SnapshotFormat.SEGMENT_HEADER_BYTES + table.byteSize() + SnapshotFormat.pad8(table.byteSize()));
+            out.putInt(h.names.segmentCount());
             out.putInt(h.names.size());
             out.putInt(size(h.extraNamesMap()));
             out.putInt(h.unreachableSet() == null ? 0 : h.unreachableSet().size());
             out.putInt(slots.gpuSlotOf(h.slot) + 1); // 0 for a GPU view
-            out.putInt(0);
+            out.putInt(h.names.depth());
+            out.putLong(bytes[0]);
         }
         out.end(holdings.size());
         writeRuns(out, arena);
         out.begin(SnapshotFormat.NAMES);
         for (WorkerHoldings h : holdings) {
-            MemorySegment m = h.names.memory();
-            out.putSegment(m);
-            out.putBytes(new byte[(int) SnapshotFormat.pad8(m.byteSize())]); // each map ends on a multiple of 8
+            h.names.forEachSegment((cap, n, d, p, table) -> { // each segment as it lies, in directory order
+                out.putInt(cap);
+                out.putInt(n);
+                out.putInt(d);
+                out.putInt(p);
+                out.putSegment(table);
+                out.putBytes(new byte[(int) SnapshotFormat.pad8(table.byteSize())]); // to a multiple of 8
+            });
         }
         out.end(holdings.size());
         out.begin(SnapshotFormat.SIDE);
@@ -329,8 +338,8 @@ final class ChainSnapshot {
     /** A worker view's holdings: its name map copied whole, its side sets, its count of blocks. */
     static WorkerHoldings restoreWorker(ChainImage im, int w, MemoryPool pool) {
         ChainImage.WorkerRecord r = im.worker(w);
-        NameMap names = NameMap.restore(
-                pool, r.capacity(), r.nameCount(), r.isView(), im.reader().map(), r.names());
+        NameMap names =
+                NameMap.restore(pool, r.isView(), im.names(w), im.reader().map());
         if (names == null) {
             throw tooBig(im, -1);
         }

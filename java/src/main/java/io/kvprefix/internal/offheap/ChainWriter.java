@@ -62,13 +62,12 @@ final class ChainWriter {
         s.sink += sink;
         // One probe a name: claim its record now (its old meaning is kept for the name changes), fill
         // it once the block is placed.
-        int[] records = s.records(n);
+        long[] records = s.records(n);
         int[] olds = s.olds(n);
         boolean fresh = true;
         for (int i = 0; i < n; i++) {
-            long c = h.names.claim(names[i]);
-            records[i] = (int) c;
-            olds[i] = (int) (c >>> 32) - 1;
+            olds[i] = h.names.claim(names[i]) - 1;
+            records[i] = h.names.claimed();
             fresh &= olds[i] < 0;
         }
         int[] blocks = s.slots(n);

@@ -27,6 +27,8 @@ final class ChildTable {
     static final int MAX_LOAD_PERCENT = 70;
     /** A rebuild leaves the table at most this full. */
     static final int TARGET_LOAD_PERCENT = 40;
+    /** ... or, when the budget has no room for that, at most this full (rebuilt more often, but not refused). */
+    static final int TIGHT_LOAD_PERCENT = 60;
 
     static final int MIN_CAPACITY = 1 << 10;
     private static final int NOT_FOUND = -1;
@@ -53,18 +55,30 @@ final class ChildTable {
         this.maxUsed = (long) capacity * MAX_LOAD_PERCENT / 100;
     }
 
-    /** A new empty table of at least {@code MIN_CAPACITY} records with room for {@code records}, or null if the budget does not allow it. */
-    static ChildTable allocate(MemoryPool pool, long records) {
-        int cap = capacityFor(records);
+    /**
+     * A new empty table of at least {@code MIN_CAPACITY} records with room for {@code records}, or
+     * null if the budget does not allow it; a rebuild ({@code rebuild}) may use the pool's reserve.
+     */
+    static ChildTable allocate(MemoryPool pool, long records, boolean rebuild) {
+        return allocate(pool, records, TARGET_LOAD_PERCENT, rebuild);
+    }
+
+    /** As {@link #allocate(MemoryPool, long, boolean)}, at most {@code loadPercent} full. */
+    static ChildTable allocate(MemoryPool pool, long records, int loadPercent, boolean rebuild) {
+        int cap = capacityFor(records, loadPercent);
         if (cap < 0) {
             return null;
         }
-        MemoryPool.Block b = pool.allocate(cap * CHILD_STRIDE);
+        MemoryPool.Block b = rebuild ? pool.allocateReserved(cap * CHILD_STRIDE) : pool.allocate(cap * CHILD_STRIDE);
         return b == null ? null : new ChildTable(b, cap);
     }
 
     static int capacityFor(long records) {
-        long need = Math.max(MIN_CAPACITY, (records * 100 + TARGET_LOAD_PERCENT - 1) / TARGET_LOAD_PERCENT);
+        return capacityFor(records, TARGET_LOAD_PERCENT);
+    }
+
+    static int capacityFor(long records, int loadPercent) {
+        long need = Math.max(MIN_CAPACITY, (records * 100 + loadPercent - 1) / loadPercent);
         if (need > (1 << 30)) {
             return -1;
         }

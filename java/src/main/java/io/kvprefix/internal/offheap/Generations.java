@@ -25,15 +25,16 @@ final class Generations {
 
     Generations(MemoryPool pool, long expectedRuns) {
         this.pool = pool;
-        ChildTable t = ChildTable.allocate(pool, expectedRuns);
+        ChildTable t = ChildTable.allocate(pool, expectedRuns, false);
         if (t == null && expectedRuns > 0) { // the hint did not fit the budget
-            t = ChildTable.allocate(pool, 0);
+            t = ChildTable.allocate(pool, 0, false);
         }
         if (t == null) {
             throw new IllegalArgumentException(
                     "memory budget " + pool.budget() + " bytes is too small for an empty child table");
         }
         this.children = t;
+        pool.reserve(t.bytes()); // room for a rebuild of the same size, whatever else fills the budget
     }
 
     static IllegalStateException closedException() {
@@ -117,7 +118,10 @@ final class Generations {
                 t.unreserve(more);
                 return true;
             }
-            ChildTable fresh = ChildTable.allocate(pool, t.live() + more);
+            ChildTable fresh = ChildTable.allocate(pool, t.live() + more, true);
+            if (fresh == null) { // the budget is full: a fuller table (rebuilt again sooner) rather than a refusal
+                fresh = ChildTable.allocate(pool, t.live() + more, ChildTable.TIGHT_LOAD_PERCENT, true);
+            }
             if (fresh == null) {
                 return false;
             }
@@ -130,6 +134,7 @@ final class Generations {
         if (old[0] != null) {
             reclaimer.freeLater(old[0].block());
             reclaimer.flush();
+            pool.reserve(children.bytes());
         }
         return ok;
     }

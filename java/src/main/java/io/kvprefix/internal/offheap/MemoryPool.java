@@ -27,6 +27,12 @@ final class MemoryPool {
 
     private final long budget;
     private final AtomicLong used = new AtomicLong();
+    /**
+     * Bytes only {@link #allocateReserved} may use: as much as the child table takes (at most a
+     * quarter of the budget), so that a rebuild that drops its tombstones always fits, however full
+     * the budget: without it, an index full of evicted runs' tombstones refused every new branch.
+     */
+    private volatile long reserved;
 
     MemoryPool(long budgetBytes) {
         if (!Libc.available()) {
@@ -64,9 +70,9 @@ final class MemoryPool {
         }
     }
 
-    /** A zeroed, aligned block of {@code bytes}, or null if the budget (or the C library) does not allow it. */
+    /** A zeroed, aligned block of {@code bytes}, or null if the budget less the reserve (or the C library) does not allow it. */
     Block allocate(long bytes) {
-        return allocate(bytes, true);
+        return allocate(bytes, budget - reserved, true);
     }
 
     /**
@@ -74,8 +80,22 @@ final class MemoryPool {
      * caller that writes all of it at once anyway (a restore's bulk copy takes the faults itself).
      */
     Block allocate(long bytes, boolean prefault) {
+        return allocate(bytes, budget - reserved, prefault);
+    }
+
+    /** As {@link #allocate}, but it may use the reserve: for the child table's rebuild. */
+    Block allocateReserved(long bytes) {
+        return allocate(bytes, budget, true);
+    }
+
+    /** Keeps {@code bytes} of the budget back for {@link #allocateReserved}. */
+    void reserve(long bytes) {
+        reserved = Math.max(0, Math.min(bytes, budget / 4));
+    }
+
+    private Block allocate(long bytes, long limit, boolean prefault) {
         long size = Math.max(bytes, 64);
-        if (!charge(size)) {
+        if (!charge(size, limit)) {
             return null;
         }
         // Large blocks (random probes over megabytes) get 2 MiB alignment and a transparent huge page
@@ -99,10 +119,10 @@ final class MemoryPool {
         return new Block(p, aligned, size);
     }
 
-    private boolean charge(long size) {
+    private boolean charge(long size, long limit) {
         while (true) {
             long u = used.get();
-            if (u + size > budget || u + size < 0) {
+            if (u + size > limit || u + size < 0) {
                 return false;
             }
             if (used.compareAndSet(u, u + size)) {
@@ -114,7 +134,7 @@ final class MemoryPool {
     /** True if {@code bytes} more could be allocated now. */
     boolean fits(long bytes) {
         long u = used.get();
-        return u + bytes <= budget && u + bytes >= 0;
+        return u + bytes <= budget - reserved && u + bytes >= 0;
     }
 
     long used() {

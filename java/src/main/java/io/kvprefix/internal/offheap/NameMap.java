@@ -1,79 +1,163 @@
 package io.kvprefix.internal.offheap;
 
+import io.kvprefix.internal.snapshot.NameSegments;
 import io.kvprefix.internal.snapshot.SnapshotFormat;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
 
 /**
  * One worker's names: engine hash {@code E} to the id of the block it names, off-heap, 12 bytes a
- * name: the keys (8 bytes each) and then the values (block id + 1, 4 bytes each; 0 = empty) in one
- * block of pool memory. Open addressing with linear probing and backward-shift deletion, so there
- * are no tombstones. Its capacity is any number of records (the home record is a multiply-shift of
- * the key's hash, not a mask), so it can be sized exactly: it grows by half when it is 80% full,
- * which keeps it between 53% and 80% full, so a name costs 15 to 23 bytes. A tagged map (a worker's
- * any-tier view, docs/SPEC.md section 3.1) keeps one more byte per record after the values: the
- * tiers that hold the block under that name.
+ * name. The map is cut into <em>segments</em> (extendible hashing): the top bits of a key's mixed
+ * hash pick a segment through a directory on the heap, and each segment is an open-addressing table
+ * with linear probing and backward-shift deletion (no tombstones): the keys (8 bytes each) and then
+ * the values (block id + 1, 4 bytes each; 0 = empty) in one block of pool memory. A segment's
+ * capacity is any number of records (the home record is a multiply-shift of the hash, not a mask),
+ * so it is sized exactly: it grows by half when 80% full while it is smaller than
+ * {@link #MAX_SEGMENT} records, which keeps it between 53% and 80% full, and once it is that large it
+ * splits in two by the next hash bit. So a name costs 15 to 23 bytes, and the map grows one segment
+ * at a time (at most 96 KiB and a transient copy), never all at once: a worker's names can fill a
+ * memory budget to its last few hundred KiB. When the budget does not let a segment grow, it may
+ * fill to 90% before a store that falls in it is refused.
+ *
+ * <p>A tagged map (a worker's any-tier view, docs/SPEC.md section 3.1) keeps one more byte per
+ * record after the values: the tiers that hold the block under that name.
+ *
+ * <p>Room for a store's names is made before the store changes anything ({@link #ensureRoomFor}): it
+ * counts the keys each segment would gain and grows just those; if the budget does not allow it, it
+ * answers false and the map holds the same names (some segments may be larger).
  *
  * <p>Thread-safety: not thread-safe. Only the writer that owns the worker touches it.
  */
 final class NameMap {
+    /** Records of the smallest segment. */
     static final int MIN_CAPACITY = 16;
-    private static final int MAX_LOAD_PERCENT = 80;
+    /** Records of a segment past which it splits instead of growing (8,192: 96 KiB). */
+    static final int MAX_SEGMENT = 1 << 13;
+
+    static final int MAX_LOAD_PERCENT = 80;
+    /**
+     * How full a segment may get when the budget does not let it grow: a store is refused only when
+     * a segment it falls in is this full, not when the first of many reaches 80%.
+     */
+    static final int TIGHT_LOAD_PERCENT = 90;
+    /** How full each half of a split segment starts. */
+    private static final int SPLIT_LOAD_PERCENT = 60;
+    /** The deepest directory (2^24 entries); past it a segment grows whatever its size. */
+    private static final int MAX_DEPTH = 24;
+    /** A placeholder value {@link #claim} leaves until {@link #setAt} fills it. */
+    private static final int CLAIMED = -1;
 
     private final MemoryPool pool;
     private final boolean tagged;
-    private MemoryPool.Block block;
-    private long keys;
-    private long values;
-    private long tags;
-    private int capacity;
+    /** The largest segment under this pool's budget (a small budget cannot hold a 96 KiB segment's copy). */
+    private final int maxSegment;
+
+    private final ArrayList<NameSegment> segments = new ArrayList<>();
+    private final ArrayList<NameSegment> touched = new ArrayList<>();
+    private NameSegment[] dir;
+    private int depth;
     private int size;
+    /** The record of the last {@link #claim}. */
+    private long claimed;
 
-    private NameMap(MemoryPool pool, MemoryPool.Block block, int capacity, boolean tagged) {
+    private NameMap(MemoryPool pool, int maxSegment, boolean tagged) {
         this.pool = pool;
+        this.maxSegment = maxSegment;
         this.tagged = tagged;
-        attach(block, capacity);
     }
 
-    private void attach(MemoryPool.Block b, int capacity) {
-        this.block = b;
-        this.keys = b.address;
-        this.values = b.address + 8L * capacity;
-        this.tags = values + 4L * capacity;
-        this.capacity = capacity;
-    }
-
-    /** A map with room for {@code expected} names, or null if the budget does not allow it. */
+    /**
+     * A map with room for {@code expected} names (as many segments as they need), or null if the
+     * budget does not allow it.
+     */
     static NameMap create(MemoryPool pool, int expected) {
         return create(pool, expected, false);
     }
 
     /** A map, tagged or not, with room for {@code expected} names, or null if the budget does not allow it. */
     static NameMap create(MemoryPool pool, int expected, boolean tagged) {
-        int cap = capacityFor(expected);
-        MemoryPool.Block b = pool.allocate(bytesFor(cap, tagged));
-        return b == null ? null : new NameMap(pool, b, cap, tagged);
-    }
-
-    /**
-     * A restore's map, tagged or not: {@code capacity} records copied in one go from {@code src} at
-     * {@code offset} (keys, values and tags, as this class lays them out), holding {@code size}
-     * names; null if the budget does not allow it.
-     */
-    static NameMap restore(MemoryPool pool, int capacity, int size, boolean tagged, MemorySegment src, long offset) {
-        long bytes = bytesFor(capacity, tagged);
-        MemoryPool.Block b = pool.allocate(bytes, false); // the copy touches every page
-        if (b == null) {
-            return null;
+        NameMap m = new NameMap(pool, maxSegmentFor(pool), tagged);
+        int d = 0;
+        long perSegment = expected;
+        while (capacityFor(perSegment) > m.maxSegment && d < MAX_DEPTH) {
+            d++;
+            perSegment = (expected >> d) + 1;
         }
-        Mem.copyFrom(src, offset, b.address, bytes);
-        NameMap m = new NameMap(pool, b, capacity, tagged);
-        m.size = size;
+        m.depth = d;
+        m.dir = new NameSegment[1 << d];
+        // a segment's share varies with the hash: room for six standard deviations more than the mean
+        long room = d == 0 ? perSegment : perSegment + 6 * (long) Math.sqrt(perSegment) + 16;
+        for (int j = 0; j < m.dir.length; j++) {
+            NameSegment s = m.allocate(capacityFor(room), d, j);
+            if (s == null) {
+                m.free();
+                return null;
+            }
+            m.dir[j] = s;
+            m.segments.add(s);
+        }
         return m;
     }
 
-    /** The map's memory (keys, values, and a tagged map's tags), for a snapshot. */
-    MemorySegment memory() {
-        return Mem.segment(block.address, bytesFor(capacity, tagged));
+    private static int maxSegmentFor(MemoryPool pool) {
+        long bySize = Long.highestOneBit(Math.max(MIN_CAPACITY, pool.budget() / (12L * 32)));
+        return (int) Math.min(MAX_SEGMENT, Math.max(MIN_CAPACITY, bySize));
+    }
+
+    /**
+     * A restore's map, tagged or not: the checked segments {@code segs}, each table copied in one go
+     * from {@code src} (as this class lays it out), the directory rebuilt; null if the budget does not
+     * allow it.
+     */
+    static NameMap restore(MemoryPool pool, boolean tagged, NameSegments segs, MemorySegment src) {
+        NameMap m = new NameMap(pool, maxSegmentFor(pool), tagged);
+        m.depth = segs.depth();
+        m.dir = new NameSegment[1 << m.depth];
+        for (int k = 0; k < segs.count(); k++) {
+            long bytes = SnapshotFormat.segmentTableBytes(segs.capacity(k), tagged);
+            MemoryPool.Block b = pool.allocate(bytes, false); // the copy touches every page
+            if (b == null) {
+                m.free();
+                return null;
+            }
+            Mem.copyFrom(src, segs.table(k), b.address, bytes);
+            NameSegment s = new NameSegment(b, segs.capacity(k), segs.depth(k), segs.prefix(k), tagged);
+            s.size = segs.names(k);
+            m.size += s.size;
+            m.segments.add(s);
+            int start = segs.prefix(k) << (m.depth - s.depth);
+            Arrays.fill(m.dir, start, start + (1 << (m.depth - s.depth)), s);
+        }
+        return m;
+    }
+
+    /** A segment as a snapshot stores it (docs/SNAPSHOT.md section 3.3): its header's fields and its table. */
+    interface SegmentSink {
+        void accept(int capacity, int names, int depth, int prefix, MemorySegment table);
+    }
+
+    /** Every segment in directory order (ascending prefix), with its table's memory, for a snapshot. */
+    void forEachSegment(SegmentSink to) {
+        for (int j = 0; j < dir.length; j += 1 << (depth - dir[j].depth)) {
+            NameSegment s = dir[j];
+            long bytes = SnapshotFormat.segmentTableBytes(s.capacity, tagged);
+            to.accept(s.capacity, s.size, s.depth, (int) s.prefix, Mem.segment(s.block.address, bytes));
+        }
+    }
+
+    /** The directory's depth: how many top hash bits pick a segment. */
+    int depth() {
+        return depth;
+    }
+
+    int segmentCount() {
+        return segments.size();
+    }
+
+    private NameSegment allocate(int capacity, int depth, long prefix) {
+        MemoryPool.Block b = pool.allocate((tagged ? 13L : 12L) * capacity);
+        return b == null ? null : new NameSegment(b, capacity, depth, prefix, tagged);
     }
 
     /** The capacity for {@code names} names: exactly 80% full with them (at least {@link #MIN_CAPACITY}). */
@@ -85,188 +169,103 @@ final class NameMap {
         return (int) need;
     }
 
-    private static long bytesFor(int capacity, boolean tagged) {
-        return (tagged ? 13L : 12L) * capacity;
+    private static long mix(long key) {
+        return SnapshotFormat.nameMix(key);
     }
 
-    /** The home record of {@code key} among {@code capacity} (part of the snapshot format: maps are stored as they lie). */
-    private static int home(long key, int capacity) {
-        return SnapshotFormat.nameHome(key, capacity);
-    }
-
-    private int next(int i) {
-        return i + 1 == capacity ? 0 : i + 1;
+    /** The segment of mixed hash {@code h}: its top {@code depth} bits (none at depth 0) index the directory. */
+    private NameSegment segment(long h) {
+        return dir[SnapshotFormat.nameSegment(h, depth)];
     }
 
     int size() {
         return size;
     }
 
-    int capacity() {
-        return capacity;
+    /** Records in all segments. */
+    long capacity() {
+        long c = 0;
+        for (NameSegment s : segments) {
+            c += s.capacity;
+        }
+        return c;
     }
 
     long bytes() {
-        return block.bytes();
-    }
-
-    private long key(int i) {
-        return Mem.getLong(keys + 8L * i);
-    }
-
-    private int value(int i) {
-        return Mem.getInt(values + 4L * i);
-    }
-
-    private void set(int i, long key, int value) {
-        Mem.setLong(keys + 8L * i, key);
-        Mem.setInt(values + 4L * i, value);
-    }
-
-    private int tagAt(int i) {
-        return tagged ? Mem.getByte(tags + i) & 0xFF : 0;
-    }
-
-    private void setTagAt(int i, int tag) {
-        if (tagged) {
-            Mem.setByte(tags + i, (byte) tag);
+        long b = 0;
+        for (NameSegment s : segments) {
+            b += s.block.bytes();
         }
-    }
-
-    /** The tag of {@code key} (0 if absent, or if the map is not tagged). */
-    int tag(long key) {
-        int i = find(key);
-        return value(i) == 0 ? 0 : tagAt(i);
-    }
-
-    /** Sets the tag of {@code key}, which must be present, in a tagged map. */
-    void setTag(long key, int tag) {
-        int i = find(key);
-        if (value(i) == 0 || !tagged) {
-            throw new IllegalStateException("no tag for an absent name, or in an untagged map");
-        }
-        setTagAt(i, tag);
-    }
-
-    /** Calls {@code to} with every (name, block id) pair. */
-    void forEach(java.util.function.BiConsumer<Long, Integer> to) {
-        for (int i = 0; i < capacity; i++) {
-            int v = value(i);
-            if (v != 0) {
-                to.accept(key(i), v - 1);
-            }
-        }
-    }
-
-    /** True if {@code more} names fit without growing. */
-    boolean hasRoomFor(int more) {
-        return (long) (size + more) * 100 <= (long) capacity * MAX_LOAD_PERCENT;
-    }
-
-    /** Grows so that {@code more} names fit; false (and unchanged) if the budget does not allow it. */
-    boolean ensureRoomFor(int more) {
-        if (hasRoomFor(more)) {
-            return true;
-        }
-        int cap = Math.max(capacityFor((long) size + more), capacity + capacity / 2); // grow by at least half
-        MemoryPool.Block nb = pool.allocate(bytesFor(cap, tagged));
-        if (nb == null) {
-            return false;
-        }
-        rehashInto(nb, cap);
-        return true;
-    }
-
-    private void rehashInto(MemoryPool.Block nb, int cap) {
-        MemoryPool.Block oldBlock = block;
-        long oldKeys = keys;
-        long oldValues = values;
-        long oldTags = tags;
-        int oldCap = capacity;
-        attach(nb, cap);
-        size = 0;
-        for (int i = 0; i < oldCap; i++) {
-            int v = Mem.getInt(oldValues + 4L * i);
-            if (v != 0) {
-                insertNew(Mem.getLong(oldKeys + 8L * i), v, tagged ? Mem.getByte(oldTags + i) & 0xFF : 0);
-            }
-        }
-        oldBlock.free();
-    }
-
-    private void insertNew(long key, int storedValue, int tag) {
-        int i = home(key, capacity);
-        while (value(i) != 0) {
-            i = next(i);
-        }
-        set(i, key, storedValue);
-        setTagAt(i, tag);
-        size++;
+        return b;
     }
 
     /** Loads the home key of {@code key} (to start its cache miss early); the value means nothing. */
     long touch(long key) {
-        return key(home(key, capacity));
-    }
-
-    /** The record holding {@code key}, or the empty record where its probe run ends. */
-    private int find(long key) {
-        int i = home(key, capacity);
-        while (value(i) != 0 && key(i) != key) {
-            i = next(i);
-        }
-        return i;
+        long h = mix(key);
+        NameSegment s = segment(h);
+        return s.key(s.home(h));
     }
 
     /** The block named {@code key}, or -1. */
     int get(long key) {
-        return value(find(key)) - 1;
+        long h = mix(key);
+        NameSegment s = segment(h);
+        return s.value(s.find(key, h)) - 1;
     }
 
     /**
-     * Maps {@code key} to {@code block}; returns the previous block or -1. The caller ensured room. A
-     * new name's tag is 0; an existing name keeps its tag.
+     * Maps {@code key} to {@code block}; returns the previous block or -1. The caller made room
+     * ({@link #ensureRoomFor}). A new name's tag is 0; an existing name keeps its tag.
      */
     int put(long key, int blockId) {
-        int i = find(key);
-        int v = value(i);
+        long h = mix(key);
+        NameSegment s = segment(h);
+        int i = s.find(key, h);
+        int v = s.value(i);
         if (v == 0) {
-            if (!hasRoomFor(1)) {
-                throw new IllegalStateException("name map full: room was not reserved");
-            }
-            size++;
-            setTagAt(i, 0);
+            addOne(s);
+            s.setTagAt(i, 0);
         }
-        set(i, key, blockId + 1);
+        s.set(i, key, blockId + 1);
         return v - 1;
     }
 
-    /** A placeholder value {@link #claim} leaves until {@link #setAt} fills it. */
-    private static final int CLAIMED = -1;
-
-    /**
-     * Claims {@code key}'s record for a value to come (the caller ensured room): returns the record's
-     * index in the low 32 bits and the block the name meant before + 1 (0 if none) in the high 32.
-     * Until {@link #setAt} fills it, the name means nothing; indices stay valid as long as no name is
-     * removed.
-     */
-    long claim(long key) {
-        int i = find(key);
-        int v = value(i);
-        if (v == 0) {
-            if (!hasRoomFor(1)) {
-                throw new IllegalStateException("name map full: room was not reserved");
-            }
-            size++;
-            setTagAt(i, 0);
+    private void addOne(NameSegment s) {
+        if (s.size + 1 > s.tightLimit()) {
+            throw new IllegalStateException("name map full: room was not made");
         }
-        set(i, key, CLAIMED);
-        return (long) (v == CLAIMED ? 0 : v) << 32 | i;
+        s.size++;
+        size++;
     }
 
-    /** Fills record {@code index} (from {@link #claim}) with {@code blockId}. */
-    void setAt(int index, int blockId) {
-        Mem.setInt(values + 4L * index, blockId + 1);
+    /**
+     * Claims {@code key}'s record for a value to come (the caller made room): returns the block the
+     * name meant before + 1 (0 if none), and {@link #claimed()} is then the record for {@link #setAt}.
+     * Until {@link #setAt} fills it, the name means nothing; records stay valid as long as no name is
+     * removed and no room is made.
+     */
+    int claim(long key) {
+        long h = mix(key);
+        NameSegment s = segment(h);
+        int i = s.find(key, h);
+        int v = s.value(i);
+        if (v == 0) {
+            addOne(s);
+            s.setTagAt(i, 0);
+        }
+        s.set(i, key, CLAIMED);
+        claimed = s.values + 4L * i;
+        return v == CLAIMED ? 0 : v;
+    }
+
+    /** The record of the last {@link #claim}. */
+    long claimed() {
+        return claimed;
+    }
+
+    /** Fills {@code record} (from {@link #claimed()}) with {@code blockId}. */
+    void setAt(long record, int blockId) {
+        Mem.setInt(record, blockId + 1);
     }
 
     /** Gives back a claimed record: its name means {@code oldBlock} again (-1: the name is gone). */
@@ -278,38 +277,215 @@ final class NameMap {
         }
     }
 
+    /** The tag of {@code key} (0 if absent, or if the map is not tagged). */
+    int tag(long key) {
+        long h = mix(key);
+        NameSegment s = segment(h);
+        int i = s.find(key, h);
+        return s.value(i) == 0 ? 0 : s.tagAt(i);
+    }
+
+    /** Sets the tag of {@code key}, which must be present, in a tagged map. */
+    void setTag(long key, int tag) {
+        long h = mix(key);
+        NameSegment s = segment(h);
+        int i = s.find(key, h);
+        if (s.value(i) == 0 || !tagged) {
+            throw new IllegalStateException("no tag for an absent name, or in an untagged map");
+        }
+        s.setTagAt(i, tag);
+    }
+
+    /** Calls {@code to} with every (name, block id) pair. */
+    void forEach(java.util.function.BiConsumer<Long, Integer> to) {
+        for (NameSegment s : segments) {
+            for (int i = 0; i < s.capacity; i++) {
+                int v = s.value(i);
+                if (v != 0) {
+                    to.accept(s.key(i), v - 1);
+                }
+            }
+        }
+    }
+
     /** Removes {@code key}; returns its block or -1 if absent. */
     int remove(long key) {
-        int i = find(key);
-        int v = value(i);
+        long h = mix(key);
+        NameSegment s = segment(h);
+        int i = s.find(key, h);
+        int v = s.value(i);
         if (v != 0) {
-            shiftBack(i);
+            shiftBack(s, i);
+            s.size--;
             size--;
         }
         return v - 1;
     }
 
     /** Backward-shift deletion: moves later records of the probe run into the hole at {@code hole}. */
-    private void shiftBack(int hole) {
+    private static void shiftBack(NameSegment s, int hole) {
         int i = hole;
         while (true) {
-            i = next(i);
-            int v = value(i);
+            i = s.next(i);
+            int v = s.value(i);
             if (v == 0) {
                 break;
             }
-            long key = key(i);
-            int h = home(key, capacity);
+            long key = s.key(i);
+            int h = s.home(mix(key));
             // The record at i may move to the hole if its home is not within (hole, i] cyclically.
             boolean movable = hole <= i ? (h <= hole || h > i) : (h <= hole && h > i);
             if (movable) {
-                set(hole, key, v);
-                setTagAt(hole, tagAt(i));
+                s.set(hole, key, v);
+                s.setTagAt(hole, s.tagAt(i));
                 hole = i;
             }
         }
-        set(hole, 0L, 0);
-        setTagAt(hole, 0);
+        s.set(hole, 0L, 0);
+        s.setTagAt(hole, 0);
+    }
+
+    /**
+     * Makes room for the names {@code keys[0..n)} a store may add, growing only the segments they
+     * fall in; false if the budget does not allow it (the map's names are unchanged either way).
+     */
+    boolean ensureRoomFor(long[] keys, int n) {
+        while (true) {
+            touched.clear();
+            boolean tight = false;
+            for (int i = 0; i < n; i++) { // an upper bound first: every key new
+                NameSegment s = segment(mix(keys[i]));
+                if (s.adds++ == 0) {
+                    touched.add(s);
+                }
+                tight |= s.size + s.adds > s.limit();
+            }
+            if (tight) { // some segment may be short: count the keys that are really new (twice if given twice)
+                for (NameSegment s : touched) {
+                    s.adds = 0;
+                }
+                for (int i = 0; i < n; i++) {
+                    long h = mix(keys[i]);
+                    NameSegment s = segment(h);
+                    if (s.value(s.find(keys[i], h)) == 0) {
+                        s.adds++;
+                    }
+                }
+            }
+            NameSegment full = null;
+            int need = 0;
+            for (NameSegment s : touched) {
+                if (full == null && s.size + s.adds > s.limit() && !s.tight) {
+                    full = s;
+                    need = s.adds;
+                }
+                if (s.tight && s.size + s.adds > s.tightLimit()) {
+                    clearTight();
+                    return false; // a segment the budget did not let grow is as full as it may get
+                }
+                s.adds = 0;
+            }
+            if (full == null) {
+                clearTight();
+                return true;
+            }
+            if (!grow(full, need)) {
+                full.tight = true; // fill it past 80% instead: the budget is what it is
+            }
+        }
+    }
+
+    private void clearTight() {
+        for (NameSegment s : touched) {
+            s.adds = 0;
+            s.tight = false;
+        }
+    }
+
+    /** Gives {@code s} room for {@code more} names: grows it by half (or more) while small, else splits it. */
+    private boolean grow(NameSegment s, int more) {
+        int need = capacityFor((long) s.size + more);
+        int want = Math.max(need, s.capacity + s.capacity / 2);
+        if (want <= maxSegment || s.depth >= MAX_DEPTH) {
+            return resize(s, want);
+        }
+        if (need <= maxSegment && s.capacity < maxSegment) {
+            return resize(s, maxSegment);
+        }
+        return split(s);
+    }
+
+    private boolean resize(NameSegment s, int capacity) {
+        NameSegment r = allocate(capacity, s.depth, s.prefix);
+        if (r == null) {
+            return false;
+        }
+        moveAll(s, r, null, 0);
+        replace(s, r, r);
+        return true;
+    }
+
+    private boolean split(NameSegment s) {
+        int bit = 63 - s.depth;
+        int high = 0;
+        for (int i = 0; i < s.capacity; i++) {
+            if (s.value(i) != 0 && ((mix(s.key(i)) >>> bit) & 1) != 0) {
+                high++;
+            }
+        }
+        NameSegment a = allocate(splitCapacity(s.size - high), s.depth + 1, s.prefix << 1);
+        if (a == null) {
+            return false;
+        }
+        NameSegment b = allocate(splitCapacity(high), s.depth + 1, (s.prefix << 1) | 1);
+        if (b == null) {
+            a.block.free();
+            return false;
+        }
+        if (s.depth == depth) {
+            NameSegment[] d = new NameSegment[dir.length * 2];
+            for (int j = 0; j < dir.length; j++) {
+                d[2 * j] = dir[j];
+                d[2 * j + 1] = dir[j];
+            }
+            dir = d;
+            depth++;
+        }
+        moveAll(s, a, b, bit);
+        replace(s, a, b);
+        return true;
+    }
+
+    private static int splitCapacity(int names) {
+        return Math.max(MIN_CAPACITY, (int) ((long) names * 100 / SPLIT_LOAD_PERCENT) + 1);
+    }
+
+    /** Copies every name of {@code from} into {@code to}, or, with {@code other}, by hash bit {@code bit}. */
+    private static void moveAll(NameSegment from, NameSegment to, NameSegment other, int bit) {
+        for (int i = 0; i < from.capacity; i++) {
+            int v = from.value(i);
+            if (v != 0) {
+                long key = from.key(i);
+                long h = mix(key);
+                NameSegment into = other != null && ((h >>> bit) & 1) != 0 ? other : to;
+                into.insertNew(key, h, v, from.tagAt(i));
+            }
+        }
+    }
+
+    /** Points the directory's entries of {@code old} at {@code low} (first half) and {@code high}, and frees it. */
+    private void replace(NameSegment old, NameSegment low, NameSegment high) {
+        int span = 1 << (depth - old.depth);
+        int start = (int) (old.prefix << (depth - old.depth));
+        for (int j = 0; j < span; j++) {
+            dir[start + j] = low == high || j < span / 2 ? low : high;
+        }
+        segments.remove(old);
+        segments.add(low);
+        if (high != low) {
+            segments.add(high);
+        }
+        old.block.free();
     }
 
     /**
@@ -318,10 +494,12 @@ final class NameMap {
      */
     int blocks(int[] into) {
         int k = 0;
-        for (int i = 0; i < capacity; i++) {
-            int v = value(i);
-            if (v != 0) {
-                into[k++] = v - 1;
+        for (NameSegment s : segments) {
+            for (int i = 0; i < s.capacity; i++) {
+                int v = s.value(i);
+                if (v != 0) {
+                    into[k++] = v - 1;
+                }
             }
         }
         return k;
@@ -329,12 +507,18 @@ final class NameMap {
 
     /** Removes every name, keeping the memory. */
     void clear() {
-        Mem.zero(block.address, block.bytes());
+        for (NameSegment s : segments) {
+            Mem.zero(s.block.address, s.block.bytes());
+            s.size = 0;
+        }
         size = 0;
     }
 
     /** Frees the memory; the map must not be used afterwards. */
     void free() {
-        block.free();
+        for (NameSegment s : segments) {
+            s.block.free();
+        }
+        segments.clear();
     }
 }

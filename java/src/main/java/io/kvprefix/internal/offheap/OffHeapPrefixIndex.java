@@ -196,11 +196,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
                 return EventStatus.CAPACITY_EXCEEDED;
             }
             if (h == null) {
-                h = newWorker(worker, n);
+                h = newWorker(worker, blockHashes, n);
                 if (h == null) {
                     return EventStatus.CAPACITY_EXCEEDED;
                 }
-            } else if (!h.names.ensureRoomFor(n)) {
+            } else if (!h.names.ensureRoomFor(blockHashes, n)) {
                 return EventStatus.CAPACITY_EXCEEDED;
             }
             return writer.store(h, parent, blockHashes, locals, n, ws);
@@ -209,16 +209,23 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
-    /** A slot and a name map for a worker's first store, or null if there is no room for either. */
-    WorkerHoldings newWorker(Worker worker, int n) {
+    /**
+     * A slot and a name map with room for the names {@code names0[0..n)} for a worker's first store
+     * (none for a lower tier's), or null if there is no room for either.
+     */
+    WorkerHoldings newWorker(Worker worker, long[] names0, int n) {
         int slot = slots.claim(worker);
         if (slot == WorkerSlots.FULL) {
             return null;
         }
-        // Sized for the worker's expected share up front (if the config says), or for this store.
-        NameMap names = NameMap.create(pool, (int) Math.max(n, Math.min(1 << 26, config.expectedBlocksPerWorker())));
-        if (names == null && n < config.expectedBlocksPerWorker()) {
-            names = NameMap.create(pool, n); // the share does not fit the budget: start small
+        // Sized for the worker's expected share up front (if the config says and the budget allows), then this store.
+        NameMap names = NameMap.create(pool, (int) Math.min(1 << 26, config.expectedBlocksPerWorker()));
+        if (names == null) {
+            names = NameMap.create(pool, 0); // the share does not fit the budget: start small
+        }
+        if (names != null && !names.ensureRoomFor(names0, n)) {
+            names.free();
+            names = null;
         }
         if (names == null) {
             slots.releaseUnused(slot);
@@ -520,6 +527,15 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     /** Off-heap bytes held now; 0 after close. */
     long bytesUsed() {
         return pool.used();
+    }
+
+    /** The memory pool and the run arena (package-private: for this package's tests, which exhaust them on purpose). */
+    MemoryPool pool() {
+        return pool;
+    }
+
+    RunArena arena() {
+        return arena;
     }
 
     /** Child-table rebuilds so far. */

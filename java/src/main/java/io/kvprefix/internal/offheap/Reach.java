@@ -116,6 +116,14 @@ final class Reach {
         if (ne != e) {
             if (ea == 0) {
                 if (Runs.addEntry(a, ne, arena) == 0) {
+                    // no chunk for the entry: take back what this call counted (the worker held
+                    // nothing here, so every block went to the gained list, none to extra names)
+                    for (int t = 0; t < m; t++) {
+                        h.removeUnreachable(block(run, j + t));
+                        s.gained.removeInt(s.gained.size() - 1);
+                    }
+                    h.distinct -= m;
+                    s.heldDelta -= m;
                     return false;
                 }
             } else {

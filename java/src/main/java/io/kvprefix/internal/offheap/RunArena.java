@@ -48,6 +48,9 @@ final class RunArena {
     private long slabBytes;
     private int nextId;
     private long liveRuns;
+    /** Bytes of the records in the free lists. */
+    private long freeBytes;
+
     private long moves;
     private long tableGrowths;
     private volatile RunTable table;
@@ -105,7 +108,7 @@ final class RunArena {
         }
         int id = freeIds.isEmpty() ? nextId : freeIds.topInt();
         if (id >= table.capacity() && !growTable(id)) {
-            giveBack(freeRuns[c], a);
+            giveBack(freeRuns[c], a, bytes);
             return -1;
         }
         if (freeIds.isEmpty()) {
@@ -177,6 +180,7 @@ final class RunArena {
     synchronized void recycleRecord(long address) {
         int capacity = Mem.getInt(address + ChainLayout.RUN_CAPACITY);
         freeRuns[classOf(ChainLayout.RUN_CAPACITIES, capacity)].add(address);
+        freeBytes += ChainLayout.runBytes(capacity);
     }
 
     /** A new zeroed entry chunk of {@code capacity} positions (capacity field set), or 0 if the budget does not allow it. */
@@ -194,6 +198,7 @@ final class RunArena {
         int capacity = Mem.getInt(address + ChainLayout.RUN_CAPACITY);
         Mem.setLong(table.block().address + 8L * run, 0L);
         freeRuns[classOf(ChainLayout.RUN_CAPACITIES, capacity)].add(address);
+        freeBytes += ChainLayout.runBytes(capacity);
         freeIds.add(run);
         links.reset(run);
         liveRuns--;
@@ -203,15 +208,17 @@ final class RunArena {
     synchronized void recycleChunk(long address) {
         int capacity = Mem.getInt(address + ChainLayout.CHUNK_CAPACITY);
         freeChunks[classOf(ChainLayout.CHUNK_CAPACITIES, capacity)].add(address);
+        freeBytes += ChainLayout.chunkBytes(capacity);
     }
 
     /**
-     * Makes sure about {@code bytes} can be carved without asking the pool, taking a slab now if
-     * needed; false if the budget does not allow it. A hint for stores, checked before they change
-     * anything: a concurrent store may still use the room up first.
+     * Makes sure about {@code bytes} can be had without asking the pool (carved from the current
+     * slab, or records given back), taking a slab now if needed; false if the budget does not allow
+     * it. A hint for stores, checked before they change anything: a concurrent store may still use
+     * the room up first, or need a record size the free lists lack (the store then undoes itself).
      */
     synchronized boolean ensureHeadroom(long bytes) {
-        return bumpEnd - bump >= bytes || newSlab(bytes);
+        return bumpEnd - bump >= bytes || freeBytes >= bytes || newSlab(bytes);
     }
 
     /** Heap bytes of the child-run lists. */
@@ -240,6 +247,7 @@ final class RunArena {
     private long take(LongArrayList free, long bytes) {
         if (!free.isEmpty()) {
             long a = free.popLong();
+            freeBytes -= bytes;
             Mem.zero(a, bytes);
             return a;
         }
@@ -251,8 +259,9 @@ final class RunArena {
         return a;
     }
 
-    private static void giveBack(LongArrayList free, long address) {
+    private void giveBack(LongArrayList free, long address, long bytes) {
         free.add(address);
+        freeBytes += bytes;
     }
 
     /** A restore's room for {@code bytes} of records, in one slab the restore's copies touch (not touched up front). */
@@ -260,6 +269,11 @@ final class RunArena {
         return bumpEnd - bump >= bytes || newSlab(bytes, false);
     }
 
+    /**
+     * A new slab of the next size (doubling up to {@link #MAX_SLAB}), or, when the budget has less
+     * left than that, of the largest size down to {@code atLeast} that fits: the last megabytes of a
+     * budget are used too.
+     */
     private boolean newSlab(long atLeast) {
         return newSlab(atLeast, true);
     }
@@ -267,6 +281,10 @@ final class RunArena {
     private boolean newSlab(long atLeast, boolean prefault) {
         long size = Math.max(nextSlab, atLeast);
         MemoryPool.Block s = pool.allocate(size, prefault);
+        while (s == null && size / 2 >= Math.max(atLeast, MIN_SLAB)) {
+            size /= 2;
+            s = pool.allocate(size, prefault);
+        }
         if (s == null) {
             return false;
         }

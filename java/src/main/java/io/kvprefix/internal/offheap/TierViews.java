@@ -138,7 +138,7 @@ final class TierViews {
         if (need > 0 && slots.free() < need) {
             return EventStatus.CAPACITY_EXCEEDED;
         }
-        if (g == null && (g = index.newWorker(worker, 0)) == null) {
+        if (g == null && (g = index.newWorker(worker, null, 0)) == null) {
             return EventStatus.CAPACITY_EXCEEDED;
         }
         if (n == 0) {

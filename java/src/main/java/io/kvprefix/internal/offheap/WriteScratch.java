@@ -33,7 +33,7 @@ final class WriteScratch {
 
     private int[] slots = new int[64];
     private int[] olds = new int[64];
-    private int[] records = new int[64];
+    private long[] records = new long[64];
     private long[] keys = new long[64];
     /** Workers removed by remove_worker whose slots wait for the readers to leave. */
     final List<WorkerHoldings> pendingRelease = new ArrayList<>();
@@ -60,10 +60,10 @@ final class WriteScratch {
         return olds;
     }
 
-    /** Name-map records a store claimed. */
-    int[] records(int n) {
+    /** Name-map records a store claimed (their addresses). */
+    long[] records(int n) {
         if (records.length < n) {
-            records = new int[Math.max(n, records.length * 2)];
+            records = new long[Math.max(n, records.length * 2)];
         }
         return records;
     }

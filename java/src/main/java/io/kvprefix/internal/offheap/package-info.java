@@ -60,12 +60,20 @@
  * {@link io.kvprefix.internal.offheap.MemoryPool} with the configured budget, from libc's
  * {@code calloc}/{@code free}; runs are carved from slabs ({@link io.kvprefix.internal.offheap.RunArena}).
  *
+ * <p><b>Under a budget</b> the index fills it almost to the last byte before it refuses a store, and a
+ * refusal costs about what a store does (no scan): a name map grows one segment at a time (at most
+ * 96 KiB, {@link io.kvprefix.internal.offheap.NameMap}); a slab that does not fit is taken smaller; the
+ * run arena counts the records stores gave back as room; and the pool keeps the child table's size
+ * back so that a rebuild dropping tombstones always fits (a full budget otherwise refused every new
+ * branch of an index whose evicted runs left tombstones), rebuilding fuller when nothing more fits. A
+ * store still refused half-way undoes what it did.
+ *
  * <p><b>Snapshots</b> ({@link io.kvprefix.internal.offheap.ChainSnapshot}, docs/SNAPSHOT.md). A
  * snapshot holds every writer out and enters the reader gate, so nothing changes or is freed while
  * it copies: runs in id order (header and hashes, then the chunk entries flattened), the child
- * lists, each name map as it lies, the side sets. A restore builds a fresh index that nobody sees
+ * lists, each name map's segments as they lie, the side sets. A restore builds a fresh index that nobody sees
  * until it is complete: one slab for all runs, each run copied under its own id in one bulk copy,
- * the run table and the child table laid out on the heap and copied in at once, each name map
- * copied whole; block ids stay what they were, so nothing is re-inserted block by block.
+ * the run table and the child table laid out on the heap and copied in at once, each name-map
+ * segment copied whole; block ids stay what they were, so nothing is re-inserted block by block.
  */
 package io.kvprefix.internal.offheap;

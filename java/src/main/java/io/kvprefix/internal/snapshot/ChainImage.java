@@ -25,7 +25,10 @@ public final class ChainImage {
      * One worker view's record: a worker's GPU view, or its any-tier view (docs/SPEC.md section 3.1).
      *
      * @param viewOf -1 for a GPU view; for an any-tier view, the slot of its worker's GPU view
-     * @param names the offset of its name map in the file (keys, values, and a view's tiers)
+     * @param segments how many segments its name map has
+     * @param depth its name map's directory depth
+     * @param nameBytes the bytes of its name map in the file (every segment's header and table)
+     * @param names the offset of its name map in the file (its first segment's header)
      * @param side the offset of its side sets in the file (extra names, then unreachable blocks)
      */
     public record WorkerRecord(
@@ -33,7 +36,9 @@ public final class ChainImage {
             int slot,
             int viewOf,
             long distinct,
-            int capacity,
+            int segments,
+            int depth,
+            long nameBytes,
             int nameCount,
             int extraCount,
             int unreachableCount,
@@ -47,6 +52,8 @@ public final class ChainImage {
 
     private final SnapshotReader r;
     private final WorkerRecord[] workers;
+    /** Each worker view's name map, checked. */
+    private final NameSegments[] nameMaps;
     /** Worker ordinal by slot, -1 for none. */
     private final int[] workerBySlot;
 
@@ -75,6 +82,7 @@ public final class ChainImage {
     private ChainImage(SnapshotReader r, int maxWorkers) {
         this.r = r;
         this.workers = new WorkerRecord[r.items(SnapshotFormat.WORKERS)];
+        this.nameMaps = new NameSegments[workers.length];
         this.workerBySlot = new int[maxWorkers];
         this.runs = r.items(SnapshotFormat.RUNS);
         this.header = new long[runs];
@@ -103,7 +111,7 @@ public final class ChainImage {
                 .parallel()
                 .forEach(
                         w -> { // workers are independent: on every core
-                            im.checkNames(w);
+                            im.nameMaps[w] = NameSegments.read(r, w, im.workers[w], im.lengthById);
                             im.checkSide(w);
                         });
         return im;
@@ -126,7 +134,7 @@ public final class ChainImage {
         for (int w = 0; w < n; w++) {
             workers[w] = readWorker(w, maxWorkers, names, side);
             workerBySlot[workers[w].slot()] = w;
-            names += SnapshotFormat.nameMapBytes(workers[w].capacity(), workers[w].isView());
+            names += workers[w].nameBytes();
             side += 8L * workers[w].extraCount() + 4L * workers[w].unreachableCount();
         }
         checkViews();
@@ -147,7 +155,9 @@ public final class ChainImage {
         int slot = r.getInt(at + SnapshotFormat.W_SLOT);
         int viewOf = r.getInt(at + SnapshotFormat.W_VIEW_OF) - 1;
         long distinct = r.getLong(at + SnapshotFormat.W_DISTINCT);
-        int cap = r.getInt(at + SnapshotFormat.W_CAPACITY);
+        int segments = r.getInt(at + SnapshotFormat.W_SEGMENTS);
+        int depth = r.getInt(at + SnapshotFormat.W_DEPTH);
+        long nameBytes = r.getLong(at + SnapshotFormat.W_NAME_BYTES);
         int count = r.getInt(at + SnapshotFormat.W_NAMES);
         int extra = r.getInt(at + SnapshotFormat.W_EXTRA);
         int unreachable = r.getInt(at + SnapshotFormat.W_UNREACHABLE);
@@ -157,11 +167,13 @@ public final class ChainImage {
                 && viewOf >= -1
                 && viewOf < maxWorkers
                 && viewOf != slot
-                && r.getInt(at + SnapshotFormat.W_ZERO) == 0
-                && cap >= SnapshotFormat.MIN_NAME_CAPACITY
-                && cap <= SnapshotFormat.MAX_NAME_CAPACITY
+                && depth >= 0
+                && depth <= SnapshotFormat.MAX_NAME_DEPTH
+                && segments >= 1
+                && segments <= 1 << depth
+                && nameBytes >= segments * SnapshotFormat.segmentBytes(SnapshotFormat.MIN_NAME_CAPACITY, viewOf >= 0)
+                && nameBytes <= r.length(SnapshotFormat.NAMES)
                 && count >= 0
-                && count <= SnapshotFormat.maxNames(cap)
                 && distinct >= 0
                 && distinct <= count
                 && extra >= 0
@@ -171,7 +183,8 @@ public final class ChainImage {
         if (!ok) {
             throw bad(SnapshotFormat.WORKERS, "worker record " + w);
         }
-        return new WorkerRecord(worker, slot, viewOf, distinct, cap, count, extra, unreachable, names, side);
+        return new WorkerRecord(
+                worker, slot, viewOf, distinct, segments, depth, nameBytes, count, extra, unreachable, names, side);
     }
 
     /** Every worker has one GPU view; an any-tier view belongs to its own worker's GPU view, one at most each. */
@@ -344,86 +357,7 @@ public final class ChainImage {
         return block >= 0 && run < lengthById.length && off < lengthById[run] ? ordinalById[run] : -1;
     }
 
-    // ------------------------------------------------------------------ names and side sets
-
-    private void checkNames(int w) {
-        WorkerRecord wr = workers[w];
-        long values = wr.names() + 8L * wr.capacity();
-        int[] buf = new int[Math.min(wr.capacity(), 1 << 16)];
-        byte[] lengths = lengthById.length == 0 ? new byte[1] : lengthById; // no runs: no block exists
-        int count = 0;
-        int bad = 0;
-        for (int from = 0; from < wr.capacity(); from += buf.length) {
-            int n = Math.min(buf.length, wr.capacity() - from);
-            r.getInts(values + 4L * from, buf, n); // a bulk read per 64 Ki names, checked from an array
-            long c = scanValues(buf, n, lengths);
-            count += (int) c;
-            bad |= (int) (c >>> 32);
-        }
-        if (bad != 0) {
-            throw bad(SnapshotFormat.NAMES, "worker " + w + " names a block that does not exist");
-        }
-        long end = values + 4L * wr.capacity();
-        if (wr.isView()) {
-            checkTiers(w, values, end);
-            end += wr.capacity();
-        }
-        for (long p = end; p < wr.names() + SnapshotFormat.nameMapBytes(wr.capacity(), wr.isView()); p++) {
-            if (r.getByte(p) != 0) {
-                throw bad(SnapshotFormat.NAMES, "worker " + w + "'s padding");
-            }
-        }
-        if (count != wr.nameCount()) {
-            throw bad(
-                    SnapshotFormat.NAMES,
-                    "worker " + w + " has " + count + " names, its record says " + wr.nameCount());
-        }
-    }
-
-    /**
-     * Counts the non-empty values among {@code buf[0..n)} (low 32 bits) and whether one names a
-     * block that does not exist (high 32 bits); without branches, since half the records are
-     * empty, at random. A small method of its own, so that the JIT compiles its loop tightly.
-     */
-    private static long scanValues(int[] buf, int n, byte[] lengths) {
-        int last = lengths.length - 1;
-        int count = 0;
-        int bad = 0;
-        for (int i = 0; i < n; i++) {
-            int v = buf[i];
-            int b = v - 1;
-            int run = b >>> OFFSET_BITS;
-            int nz = v != 0 ? 1 : 0;
-            int ok = run <= last && (b & (MAX_RUN - 1)) < lengths[Math.min(run, last)] ? 1 : 0;
-            count += nz;
-            bad |= nz & ~ok;
-        }
-        return (long) bad << 32 | count;
-    }
-
-    /** A view's tiers: one byte per record at {@code tiers}, a non-empty set of tiers where a name is, 0 elsewhere. */
-    private void checkTiers(int w, long values, long tiers) {
-        int cap = workers[w].capacity();
-        int[] v = new int[Math.min(cap, 1 << 16)];
-        byte[] t = new byte[v.length];
-        for (int from = 0; from < cap; from += v.length) {
-            int n = Math.min(v.length, cap - from);
-            r.getInts(values + 4L * from, v, n);
-            r.getBytes(tiers + from, t, n);
-            for (int i = 0; i < n; i++) {
-                int tag = t[i] & 0xFF;
-                if (v[i] == 0 ? tag != 0 : (tag == 0 || (tag & ~SnapshotFormat.TIERS) != 0)) {
-                    throw bad(SnapshotFormat.NAMES, "worker " + w + ", the tiers of record " + (from + i));
-                }
-            }
-        }
-    }
-
-    /** The tiers of record {@code i} of any-tier view {@code w}'s name map. */
-    public int tiers(int w, int i) {
-        WorkerRecord wr = workers[w];
-        return r.getByte(wr.names() + 12L * wr.capacity() + i) & 0xFF;
-    }
+    // ------------------------------------------------------------------ side sets
 
     private void checkSide(int w) {
         WorkerRecord wr = workers[w];
@@ -457,6 +391,11 @@ public final class ChainImage {
 
     public WorkerRecord worker(int w) {
         return workers[w];
+    }
+
+    /** Worker view {@code w}'s name map: its checked segments. */
+    public NameSegments names(int w) {
+        return nameMaps[w];
     }
 
     public int runCount() {

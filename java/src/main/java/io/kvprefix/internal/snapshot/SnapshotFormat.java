@@ -10,14 +10,14 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 /**
- * Every number of the snapshot file format, version 1 (docs/SNAPSHOT.md has the prose and the
+ * Every number of the snapshot file format, version 2 (docs/SNAPSHOT.md has the prose and the
  * tables; a test checks that the two agree): the header, the section table, the section types and
  * the fixed record sizes. Little-endian throughout; every section starts at a multiple of 8.
  *
  * <pre>
  * header (64 bytes)
  *  0 u8[8] magic        0x89 'K' 'V' 'P' '\r' '\n' 0x1A '\n'
- *  8 u32   version      1
+ *  8 u32   version      2
  * 12 u32   header bytes 64
  * 16 u64   file bytes   the whole file; anything shorter or longer is refused
  * 24 u32   block size   \
@@ -40,7 +40,7 @@ public final class SnapshotFormat {
     /** PNG's trick: a high byte, the name, and the line endings a text-mode copy would mangle. */
     public static final byte[] MAGIC = {(byte) 0x89, 'K', 'V', 'P', '\r', '\n', 0x1A, '\n'};
 
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     public static final int HEADER_BYTES = 64;
     public static final int TABLE_ENTRY_BYTES = 32;
 
@@ -135,20 +135,24 @@ public final class SnapshotFormat {
     public static final int COUNTER_COUNT = EventStatus.values().length;
 
     /** A worker record: a worker's GPU view, or its any-tier view (docs/SPEC.md section 3.1). */
-    public static final int WORKER_BYTES = 48;
+    public static final int WORKER_BYTES = 56;
 
     static final int W_ID = 0;
     static final int W_RANK = 8;
     static final int W_SLOT = 12;
     static final int W_DISTINCT = 16;
-    static final int W_CAPACITY = 24;
+    /** Segments of its name map. */
+    static final int W_SEGMENTS = 24;
+
     static final int W_NAMES = 28;
     static final int W_EXTRA = 32;
     static final int W_UNREACHABLE = 36;
     /** 0 for a GPU view; for an any-tier view, its worker's GPU view's slot + 1. */
     static final int W_VIEW_OF = 40;
-
-    static final int W_ZERO = 44;
+    /** Its name map's directory depth: the top hash bits that pick a segment. */
+    static final int W_DEPTH = 44;
+    /** Bytes of its name map in the names section: every segment's header and table. */
+    static final int W_NAME_BYTES = 48;
 
     /** The tiers a name of an any-tier view may carry: bit {@code Medium.ordinal()} for each (GPU 1, CPU 2, DISK 4). */
     public static final int TIERS = (1 << io.kvprefix.Medium.values().length) - 1;
@@ -188,33 +192,57 @@ public final class SnapshotFormat {
 
     public static final int MAX_RUN_ID = Integer.MAX_VALUE >>> OFFSET_BITS;
 
-    /** Name maps: smallest capacity, and the most names a map of {@code capacity} records may hold (80%). */
+    /** Name-map segments: smallest and largest capacity (records), and the deepest directory. */
     public static final int MIN_NAME_CAPACITY = 16;
 
     public static final int MAX_NAME_CAPACITY = 1 << 30;
+    public static final int MAX_NAME_DEPTH = 24;
 
     /**
-     * Bytes of a name map of {@code capacity} records in the file: keys, values, for an any-tier view
-     * ({@code tagged}) one byte of tiers per record, then zero padding to a multiple of 8.
+     * A segment in the names section: a 16-byte header (u32 capacity, u32 names, u32 depth, u32
+     * prefix: the top {@code depth} bits of its keys' mixed hashes), then its table as it lies in
+     * memory (keys, values, an any-tier view's tiers) and zero padding to a multiple of 8.
      */
-    public static long nameMapBytes(int capacity, boolean tagged) {
-        long b = (tagged ? 13L : 12L) * capacity;
-        return b + pad8(b);
+    public static final int SEGMENT_HEADER_BYTES = 16;
+
+    public static final int S_CAPACITY = 0;
+    public static final int S_NAMES = 4;
+    public static final int S_DEPTH = 8;
+    public static final int S_PREFIX = 12;
+
+    /** Bytes of a segment's table of {@code capacity} records: keys, values, and for an any-tier view ({@code tagged}) one byte of tiers each. */
+    public static long segmentTableBytes(int capacity, boolean tagged) {
+        return (tagged ? 13L : 12L) * capacity;
     }
 
+    /** Bytes of a segment in the file: its header, its table and the padding to a multiple of 8. */
+    public static long segmentBytes(int capacity, boolean tagged) {
+        long b = segmentTableBytes(capacity, tagged);
+        return SEGMENT_HEADER_BYTES + b + pad8(b);
+    }
+
+    /** The most names a segment of {@code capacity} records may hold: 90% (a segment the budget did not let grow fills that far). */
     public static long maxNames(long capacity) {
-        return capacity * 80 / 100;
+        return capacity * 90 / 100;
+    }
+
+    /** The mixed hash of engine hash {@code key}, from which its segment and home record follow. */
+    public static long nameMix(long key) {
+        return key * 0x9E3779B97F4A7C15L;
+    }
+
+    /** The directory entry of mixed hash {@code h} in a directory of {@code depth} bits: its top {@code depth} bits. */
+    public static int nameSegment(long h, int depth) {
+        return (int) ((h >>> 1) >>> (63 - depth));
     }
 
     /**
-     * The home record of engine hash {@code key} in a name map of {@code capacity} records (linear
-     * probing from there, wrapping at the end): the mixed hash's high 32 bits scaled to the
-     * capacity. Part of the format: name maps are stored as they lie in memory.
+     * The home record of mixed hash {@code h} in a segment of {@code capacity} records (linear
+     * probing from there, wrapping at the end): its low 32 bits, after {@code h ^ (h >>> 29)},
+     * scaled to the capacity. Part of the format: segments are stored as they lie in memory.
      */
-    public static int nameHome(long key, int capacity) {
-        long h = key * 0x9E3779B97F4A7C15L;
-        h ^= h >>> 29;
-        return (int) (((h >>> 32) * capacity) >>> 32);
+    public static int nameHome(long h, int capacity) {
+        return (int) ((((h ^ (h >>> 29)) & 0xFFFFFFFFL) * capacity) >>> 32);
     }
 
     // holder entries (u64): bits 0..31 slot + 1, 32..39 cutoff, 40..47 unreachable, 48..55 pins

@@ -5,9 +5,11 @@
  *
  * <p><b>One format for both indexes.</b> The file holds the state in the off-heap chain index's
  * terms: its runs (header, child list, local hashes, holder entries), each worker's name map
- * as it lies in memory (engine hash to block id), the two side sets, the worker slots, the event
- * counters and the caller's metadata. The chain index writes and restores it with one bulk copy per
- * run record and per name map and rebuilds its child table with one insert per run; the heap index
+ * (engine hash to block id) as its segments lie in memory, each with a small header
+ * ({@link io.kvprefix.internal.snapshot.NameSegments} checks them), the two side sets, the worker
+ * slots, the event counters and the caller's metadata. The chain index writes and restores it with
+ * one bulk copy per run record and per name-map segment, rebuilds each map's directory from the
+ * segments' prefixes and its child table with one insert per run; the heap index
  * cuts its tree of entries into runs to write it and builds its entries run by run to restore it.
  * Either restores what either wrote.
  *

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * docs/SNAPSHOT.md and {@link SnapshotFormat} state the same format: every offset of the header,
- * the section table, the worker record and the run record, the section types, the magic, and the
- * order of the counters.
+ * the section table, the worker record, the name-map segment and the run record, the section types,
+ * the magic, the version, and the order of the counters.
  */
 class SnapshotFormatTest {
     private static String doc() throws IOException {
@@ -116,20 +116,32 @@ class SnapshotFormatTest {
     @Test
     void theRecordTablesMatch() throws IOException {
         String doc = doc();
-        Map<String, Integer> w = offsets(doc, "**Worker record (48 bytes).**");
+        Map<String, Integer> w = offsets(doc, "**Worker record (" + SnapshotFormat.WORKER_BYTES + " bytes).**");
         assertEquals(
                 List.of(
                         SnapshotFormat.W_ID,
                         SnapshotFormat.W_RANK,
                         SnapshotFormat.W_SLOT,
                         SnapshotFormat.W_DISTINCT,
-                        SnapshotFormat.W_CAPACITY,
+                        SnapshotFormat.W_SEGMENTS,
                         SnapshotFormat.W_NAMES,
                         SnapshotFormat.W_EXTRA,
                         SnapshotFormat.W_UNREACHABLE,
                         SnapshotFormat.W_VIEW_OF,
-                        SnapshotFormat.W_ZERO),
+                        SnapshotFormat.W_DEPTH,
+                        SnapshotFormat.W_NAME_BYTES),
                 List.copyOf(w.values()));
+        Map<String, Integer> seg = offsets(doc, "**Name-map segment (16-byte header, then its table).**");
+        assertEquals(
+                List.of(
+                        SnapshotFormat.S_CAPACITY,
+                        SnapshotFormat.S_NAMES,
+                        SnapshotFormat.S_DEPTH,
+                        SnapshotFormat.S_PREFIX,
+                        SnapshotFormat.SEGMENT_HEADER_BYTES),
+                List.copyOf(seg.values()));
+        assertTrue(doc.contains("# kvprefix snapshot format, version " + SnapshotFormat.VERSION + "\n"));
+        assertTrue(doc.contains("| 8 | u32 | version | " + SnapshotFormat.VERSION + " |"));
         Map<String, Integer> r = offsets(doc, "**Run record**");
         int p = SnapshotFormat.RUN_PREFIX_BYTES;
         assertEquals(

@@ -19,27 +19,41 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;
+import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
+import org.zeromq.ZEvent;
 import org.zeromq.ZMQ;
+import org.zeromq.ZMonitor;
 
 /**
- * One subscribed engine: its SUB socket (live batches), its DEALER socket (replay requests and
- * answers), its decoder (the {@link EngineEventDecoder} of the engine's format) and
- * {@link EngineSync}, and its counters. Events are applied to the index
- * here, in sequence order, or the batches handed to a {@link BatchTap} instead.
+ * One subscribed engine: its SUB socket (live batches) and a monitor of its connections, its DEALER
+ * socket (replay requests and answers), its decoder (the {@link EngineEventDecoder} of the engine's
+ * format) and {@link EngineSync}, and its counters. Events are applied to the index here, in sequence
+ * order. The publisher's identity, when its frames carry one, is read here: the 16 bytes after the
+ * sequence number of a 24-byte sequence frame (vLLM PR #57789, with a snapshot endpoint), or the
+ * epoch SGLang appends to the topic ({@code \0sgl-kv-epoch=...}, with a snapshot endpoint). Without
+ * an index, the batches are handed to a {@link BatchTap} instead.
  *
  * <p>Thread-safety: every method except the gauges ({@link #engine()}, {@link #counters()},
- * {@link #state()}, {@link #lastSeq()}, {@link #lagMillis()}, {@link #pending()}) must be called on
- * the subscriber's I/O thread, which owns the sockets; the gauges may be read from any thread.
+ * {@link #state()}, {@link #lastSeq()}, {@link #lagMillis()}, {@link #pending()},
+ * {@link #resumePoint()}) must be called on the subscriber's I/O thread, which owns the sockets; the
+ * gauges may be read from any thread.
  */
 public final class EngineSession implements EngineSync.Port {
     private static final System.Logger LOG = System.getLogger("io.kvprefix.zmq");
     /** Replay end marker: a sequence frame of eight 0xff bytes (vLLM's -1) with an empty payload. */
     private static final long END_SEQ = -1L;
+
+    private static final byte[] EPOCH_MARKER = "\0sgl-kv-epoch=".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] BARRIER_MARKER = "\0sgl-kv-snapshot=".getBytes(StandardCharsets.US_ASCII);
+    private static final AtomicLong MONITORS = new AtomicLong();
 
     private final EngineEndpoint engine;
     /** The index fed, or null when a {@link BatchTap} is handed the batches instead. */
@@ -62,20 +76,23 @@ public final class EngineSession implements EngineSync.Port {
 
     private ZContext context;
     private ZMQ.Socket sub;
+    private ZMQ.Socket monitor;
     private ZMQ.Socket dealer;
+    /** Whether the live connection was lost since it was last established. */
+    private boolean disconnected;
 
     private volatile String state = "waiting";
     private volatile long lastSeq = -1;
     private volatile long lagMillis = -1;
     private volatile int pending;
-
-    public EngineSession(EngineEndpoint engine, PrefixIndex index, SubscriberSettings settings) {
-        this(engine, index, null, settings, null);
-    }
+    private volatile ResumePoint resumePoint;
 
     /**
      * A session that feeds {@code index}, or, when {@code index} is null, hands its batches to
-     * {@code tap}; it takes up the stream after {@code resume} if that is not null.
+     * {@code tap}.
+     *
+     * @param resume where the state of this engine ends (restored from a snapshot, or where a relay
+     *     stopped), or null to start from sequence 0
      */
     public EngineSession(
             EngineEndpoint engine, PrefixIndex index, BatchTap tap, SubscriberSettings settings, ResumePoint resume) {
@@ -92,10 +109,22 @@ public final class EngineSession implements EngineSync.Port {
                 this,
                 counters,
                 engine.replayEndpoint().isPresent(),
-                settings.bootstrapReplay(),
+                resume == null ? 0 : resume.nextSeq(),
+                resume == null || resume.batchHash().isEmpty()
+                        ? null
+                        : resume.batchHash().getAsLong(),
                 settings.replayTimeoutNanos(),
                 settings.maxPendingBatches());
         engine.dpRank().ifPresent(r -> workersFed.add(new Worker(engine.workerId(), r)));
+        if (resume != null && index != null && engine.dpRank().isEmpty()) {
+            // the restored state holds the ranks its batches named: a resync must clear them too
+            for (Worker w : index.workers()) {
+                if (w.workerId() == engine.workerId()) {
+                    workersFed.add(w);
+                }
+            }
+        }
+        publishGauges();
     }
 
     public EngineEndpoint engine() {
@@ -140,6 +169,11 @@ public final class EngineSession implements EngineSync.Port {
         return List.copyOf(workersFed);
     }
 
+    /** Where the index's state of this engine ends now (the last batch applied), if anywhere. */
+    public Optional<ResumePoint> resumePoint() {
+        return Optional.ofNullable(resumePoint);
+    }
+
     // ------------------------------------------------------------------ sockets (I/O thread)
 
     /** Creates and connects the sockets; {@code socketsChanged} is called whenever they are replaced. */
@@ -151,14 +185,15 @@ public final class EngineSession implements EngineSync.Port {
             configure(sub);
             sub.setRcvHWM(settings.receiveHighWaterMark());
             sub.subscribe(engine.topic().getBytes(StandardCharsets.UTF_8));
+            // the connection's drops and handshakes: a reconnected engine may be another process
+            String monitorAddress = "inproc://kvprefix-zmq-monitor-" + MONITORS.incrementAndGet();
+            sub.monitor(monitorAddress, ZMQ.EVENT_DISCONNECTED | ZMQ.EVENT_HANDSHAKE_PROTOCOL);
+            monitor = ctx.createSocket(SocketType.PAIR);
+            monitor.setLinger(0);
+            monitor.connect(monitorAddress);
             connect(sub, engine.endpoint());
             if (engine.replayEndpoint().isPresent()) {
                 openDealer();
-            }
-            if (resume != null) {
-                lastSeq = resume.lastSeq();
-                sync.resume(resume.lastSeq(), System.nanoTime());
-                publishGauges();
             }
         } catch (RuntimeException e) {
             closeSockets();
@@ -166,9 +201,20 @@ public final class EngineSession implements EngineSync.Port {
         }
     }
 
+    /** With a replay endpoint, asks the engine at once for what it has (the sockets are open). */
+    public void start(long now) {
+        sync.start(now);
+        publishGauges();
+    }
+
     /** The live socket (for polling). */
     public ZMQ.Socket liveSocket() {
         return sub;
+    }
+
+    /** The live socket's monitor (for polling), or null. */
+    public ZMQ.Socket monitorSocket() {
+        return monitor;
     }
 
     /** The replay socket (for polling), or null. */
@@ -210,21 +256,25 @@ public final class EngineSession implements EngineSync.Port {
         }
     }
 
-    /** Closes both sockets (idempotent). */
+    /** Closes the sockets (idempotent); the gauges keep what they showed last. */
     public void closeSockets() {
         if (sub != null) {
             sub.close();
             sub = null;
         }
+        if (monitor != null) {
+            monitor.close();
+            monitor = null;
+        }
         if (dealer != null) {
             dealer.close();
             dealer = null;
         }
-        state = "closed";
     }
 
     /** Reads what the live socket has (at most {@code max} messages). */
     public void readLive(long now, int max) {
+        readMonitor(now, max); // a drop or a new connection is handled before any batch it came before
         for (int i = 0; i < max && sub != null; i++) {
             List<byte[]> frames = receive(sub);
             if (frames == null) {
@@ -236,13 +286,63 @@ public final class EngineSession implements EngineSync.Port {
                         "live message with " + frames.size() + " frames, expected [topic, seq, payload]");
                 continue;
             }
-            long seq = sequence(frames.get(1));
+            byte[] seqFrame = frames.get(1);
+            long seq = sequence(seqFrame);
             if (seq < 0) {
                 continue;
             }
-            sync.onLive(seq, frames.get(2), now);
+            sync.onLive(seq, identity(frames.get(0), seqFrame), frames.get(2), now);
         }
         publishGauges();
+    }
+
+    /** Reads the live socket's connection events: a handshake after a drop is a reconnection. */
+    public void readMonitor(long now, int max) {
+        for (int i = 0; i < max && monitor != null; i++) {
+            ZEvent e = ZEvent.recv(monitor, ZMQ.DONTWAIT);
+            if (e == null) {
+                break;
+            }
+            if (e.getEvent() == ZMonitor.Event.DISCONNECTED) {
+                disconnected = true;
+            } else if (e.getEvent() == ZMonitor.Event.HANDSHAKE_PROTOCOL) {
+                boolean reconnect = disconnected;
+                disconnected = false;
+                sync.onConnected(reconnect, now);
+            }
+        }
+        publishGauges();
+    }
+
+    /**
+     * The publisher's identity, if its frames carry one: the 16 bytes after the sequence number of a
+     * 24-byte frame (vLLM PR #57789), or the epoch in SGLang's topic ({@code topic\0sgl-kv-epoch=E},
+     * maybe followed by {@code \0sgl-kv-snapshot=B}); null otherwise.
+     */
+    static String identity(byte[] topic, byte[] seqFrame) {
+        if (seqFrame.length == 24) {
+            return "publisher " + HexFormat.of().formatHex(seqFrame, 8, 24);
+        }
+        int at = indexOf(topic, EPOCH_MARKER, 0);
+        if (at < 0) {
+            return null;
+        }
+        int from = at + EPOCH_MARKER.length;
+        int end = indexOf(topic, BARRIER_MARKER, from);
+        return "epoch " + new String(topic, from, (end < 0 ? topic.length : end) - from, StandardCharsets.UTF_8);
+    }
+
+    private static int indexOf(byte[] a, byte[] b, int from) {
+        outer:
+        for (int i = from; i + b.length <= a.length; i++) {
+            for (int j = 0; j < b.length; j++) {
+                if (a[i + j] != b[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     /** Reads what the replay socket has (at most {@code max} messages). */
@@ -293,13 +393,16 @@ public final class EngineSession implements EngineSync.Port {
         return frames;
     }
 
-    /** The sequence number in an 8-byte big-endian frame, or -1 (counted) if the frame is not one. */
+    /**
+     * The sequence number in the first 8 bytes (big-endian) of an 8-byte frame, or of a 24-byte one
+     * (vLLM PR #57789 appends a 16-byte publisher id), or -1 (counted) if the frame is neither.
+     */
     private long sequence(byte[] frame) {
-        if (frame.length != 8) {
-            issue(DecodeIssue.BAD_SEQUENCE, "sequence frame of " + frame.length + " bytes, expected 8");
+        if (frame.length != 8 && frame.length != 24) {
+            issue(DecodeIssue.BAD_SEQUENCE, "sequence frame of " + frame.length + " bytes, expected 8 (or 24)");
             return -1;
         }
-        long seq = ByteBuffer.wrap(frame).getLong(); // 8 bytes, big-endian
+        long seq = ByteBuffer.wrap(frame).getLong(); // the first 8 bytes, big-endian
         if (seq < 0) {
             issue(DecodeIssue.BAD_SEQUENCE, "sequence number " + Long.toUnsignedString(seq) + " is out of range");
             return -1;
@@ -310,6 +413,15 @@ public final class EngineSession implements EngineSync.Port {
     private void publishGauges() {
         state = sync.state();
         pending = sync.pending();
+        long last = sync.lastApplied();
+        ResumePoint r = resumePoint;
+        OptionalLong hash = sync.lastHashKnown() ? OptionalLong.of(sync.lastHash()) : OptionalLong.empty();
+        if (last < 0) {
+            resumePoint = null;
+        } else if (r == null || r.lastSeq() != last || !r.batchHash().equals(hash)) {
+            resumePoint = new ResumePoint(last, hash);
+        }
+        lastSeq = last; // published last: a reader that sees it sees the batch applied
     }
 
     // ------------------------------------------------------------------ EngineSync.Port
@@ -318,7 +430,6 @@ public final class EngineSession implements EngineSync.Port {
     public void apply(long seq, byte[] payload) {
         if (tap != null) {
             tap.batch(engine, seq, payload);
-            lastSeq = seq;
             return;
         }
         DecodedBatch batch;
@@ -326,7 +437,6 @@ public final class EngineSession implements EngineSync.Port {
             batch = decoder.decode(payload);
         } catch (BatchDecodeException e) {
             issue(e.issue(), "batch " + seq + ": " + e.getMessage());
-            lastSeq = seq;
             return;
         }
         for (DecodedBatch.Issue i : batch.issues()) {
@@ -352,7 +462,6 @@ public final class EngineSession implements EngineSync.Port {
         if (Double.isFinite(batch.timestamp())) {
             lagMillis = Math.max(0, System.currentTimeMillis() - (long) (batch.timestamp() * 1000.0));
         }
-        lastSeq = seq; // published last: a reader that sees it sees the batch applied
     }
 
     private void countBlocks(KvEvent e) {

@@ -27,6 +27,10 @@ public final class SubscriberLoop implements Runnable {
     private static final int POLL_MILLIS = 20;
     /** Messages read from one socket per poll, so one busy engine cannot starve the others. */
     private static final int BURST = 256;
+    /** What a poll item is: a live socket's monitor, a live socket, a replay socket. */
+    private static final byte MONITOR = 0;
+
+    private static final byte LIVE = 1;
 
     private final String threadPrefix;
     private final BlockingQueue<Command> commands = new LinkedBlockingQueue<>();
@@ -37,7 +41,7 @@ public final class SubscriberLoop implements Runnable {
     private Selector selector;
     private ZMQ.PollItem[] items = new ZMQ.PollItem[0];
     private EngineSession[] owners = new EngineSession[0];
-    private boolean[] isReplay = new boolean[0];
+    private byte[] kinds = new byte[0];
     private boolean socketsChanged = true;
 
     /** @param threadPrefix prefix of the names of the threads ZMQ starts (its I/O and reaper threads) */
@@ -79,11 +83,12 @@ public final class SubscriberLoop implements Runnable {
     public final class Context {
         private Context() {}
 
-        /** Opens {@code s}'s sockets and starts polling them. */
+        /** Opens {@code s}'s sockets, starts polling them, and lets it ask its engine for what it has. */
         public void add(EngineSession s) {
             s.open(context, () -> socketsChanged = true);
             sessions.add(s);
             socketsChanged = true;
+            s.start(System.nanoTime());
         }
 
         /** The sessions being polled, in the order they were added. */
@@ -161,10 +166,10 @@ public final class SubscriberLoop implements Runnable {
             for (int i = 0; i < items.length; i++) {
                 if (items[i].isReadable()) {
                     // read through the session: a socket replaced earlier in this round is not read here
-                    if (isReplay[i]) {
-                        owners[i].readReplay(now, BURST);
-                    } else {
-                        owners[i].readLive(now, BURST);
+                    switch (kinds[i]) {
+                        case MONITOR -> owners[i].readMonitor(now, BURST);
+                        case LIVE -> owners[i].readLive(now, BURST);
+                        default -> owners[i].readReplay(now, BURST);
                     }
                 }
             }
@@ -175,27 +180,29 @@ public final class SubscriberLoop implements Runnable {
         }
     }
 
+    /**
+     * Polls, per engine, its live socket's monitor first (so a dropped connection is noticed before
+     * the batches of the next one), then its live socket, then its replay socket.
+     */
     private void rebuildPollItems() {
         List<ZMQ.PollItem> it = new ArrayList<>();
         List<EngineSession> own = new ArrayList<>();
-        List<Boolean> replay = new ArrayList<>();
+        StringBuilder kind = new StringBuilder();
         for (EngineSession s : sessions) {
-            if (s.liveSocket() != null) {
-                it.add(new ZMQ.PollItem(s.liveSocket(), ZMQ.Poller.POLLIN));
-                own.add(s);
-                replay.add(false);
-            }
-            if (s.replaySocket() != null) {
-                it.add(new ZMQ.PollItem(s.replaySocket(), ZMQ.Poller.POLLIN));
-                own.add(s);
-                replay.add(true);
+            ZMQ.Socket[] sockets = {s.monitorSocket(), s.liveSocket(), s.replaySocket()};
+            for (int k = 0; k < sockets.length; k++) {
+                if (sockets[k] != null) {
+                    it.add(new ZMQ.PollItem(sockets[k], ZMQ.Poller.POLLIN));
+                    own.add(s);
+                    kind.append((char) k);
+                }
             }
         }
         items = it.toArray(new ZMQ.PollItem[0]);
         owners = own.toArray(new EngineSession[0]);
-        isReplay = new boolean[replay.size()];
-        for (int i = 0; i < isReplay.length; i++) {
-            isReplay[i] = replay.get(i);
+        kinds = new byte[kind.length()];
+        for (int i = 0; i < kinds.length; i++) {
+            kinds[i] = (byte) kind.charAt(i);
         }
         socketsChanged = false;
     }

@@ -7,7 +7,6 @@ package io.kvprefix.zmq.internal;
  *
  * @param replayTimeoutNanos how long a replay may go without an answer before it is given up
  * @param maxPendingBatches how many live batches may wait behind a replay before it is given up
- * @param bootstrapReplay whether a subscription that first sees a batch later than 0 asks for everything from 0
  * @param heartbeatMillis ZMTP heartbeat interval (the timeout is three times it), 0 for none
  * @param reconnectMaxMillis the longest wait between reconnection attempts
  * @param receiveHighWaterMark messages the live socket may queue before ZMQ drops (a drop is a gap, recovered by replay)
@@ -16,7 +15,6 @@ package io.kvprefix.zmq.internal;
 public record SubscriberSettings(
         long replayTimeoutNanos,
         int maxPendingBatches,
-        boolean bootstrapReplay,
         int heartbeatMillis,
         int reconnectMaxMillis,
         int receiveHighWaterMark,

@@ -1,11 +1,13 @@
 /**
  * How the subscriber works inside: one I/O thread ({@link io.kvprefix.zmq.internal.SubscriberLoop})
  * polls every engine's sockets; per engine, an {@link io.kvprefix.zmq.internal.EngineSession} owns the
- * SUB and DEALER (replay) sockets and hands each framed batch to
+ * SUB socket and its connection monitor and the DEALER (replay) socket, reads the publisher's
+ * identity when its frames carry one, and hands each framed batch and each reconnection to
  * {@link io.kvprefix.zmq.internal.EngineSync}, the per-engine sequence state machine (its rules for
- * order, gaps, replays, duplicates, restarts and late joins are stated in its class comment), which
- * decides what to apply, what to ask the engine's replay socket for, and when a range is lost and
- * the worker must be cleared. {@link io.kvprefix.zmq.internal.WireReader} decodes the msgpack payload
+ * the start, order, gaps, progress-based replay requests ({@link io.kvprefix.zmq.internal.ReplayAttempt}
+ * is one), the anchor check, contradictions, duplicates, restarts and resyncs are docs/SPEC.md
+ * section 10), which decides what to apply, what to ask the engine's replay socket for, and when a
+ * range is lost and the worker must be cleared. {@link io.kvprefix.zmq.internal.WireReader} decodes the msgpack payload
  * of one batch (array and map encodings) into {@link io.kvprefix.zmq.internal.WireBatch}; counters
  * live in {@link io.kvprefix.zmq.internal.EngineCounters}. Where each engine's stream stood at a
  * snapshot (its last applied batch, the ranks it fed) is kept in the snapshot's metadata by

@@ -167,22 +167,32 @@ public final class Truth {
      */
     public long[][] feed(
             PrefixIndex oracle, String engine, Function<OptionalInt, Worker> workerOf, long lostFrom, long resumeAt) {
+        return feed(oracle, engine, workerOf, lostFrom < 0 ? List.of() : List.of(new long[] {lostFrom, resumeAt}));
+    }
+
+    /**
+     * As {@link #feed(PrefixIndex, String, Function, long, long)} with any number of lost ranges, in
+     * order: for each {@code [from, resumeAt]}, the batches from {@code from} up to {@code resumeAt}
+     * are skipped and every worker fed so far (or {@code workerOf(empty)} if none) is cleared before batch
+     * {@code resumeAt}.
+     */
+    public long[][] feed(PrefixIndex oracle, String engine, Function<OptionalInt, Worker> workerOf, List<long[]> lost) {
         long[][] counts = new long[EventKind.values().length][EventStatus.values().length];
-        boolean cleared = false;
         // a resync clears every worker the engine fed, each of its dp ranks, as the listener does
         Set<Worker> fed = new LinkedHashSet<>();
+        int r = 0;
         for (Batch b : batches(engine)) {
-            if (lostFrom >= 0 && b.seq() >= lostFrom && b.seq() < resumeAt) {
-                continue;
-            }
-            if (lostFrom >= 0 && b.seq() >= resumeAt && !cleared) {
+            while (r < lost.size() && b.seq() >= lost.get(r)[1]) {
                 if (fed.isEmpty()) {
                     fed.add(workerOf.apply(OptionalInt.empty()));
                 }
                 for (Worker w : fed) {
                     oracle.apply(new KvEvent.Cleared(w));
                 }
-                cleared = true;
+                r++;
+            }
+            if (r < lost.size() && b.seq() >= lost.get(r)[0]) {
+                continue;
             }
             fed.add(workerOf.apply(b.rank()));
             for (KvEvent e : events(b, workerOf)) {
