@@ -1,70 +1,63 @@
 package io.kvprefix;
 
 import io.kvprefix.internal.router.LoadTable;
+import io.kvprefix.internal.router.Observers;
+import io.kvprefix.internal.router.OptionChecks;
 import io.kvprefix.internal.router.PredictedBlocks;
 import io.kvprefix.internal.router.RouteExplainer;
-import io.kvprefix.internal.router.RoutingPolicy;
+import io.kvprefix.internal.router.Selector;
 import io.kvprefix.internal.router.WorkerLoad;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 
 /**
- * Picks the worker for each request: KV-cache-aware routing with load balancing, the policy of
- * docs/SPEC.md section 6 (NVIDIA Dynamo's), on top of a {@link PrefixIndex}.
+ * Picks the worker for each request: KV-cache-aware routing with load balancing on top of a
+ * {@link PrefixIndex}, with one of the policies of docs/SPEC.md section 6 ({@link RoutingPolicy}).
  *
  * <pre>{@code
- * Router router = Router.builder().index(index).worker(Worker.of(1)).worker(Worker.of(2)).build();
+ * Router router = Router.builder().index(index).policy("kvprefix-ttft")
+ *         .worker(Worker.of(1)).worker(Worker.of(2)).build();
  * RoutingDecision d = router.route(tokens);      // one hash-and-match call, then the policy
  * send(request, d.worker());
  * ...first token out...  d.prefillFinished();
  * ...request done...     d.finished();
  * }</pre>
  *
- * <p><b>The policy.</b> For a request of {@code isl} tokens at block size {@code bs} and each
- * registered worker {@code w} with match depth {@code d_w} blocks:
- * <pre>
- *   prefill_blocks_w = (isl - d_w * bs + active_prefill_tokens_w) / bs      (a real number)
- *   decode_blocks_w  = active_decode_blocks_w + floor(isl / bs)             (this request counts on every candidate)
- *   cost_w           = (overlapWeight * prefill_blocks_w + decode_blocks_w) / capacityWeight_w
- * </pre>
- * With temperature 0 the lowest cost wins; costs within a relative 1e-9 of it are ties, broken by the
- * worker holding fewer blocks in the index ({@link PrefixIndex#blockCount}; the event-fed index when
- * there is one), then by the lower worker (unsigned order). With temperature {@code T > 0} the worker
- * is drawn with probability {@code p_w ∝ exp(-(cost_w - min) / ((max - min) * T))}, uniformly when
- * all costs are equal, from a generator seeded with {@link Builder#seed}: the same seed and the same
- * sequence of calls give the same choices.
+ * <p><b>Policies</b> ({@link Builder#policy}; docs/SPEC.md section 6 states each exactly): NVIDIA
+ * Dynamo's cost, the default ({@code dynamo-cost}: {@code overlapWeight * prefill_blocks +
+ * decode_blocks}, lowest wins, ties to the worker holding fewer blocks, then the lower worker; a
+ * temperature samples, seeded by {@link Builder#seed}); SGLang's model gateway
+ * ({@code sglang-cache-aware}); llm-d's default scorer profile ({@code llm-d-scorers}, which reads the
+ * engine metrics given to {@link #reportEngineMetrics}); and {@code kvprefix-ttft}, kvprefix's own:
+ * the least estimated time to first token, from the prefill backlog the router sent each worker, the
+ * progress the worker has made on it since, and each worker's prefill speed, which the router learns
+ * from the time between a decision and its {@link RoutingDecision#prefillFinished()}.
  *
- * <p><b>Load.</b> The router tracks load from its own decisions only: a decision charges the chosen
- * worker {@code isl - d * bs} active prefill tokens (with its real depth {@code d}) until
- * {@link RoutingDecision#prefillFinished()}, and {@code floor(isl / bs)} active decode blocks until
- * {@link RoutingDecision#finished()}.
- *
- * <p><b>Options</b> (every default reproduces docs/SPEC.md section 6): overlap weight (1.0), temperature
- * (0), seed (0), minimum match (none), spreading of misses (off), capacity weights (1.0 each), and
- * predicted mode (off); see {@link Builder}.
+ * <p><b>Load</b> comes from the router's own decisions only: {@code isl - d * bs} prefill tokens until
+ * {@link RoutingDecision#prefillFinished()}, {@code floor(isl / bs)} decode blocks and one request until
+ * {@link RoutingDecision#finished()}. <b>Options</b> (the defaults reproduce docs/SPEC.md section 6.1):
+ * overlap weight, temperature, seed, minimum match, miss spreading, lower-tier credit, capacity weights,
+ * predicted mode.
  *
  * <p><b>Workers.</b> The router routes only among workers registered with {@link Builder#worker},
  * {@link #addWorker} and not removed with {@link #removeWorker}; workers the index knows but the
- * router does not are ignored. Workers may join and leave at any time.
+ * router does not are ignored. Workers may join and leave at any time; each join or leave costs O(1).
  *
  * <p><b>Predicted mode.</b> Without KV events (or to cover the delay before an engine's events
- * arrive), the router can predict cache contents from its own decisions: after each decision the
- * request's blocks are recorded as held by the chosen worker in a predicted index the router owns,
- * each for {@link Builder#predictedTtl} after the last decision that routed it, with at most
- * {@link Builder#predictedMaxBlocks} predicted blocks in total (the oldest go first). Expiry runs
- * inline at each routing call and on {@link #expire()}; there is no background thread. With an
- * event-fed index too, a worker's depth is the larger of the two.
+ * arrive), the router records each decision's blocks as held by the chosen worker in a predicted index
+ * it owns, for {@link Builder#predictedTtl} after the last decision that routed them, at most
+ * {@link Builder#predictedMaxBlocks} in total (the oldest go first), expired inline at each routing
+ * call and on {@link #expire()}. With an event-fed index too, a worker's depth is the larger of the two.
  *
  * <p><b>Cost.</b> Without predicted mode a decision is one {@link PrefixIndex#match(int[], int, int,
  * BlockHasher, MatchResult)} call (hash and match; one native downcall on the native path), outside
- * any lock, then O(workers) work under a short lock; nothing is allocated but the decision. In
- * predicted mode the request is hashed once, matched against both indexes, and its new blocks are
- * stored in the predicted index, which allocates.
+ * any lock, then O(workers) work under a short lock; nothing is allocated but the decision (and, with
+ * kvprefix-ttft, one small node for its pending prefill). In predicted mode the request is hashed once,
+ * matched against both indexes, and its new blocks are stored in the predicted index, which allocates.
  *
  * <p>Thread-safety: thread-safe; any number of threads may route, add and remove workers and release
  * decisions at once (the per-worker load table is guarded by one short lock, the match runs outside it).
@@ -74,9 +67,10 @@ public final class Router implements AutoCloseable {
     private final PredictedBlocks predicted;
     private final BlockHasher hasher;
     private final LoadTable table;
+    private final RoutingPolicy policy;
     private final ToLongFunction<Worker> blockCount;
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
-    private volatile RoutingObserver[] observers = new RoutingObserver[0];
+    private final Observers observers = new Observers();
     private volatile boolean closed;
 
     private Router(Builder b) {
@@ -84,16 +78,20 @@ public final class Router implements AutoCloseable {
         IndexConfig config =
                 b.index != null ? b.index.config() : b.indexConfig != null ? b.indexConfig : IndexConfig.defaults();
         this.hasher = b.index != null ? b.index.hasher() : config.hasher();
-        this.table = new LoadTable(new RoutingPolicy(
-                b.overlapWeight,
-                b.temperature,
-                b.minMatchBlocks,
-                b.minMatchTokens,
-                b.spreadMisses,
-                b.seed,
-                b.lowerTierCredit));
-        for (int i = 0; i < b.workers.size(); i++) {
-            table.add(b.workers.get(i), b.weights.get(i));
+        this.policy = b.policy;
+        this.table = new LoadTable(
+                b.policy,
+                new Selector.Options(
+                        b.overlapWeight,
+                        b.temperature,
+                        b.minMatchBlocks,
+                        b.minMatchTokens,
+                        b.spreadMisses,
+                        b.seed,
+                        b.lowerTierCredit),
+                b.clock);
+        for (var e : b.workers.entrySet()) {
+            table.add(e.getKey(), e.getValue());
         }
         if (b.predicted) {
             PrefixIndex p = PrefixIndex.create(
@@ -130,7 +128,7 @@ public final class Router implements AutoCloseable {
         int bs = hasher.blockSize();
         if (predicted == null) {
             events.match(tokens, offset, length, hasher, s.first);
-            table.decide(s.first, null, length, bs, blockCount, s.choice);
+            table.decide(s.first, null, true, length, bs, blockCount, s.choice);
             return decision(s, length, bs);
         }
         checkChainSeed(hasher);
@@ -148,18 +146,13 @@ public final class Router implements AutoCloseable {
      * @throws IllegalStateException if no worker is registered, or the router or its index is closed
      */
     public RoutingDecision route(long[] localHashes, int inputTokens) {
-        Objects.requireNonNull(localHashes, "localHashes");
-        int bs = hasher.blockSize();
+        int bs = checkFits(localHashes, inputTokens);
         int n = localHashes.length;
-        if (inputTokens < (long) n * bs) {
-            throw new IllegalArgumentException(
-                    n + " blocks of " + bs + " tokens do not fit in " + inputTokens + " input tokens");
-        }
         checkOpen();
         Scratch s = scratch.get();
         if (predicted == null) {
             events.match(localHashes, 0, n, s.first);
-            table.decide(s.first, null, inputTokens, bs, blockCount, s.choice);
+            table.decide(s.first, null, true, inputTokens, bs, blockCount, s.choice);
             return decision(s, inputTokens, bs);
         }
         s.ensure(n);
@@ -174,7 +167,7 @@ public final class Router implements AutoCloseable {
             events.match(s.locals, 0, blocks, s.first);
         }
         predicted.match(s.locals, 0, blocks, s.second);
-        table.decide(events != null ? s.first : null, s.second, isl, bs, blockCount, s.choice);
+        table.decide(events != null ? s.first : null, s.second, events != null, isl, bs, blockCount, s.choice);
         WorkerLoad chosen = s.choice.load;
         RoutingDecision d = decision(s, isl, bs);
         predicted.record(chosen, s.locals, s.chains, blocks);
@@ -184,28 +177,21 @@ public final class Router implements AutoCloseable {
     private RoutingDecision decision(Scratch s, int isl, int bs) {
         LoadTable.Choice c = s.choice;
         RoutingDecision d = new RoutingDecision(
-                table, c.load, c.depth, isl, bs, c.prefillTokens, c.decodeBlocks, c.cost, c.belowMinimumMatch);
+                table, c.load, c.pending, c.depth, isl, bs, c.prefillTokens, c.decodeBlocks, c.cost, c.missed);
         c.load = null;
-        for (RoutingObserver o : observers) {
-            o.decided(d);
-        }
+        c.pending = null;
+        observers.decided(d);
         return d;
     }
 
     /** Adds an observer of every later decision ({@link RoutingObserver}); an observer added twice is called twice. */
-    public synchronized void addObserver(RoutingObserver observer) {
-        Objects.requireNonNull(observer, "observer");
-        RoutingObserver[] o = Arrays.copyOf(observers, observers.length + 1);
-        o[o.length - 1] = observer;
-        observers = o;
+    public void addObserver(RoutingObserver observer) {
+        observers.add(observer);
     }
 
     /** Removes one registration of {@code observer}; false if it was not added. */
-    public synchronized boolean removeObserver(RoutingObserver observer) {
-        List<RoutingObserver> o = new ArrayList<>(List.of(observers));
-        boolean removed = o.remove(observer);
-        observers = o.toArray(new RoutingObserver[0]);
-        return removed;
+    public boolean removeObserver(RoutingObserver observer) {
+        return observers.remove(observer);
     }
 
     /** Explains {@link #route(int[])} for {@code tokens}, hashed with the index's hasher. */
@@ -223,35 +209,28 @@ public final class Router implements AutoCloseable {
      */
     public RouteExplanation explain(int[] tokens, int offset, int length, BlockHasher hasher) {
         Objects.checkFromIndexSize(offset, length, tokens.length);
-        Objects.requireNonNull(hasher, "hasher");
         checkOpen();
-        MatchExplanation ev = events == null ? null : events.explain(tokens, offset, length, hasher);
-        MatchExplanation pr = null;
         if (predicted != null) {
-            checkChainSeed(hasher);
-            predicted.expire();
-            pr = predicted.index().explain(tokens, offset, length, hasher);
+            checkChainSeed(Objects.requireNonNull(hasher, "hasher"));
         }
-        return RouteExplainer.explain(ev, pr, length, hasher.blockSize(), table, blockCount);
+        return RouteExplainer.explain(events, predicted, tokens, offset, length, hasher, table, blockCount);
     }
 
     /** Explains {@link #route(long[], int)} for a request given as local hashes at the index's block size. */
     public RouteExplanation explain(long[] localHashes, int inputTokens) {
-        Objects.requireNonNull(localHashes, "localHashes");
+        int bs = checkFits(localHashes, inputTokens);
+        checkOpen();
+        return RouteExplainer.explain(events, predicted, localHashes, inputTokens, bs, table, blockCount);
+    }
+
+    /** The block size, after checking that {@code localHashes} fit in {@code inputTokens}. */
+    private int checkFits(long[] localHashes, int inputTokens) {
         int bs = hasher.blockSize();
-        if (inputTokens < (long) localHashes.length * bs) {
+        if (inputTokens < (long) Objects.requireNonNull(localHashes, "localHashes").length * bs) {
             throw new IllegalArgumentException(
                     localHashes.length + " blocks of " + bs + " tokens do not fit in " + inputTokens + " input tokens");
         }
-        checkOpen();
-        int n = localHashes.length;
-        MatchExplanation ev = events == null ? null : events.explain(localHashes, 0, n);
-        MatchExplanation pr = null;
-        if (predicted != null) {
-            predicted.expire();
-            pr = predicted.index().explain(localHashes, 0, n);
-        }
-        return RouteExplainer.explain(ev, pr, inputTokens, bs, table, blockCount);
+        return bs;
     }
 
     private void checkChainSeed(BlockHasher h) {
@@ -281,7 +260,7 @@ public final class Router implements AutoCloseable {
      */
     public boolean addWorker(Worker worker, double capacityWeight) {
         Objects.requireNonNull(worker, "worker");
-        return table.add(worker, Builder.checkWeight(capacityWeight));
+        return table.add(worker, OptionChecks.weight(capacityWeight));
     }
 
     /**
@@ -298,6 +277,22 @@ public final class Router implements AutoCloseable {
             predicted.removeWorker(worker);
         }
         return true;
+    }
+
+    /**
+     * Records {@code worker}'s engine metrics as scraped (vLLM's {@code num_requests_waiting} and
+     * {@code kv_cache_usage_perc}), which llm-d-scorers reads and the other policies ignore. Returns
+     * false, recording nothing, if the worker is not registered.
+     *
+     * @throws IllegalArgumentException if {@code waitingRequests < 0} or {@code kvCacheUsage} is not in [0, 1]
+     */
+    public boolean reportEngineMetrics(Worker worker, int waitingRequests, double kvCacheUsage) {
+        return table.reportMetrics(Objects.requireNonNull(worker, "worker"), waitingRequests, kvCacheUsage);
+    }
+
+    /** The policy this router routes with. */
+    public RoutingPolicy policy() {
+        return policy;
     }
 
     /** The registered workers, sorted. */
@@ -377,11 +372,8 @@ public final class Router implements AutoCloseable {
 
     /**
      * The default {@link Builder#lowerTierCredit}: 0.75, Dynamo's host-tier weight
-     * ({@code default_host_cache_hit_weight} in {@code lib/kv-router/src/scheduling/config.rs}). The
-     * fair credit is {@code 1 - onload/recompute}: a published measurement (H20, Qwen3-Coder-30B-A3B,
-     * vLLM 0.18.1, agentic-kvc) puts it at 0.58 for 1K-token prompts (CPU hit 57 ms, GPU hit 42 ms,
-     * recompute 78 ms) and 0.99 at 64K tokens (272 ms, 111 ms, 15.2 s), and NVIDIA's TensorRT-LLM
-     * blog's 14x faster TTFT from CPU reuse gives 0.93; 0.75 sits inside that range, on the cautious side.
+     * ({@code default_host_cache_hit_weight} in {@code lib/kv-router/src/scheduling/config.rs}), inside the
+     * range of the measured {@code 1 - onload/recompute} that docs/SPEC.md section 6.1 gives.
      */
     public static final double DEFAULT_LOWER_TIER_CREDIT = 0.75;
 
@@ -405,10 +397,29 @@ public final class Router implements AutoCloseable {
         private Duration predictedTtl = Duration.ofSeconds(120);
         private long predictedMaxBlocks = 1L << 20;
         private LongSupplier clock = System::nanoTime;
-        private final ArrayList<Worker> workers = new ArrayList<>();
-        private final ArrayList<Double> weights = new ArrayList<>();
+        private RoutingPolicy policy = RoutingPolicy.DYNAMO_COST;
+        private boolean costOptionSet; // set options only some policies use, for build()'s check
+        private boolean minMatchSet;
+        private boolean tierCreditSet;
+        private final LinkedHashMap<Worker, Double> workers = new LinkedHashMap<>();
 
         private Builder() {}
+
+        /**
+         * The routing policy (default {@link RoutingPolicy#DYNAMO_COST}, docs/SPEC.md section 6.1).
+         * The overlap weight, temperature and miss spreading apply to {@code dynamo-cost} only, the
+         * minimum match and the lower-tier credit to {@code dynamo-cost} and {@code kvprefix-ttft};
+         * {@link #build()} refuses them with another policy.
+         */
+        public Builder policy(RoutingPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** The routing policy by name ({@link RoutingPolicy#of}: {@code kvprefix-ttft}, ...); an unknown name throws. */
+        public Builder policy(String name) {
+            return policy(RoutingPolicy.of(Objects.requireNonNull(name, "name")));
+        }
 
         /**
          * The event-fed index to match against (default none). The router reads it and never writes or
@@ -431,33 +442,26 @@ public final class Router implements AutoCloseable {
 
         /** Weight of the prefill term in the cost (default 1.0; 0 routes by decode load alone). Finite, {@code >= 0}. */
         public Builder overlapWeight(double w) {
-            if (!(w >= 0) || Double.isInfinite(w)) {
-                throw new IllegalArgumentException("overlapWeight must be a finite number >= 0, got " + w);
-            }
-            overlapWeight = w;
+            overlapWeight = OptionChecks.finiteNonNegative(w, "overlapWeight");
+            costOptionSet = true;
             return this;
         }
 
         /**
-         * The share of a GPU hit that a block the worker holds only on a lower tier (host memory, disk;
-         * docs/SPEC.md section 3.1) is worth in the cost: the worker's depth counts as
-         * {@code gpu + credit * (anyTier - gpu)} blocks. 0 ignores lower tiers; 1 counts them as GPU
-         * hits. Default {@value #DEFAULT_LOWER_TIER_CREDIT}; without lower-tier events it changes nothing.
+         * The share of a GPU hit a block held only on a lower tier (docs/SPEC.md section 3.1) is worth: the
+         * depth counts as {@code gpu + credit * (anyTier - gpu)} blocks (default
+         * {@value #DEFAULT_LOWER_TIER_CREDIT}; dynamo-cost and kvprefix-ttft). 0 ignores lower tiers.
          */
         public Builder lowerTierCredit(double credit) {
-            if (!(credit >= 0 && credit <= 1)) {
-                throw new IllegalArgumentException("lowerTierCredit must be between 0 and 1, got " + credit);
-            }
-            lowerTierCredit = credit;
+            lowerTierCredit = OptionChecks.unit(credit, "lowerTierCredit");
+            tierCreditSet = true;
             return this;
         }
 
         /** Softmax temperature (default 0: always the lowest cost). Finite, {@code >= 0}. */
         public Builder temperature(double t) {
-            if (!(t >= 0) || Double.isInfinite(t)) {
-                throw new IllegalArgumentException("temperature must be a finite number >= 0, got " + t);
-            }
-            temperature = t;
+            temperature = OptionChecks.finiteNonNegative(t, "temperature");
+            costOptionSet = true;
             return this;
         }
 
@@ -478,10 +482,8 @@ public final class Router implements AutoCloseable {
          * stricter wins.
          */
         public Builder minMatchBlocks(int blocks) {
-            if (blocks < 0) {
-                throw new IllegalArgumentException("minMatchBlocks must be >= 0, got " + blocks);
-            }
-            minMatchBlocks = blocks;
+            minMatchBlocks = OptionChecks.nonNegative(blocks, "minMatchBlocks");
+            minMatchSet = true;
             return this;
         }
 
@@ -490,10 +492,8 @@ public final class Router implements AutoCloseable {
          * {@code ceil(tokens / blockSize)} blocks at the request's block size.
          */
         public Builder minMatchTokens(int tokens) {
-            if (tokens < 0) {
-                throw new IllegalArgumentException("minMatchTokens must be >= 0, got " + tokens);
-            }
-            minMatchTokens = tokens;
+            minMatchTokens = OptionChecks.nonNegative(tokens, "minMatchTokens");
+            minMatchSet = true;
             return this;
         }
 
@@ -505,6 +505,7 @@ public final class Router implements AutoCloseable {
          */
         public Builder spreadMisses(boolean on) {
             spreadMisses = on;
+            costOptionSet = true;
             return this;
         }
 
@@ -519,22 +520,8 @@ public final class Router implements AutoCloseable {
          */
         public Builder worker(Worker worker, double capacityWeight) {
             Objects.requireNonNull(worker, "worker");
-            checkWeight(capacityWeight);
-            int i = workers.indexOf(worker);
-            if (i >= 0) {
-                weights.set(i, capacityWeight);
-            } else {
-                workers.add(worker);
-                weights.add(capacityWeight);
-            }
+            workers.put(worker, OptionChecks.weight(capacityWeight));
             return this;
-        }
-
-        static double checkWeight(double w) {
-            if (!(w > 0) || Double.isInfinite(w)) {
-                throw new IllegalArgumentException("capacity weight must be a finite number > 0, got " + w);
-            }
-            return w;
         }
 
         /** Predicted mode (default off): record each decision's blocks for the chosen worker; see {@link Router}. */
@@ -553,10 +540,7 @@ public final class Router implements AutoCloseable {
             return this;
         }
 
-        /**
-         * The most predicted (worker, block) pairs kept (default 1,048,576 = 2^20, Dynamo's); past it the
-         * oldest expire first. At least 1.
-         */
+        /** The most predicted (worker, block) pairs kept (default 2^20, Dynamo's); past it the oldest go first. At least 1. */
         public Builder predictedMaxBlocks(long max) {
             if (max < 1) {
                 throw new IllegalArgumentException("predictedMaxBlocks must be >= 1, got " + max);
@@ -565,7 +549,10 @@ public final class Router implements AutoCloseable {
             return this;
         }
 
-        /** The clock of predicted mode, in nanoseconds (default {@link System#nanoTime()}); tests pass a fake one. */
+        /**
+         * The router's clock, in nanoseconds (default {@link System#nanoTime()}): predicted mode's time to
+         * live and kvprefix-ttft's prefill timing read it; tests and simulations pass their own.
+         */
         public Builder clock(LongSupplier nanoClock) {
             clock = Objects.requireNonNull(nanoClock, "clock");
             return this;
@@ -574,10 +561,11 @@ public final class Router implements AutoCloseable {
         /**
          * Builds the router.
          *
-         * @throws IllegalStateException if there is neither an event-fed index nor predicted mode, or both
-         *         an index and an index configuration were given
+         * @throws IllegalStateException without an event-fed index or predicted mode, with both an index
+         *     and an index configuration, or with an option set that the policy does not use
          */
         public Router build() {
+            Selector.Options.check(policy, costOptionSet, minMatchSet || tierCreditSet);
             if (index == null && !predicted) {
                 throw new IllegalStateException("a router needs an event-fed index, predicted mode, or both");
             }

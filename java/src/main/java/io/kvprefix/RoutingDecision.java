@@ -1,6 +1,7 @@
 package io.kvprefix;
 
 import io.kvprefix.internal.router.LoadTable;
+import io.kvprefix.internal.router.PendingPrefill;
 import io.kvprefix.internal.router.WorkerLoad;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -35,6 +36,7 @@ public final class RoutingDecision {
 
     private final LoadTable table;
     private final WorkerLoad load;
+    private final PendingPrefill pending;
     private final int overlapBlocks;
     private final int inputTokens;
     private final int blockSize;
@@ -49,6 +51,7 @@ public final class RoutingDecision {
     RoutingDecision(
             LoadTable table,
             WorkerLoad load,
+            PendingPrefill pending,
             int overlapBlocks,
             int inputTokens,
             int blockSize,
@@ -58,6 +61,7 @@ public final class RoutingDecision {
             boolean belowMinimumMatch) {
         this.table = table;
         this.load = load;
+        this.pending = pending;
         this.overlapBlocks = overlapBlocks;
         this.inputTokens = inputTokens;
         this.blockSize = blockSize;
@@ -105,24 +109,34 @@ public final class RoutingDecision {
         return decodeBlocks;
     }
 
-    /** The chosen worker's cost when it was chosen (lower is better; see {@link Router}). */
+    /**
+     * The chosen worker's cost when it was chosen (lower is better): Dynamo's cost, kvprefix-ttft's
+     * estimated tokens ahead, sglang-cache-aware's in-flight requests, or llm-d-scorers' negated score
+     * (docs/SPEC.md section 6).
+     */
     public double cost() {
         return cost;
     }
 
     /**
-     * True if no registered worker matched the minimum match (at least one block; see
-     * {@link Router.Builder#minMatchBlocks}): every depth counted as 0 and load alone decided.
+     * True if the policy routed by load alone because no registered worker matched enough: below the
+     * minimum match (at least one block; see {@link Router.Builder#minMatchBlocks}) for dynamo-cost and
+     * kvprefix-ttft, no overlap or not above the 30% threshold for sglang-cache-aware, no overlap for
+     * llm-d-scorers (docs/SPEC.md section 6).
      */
     public boolean belowMinimumMatch() {
         return belowMinimumMatch;
     }
 
-    /** The request's prefill is done: its uncached tokens stop counting as prefill load. Idempotent. */
+    /**
+     * The request's prefill is done: its uncached tokens stop counting as prefill load. Call it when the
+     * first token is out: kvprefix-ttft learns the worker's prefill speed from when it is called.
+     * Idempotent.
+     */
     public void prefillFinished() {
         int old = (int) STATE.getAndBitwiseOr(this, PREFILL_RELEASED);
         if ((old & PREFILL_RELEASED) == 0) {
-            table.release(load, prefillTokens, false, 0);
+            table.release(load, prefillTokens, false, 0, pending, true);
         }
     }
 
@@ -134,7 +148,9 @@ public final class RoutingDecision {
                     load,
                     (old & PREFILL_RELEASED) == 0 ? prefillTokens : 0,
                     (old & REQUEST_RELEASED) == 0,
-                    decodeBlocks);
+                    decodeBlocks,
+                    (old & PREFILL_RELEASED) == 0 ? pending : null,
+                    false);
         }
     }
 

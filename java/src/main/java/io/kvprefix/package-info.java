@@ -7,7 +7,9 @@
  * how many leading blocks of a request it holds ({@link io.kvprefix.MatchResult}), hashing the
  * request's tokens with a {@link io.kvprefix.BlockHasher} (bit-compatible with NVIDIA Dynamo) in
  * the same call. A {@link io.kvprefix.Router} turns that answer and its own load accounting into a
- * {@link io.kvprefix.RoutingDecision}. {@link io.kvprefix.IndexConfig} sets an index up and
+ * {@link io.kvprefix.RoutingDecision} with one of the {@link io.kvprefix.RoutingPolicy}s (NVIDIA
+ * Dynamo's by default; SGLang's gateway's, llm-d's and kvprefix's own least estimated time to first
+ * token by name, docs/SPEC.md section 6). {@link io.kvprefix.IndexConfig} sets an index up and
  * {@link io.kvprefix.Implementation} chooses between the native library and pure Java, which give
  * identical answers.
  *

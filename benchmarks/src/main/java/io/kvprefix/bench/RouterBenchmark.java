@@ -23,11 +23,13 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The router's own cost per decision (issue 7's target: under 10 us p99 for an 8k-token request at
- * 16-token blocks, hashing included): {@code route(tokens)} then {@code finished()}, against an
- * index where 16 workers each hold {@link MatchBenchmark#FILLER} unrelated blocks plus a growing
- * share of the request (worker w holds its first {@code (w+1)/16}), so depths and costs differ per
- * worker. Sample-time mode gives the percentiles.
+ * The router's own cost per decision (target: under 10 us p99 for an 8k-token request at 16-token
+ * blocks, hashing included): {@code route(tokens)}, {@code prefillFinished()} then {@code finished()},
+ * for each policy, against an index where 16 workers each hold {@link MatchBenchmark#FILLER}
+ * unrelated blocks plus a growing share of the request (worker w holds its first {@code (w+1)/16}),
+ * so depths and costs differ per worker. With {@code workers} above 16 the others are registered with
+ * the router and hold nothing, which measures the O(workers) part of a decision on a large fleet.
+ * Sample-time mode gives the percentiles.
  *
  * <p>{@link #setup()} checks the decision: the worker holding the whole request wins (its prefill
  * is smallest and all loads are equal).
@@ -43,7 +45,7 @@ import org.openjdk.jmh.annotations.Warmup;
         value = 2,
         jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
 public class RouterBenchmark {
-    static final int WORKERS = 16;
+    static final int HOLDERS = 16;
     static final int BLOCK = 16;
 
     @Param({"offheap-native", "offheap-java", "heap"})
@@ -51,6 +53,12 @@ public class RouterBenchmark {
 
     @Param({"8192"})
     public int tokens;
+
+    @Param({"16", "1024", "10000"})
+    public int workers;
+
+    @Param({"dynamo-cost", "kvprefix-ttft"})
+    public String policy;
 
     Router router;
     int[] request;
@@ -66,12 +74,15 @@ public class RouterBenchmark {
             request[i] = r.nextInt(150_000);
         }
         long[] locals = BlockHasher.builder().blockSize(BLOCK).build().localHashes(request);
-        Router.Builder b = Router.builder().index(index);
+        Router.Builder b = Router.builder().index(index).policy(policy);
         long e = 1;
-        for (int w = 0; w < WORKERS; w++) {
+        for (int w = HOLDERS; w < workers; w++) {
+            b.worker(Worker.of(w));
+        }
+        for (int w = 0; w < HOLDERS; w++) {
             Worker worker = Worker.of(w);
             b.worker(worker);
-            int held = (int) ((long) locals.length * (w + 1) / WORKERS);
+            int held = (int) ((long) locals.length * (w + 1) / HOLDERS);
             long[] names = new long[held];
             for (int i = 0; i < held; i++) {
                 names[i] = e++;
@@ -81,10 +92,15 @@ public class RouterBenchmark {
         }
         router = b.build();
         RoutingDecision d = router.route(request);
-        if (!d.worker().equals(Worker.of(WORKERS - 1)) || d.overlapBlocks() != locals.length) {
-            throw new IllegalStateException(impl + ": routed to " + d.worker() + " with " + d.overlapBlocks()
-                    + " cached blocks; expected worker " + (WORKERS - 1) + " with " + locals.length);
+        if (!d.worker().equals(Worker.of(HOLDERS - 1)) || d.overlapBlocks() != locals.length) {
+            throw new IllegalStateException(
+                    impl + ", " + policy + ": routed to " + d.worker() + " with " + d.overlapBlocks()
+                            + " cached blocks; expected worker " + (HOLDERS - 1) + " with " + locals.length);
         }
+        if (router.workers().size() != Math.max(workers, HOLDERS)) {
+            throw new IllegalStateException(router.workers().size() + " workers registered, expected " + workers);
+        }
+        d.prefillFinished();
         d.finished();
     }
 
@@ -96,6 +112,7 @@ public class RouterBenchmark {
     @Benchmark
     public RoutingDecision routeAndFinish() {
         RoutingDecision d = router.route(request);
+        d.prefillFinished();
         d.finished();
         return d;
     }

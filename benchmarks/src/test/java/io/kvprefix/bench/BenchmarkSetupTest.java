@@ -160,12 +160,18 @@ class BenchmarkSetupTest {
     @Test
     void routerSetups() {
         for (String impl : new String[] {"offheap-native", "offheap-java", "heap"}) {
-            RouterBenchmark b = new RouterBenchmark();
-            b.impl = impl;
-            b.tokens = 8192;
-            b.setup(); // checks the decision
-            b.routeAndFinish();
-            b.tearDown();
+            for (int workers : new int[] {16, 1024, 10_000}) {
+                for (String policy : new String[] {"dynamo-cost", "kvprefix-ttft"}) {
+                    RouterBenchmark b = new RouterBenchmark();
+                    b.impl = impl;
+                    b.tokens = 8192;
+                    b.workers = workers;
+                    b.policy = policy;
+                    b.setup(); // checks the decision
+                    b.routeAndFinish();
+                    b.tearDown();
+                }
+            }
         }
     }
 

@@ -1,7 +1,7 @@
 package io.kvprefix.cli;
 
 import io.kvprefix.Implementation;
-import io.kvprefix.cli.internal.sim.Policy;
+import io.kvprefix.cli.internal.sim.PolicyKind;
 import io.kvprefix.cli.internal.sim.SimSettings;
 import io.kvprefix.workload.SyntheticTrace;
 import io.kvprefix.workload.Trace;
@@ -30,6 +30,8 @@ import picocli.CommandLine.Option;
 final class DemoCommand implements Callable<Integer> {
     /** Requests of the demo: about four hours of the built-in chat traffic, simulated in seconds. */
     static final int DEMO_REQUESTS = 50_000;
+    /** Requests of the demo's rate sweep (the first ones), to keep the demo to a minute or so. */
+    static final int SWEEP_REQUESTS = 10_000;
 
     @Option(
             names = "--requests",
@@ -55,12 +57,21 @@ final class DemoCommand implements Callable<Integer> {
         Check.outputDir("--out", out);
         SimSettings settings = SimSettings.defaults();
         Trace trace = SyntheticTrace.generate(requests, settings.seed());
+        List<PolicyKind> all = PolicyKind.all();
         System.err.println(
                 "kvprefix demo: " + trace.size() + " chat requests (built-in workload: shared system prompts, "
                         + "multi-turn conversations) on " + settings.workers()
-                        + " mock engines, five routing policies side by side; "
-                        + Implementation.nativeStatus());
-        List<Policy.Kind> all = List.of(Policy.Kind.values());
-        return SimulateCommand.run(trace, settings, all, out, System.out, System.err);
+                        + " simulated vLLM engines, " + all.size() + " routing policies side by side, then a rate sweep"
+                        + " on the first " + SWEEP_REQUESTS + "; " + Implementation.nativeStatus());
+        return SimulateCommand.run(
+                trace,
+                settings,
+                all,
+                SimulateCommand.RouterOptions.defaultSweep(),
+                SWEEP_REQUESTS,
+                Runtime.getRuntime().availableProcessors(),
+                out,
+                System.out,
+                System.err);
     }
 }

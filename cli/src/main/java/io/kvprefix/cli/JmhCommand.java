@@ -52,6 +52,9 @@ final class JmhCommand implements Callable<Integer> {
      * line with exit status 2 before JMH starts; a run that fails is one line with status 1.
      */
     static int runJmh(String[] args) {
+        if (args.length == 1 && args[0].equals("--help")) {
+            args = new String[] {"-h"}; // every other command takes --help; JMH's own flag is -h
+        }
         boolean debug = Main.debugFromEnvironment();
         try {
             // What org.openjdk.jmh.Main does, without its System.exit and its stack traces.

@@ -1,7 +1,8 @@
 package io.kvprefix.cli;
 
-import io.kvprefix.cli.internal.sim.Policy;
+import io.kvprefix.cli.internal.sim.PolicyKind;
 import io.kvprefix.cli.internal.sim.PolicyResult;
+import io.kvprefix.cli.internal.sim.RateSweep;
 import io.kvprefix.cli.internal.sim.SimSettings;
 import io.kvprefix.cli.internal.sim.SimulationReport;
 import io.kvprefix.cli.internal.sim.Simulator;
@@ -13,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,10 +23,11 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code kvprefix simulate}: replays a request trace (a Mooncake file, or the built-in workload)
- * against mock engines with each routing policy in the loop, side by side, and reports cache reuse,
- * prefill work, simulated TTFT, the spread of requests and the router's own cost per decision: a table
- * on standard output, and {@code report.json} and {@code index.html} in {@code --out}. The last line
- * of standard output is {@code report: PATH-TO-index.html}.
+ * against simulated engines with each routing policy in the loop, side by side, and reports cache
+ * reuse, prefill work, simulated TTFT, the spread of requests and the router's own cost per decision,
+ * then the same at several request rates (docs/BENCHMARKS.md section 5): tables on standard output,
+ * and {@code report.json} and {@code index.html} in {@code --out}. The last line of standard output is
+ * {@code report: PATH-TO-index.html}.
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
@@ -35,14 +36,13 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Compare routing policies on a request trace replayed against mock engines.",
-            "The trace (a Mooncake file, or the built-in workload) is replayed against N mock engines (LRU prefix"
-                    + " caches) with a router in the loop, for several routing policies side by side: kv-aware"
-                    + " (events), kv-aware (predicted), round-robin, random, least-loaded.",
-            "Cost model: one prefill at a time per worker, first come first served, at --prefill-rate uncached"
-                    + " tokens/s; TTFT = queueing + own prefill; decode beside it at --decode-rate tokens/s per"
-                    + " request.",
-            "Writes a table, report.json and index.html (charts; opens without a server)."
+            "Compare routing policies on a request trace replayed against simulated engines.",
+            "The trace (a Mooncake file, or the built-in workload) is replayed against N simulated engines (LRU"
+                    + " prefix caches, vLLM V1 chunked prefill) with every routing policy side by side: kvprefix-ttft,"
+                    + " the peers' (dynamo-cost, sglang-cache-aware, llm-d-scorers, each with and without KV events)"
+                    + " and round-robin, random, least-loaded; then the same at each --sweep-rates request rate.",
+            "Model and sources: docs/BENCHMARKS.md section 5. Writes a table, report.json and index.html (charts,"
+                    + " TTFT against rate; opens without a server)."
         })
 public final class SimulateCommand implements Callable<Integer> {
     @Mixin
@@ -55,10 +55,13 @@ public final class SimulateCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         workload.check(Memory.HEAP_BYTES_PER_BLOCK_STREAMED);
         SimSettings settings = router.settings(workload);
-        List<Policy.Kind> policies = router.policies();
+        List<PolicyKind> policies = router.policies();
+        List<Double> sweepRates = router.sweepRates();
+        int sweepRequests = router.sweepRequests();
+        int threads = router.threads();
         Check.outputDir("--out", router.out);
         Trace trace = workload.load(Memory.HEAP_BYTES_PER_BLOCK_STREAMED);
-        return run(trace, settings, policies, router.out, System.out, System.err);
+        return run(trace, settings, policies, sweepRates, sweepRequests, threads, router.out, System.out, System.err);
     }
 
     /**
@@ -72,9 +75,9 @@ public final class SimulateCommand implements Callable<Integer> {
                 names = "--policies",
                 split = ",",
                 paramLabel = "NAMES",
-                description =
-                        "policies to compare, comma-separated (default: kv-events,kv-predicted,round-robin,random,least-loaded)")
-        List<String> policies = List.of("kv-events", "kv-predicted", "round-robin", "random", "least-loaded");
+                description = "policies to compare, comma-separated names, or all (every one but the diagnostic "
+                        + "dynamo-cost-gpu-only) (default: all)")
+        List<String> policies = List.of("all");
 
         @Option(
                 names = "--prefill-rate",
@@ -158,6 +161,121 @@ public final class SimulateCommand implements Callable<Integer> {
                         "where report.json and index.html go (default: ${DEFAULT-VALUE}, in the current directory)")
         Path out;
 
+        @Option(
+                names = "--engine",
+                paramLabel = "MODEL",
+                defaultValue = "vllm-chunked",
+                description = "engine model: vllm-chunked (vLLM V1 steps with a token budget) or one-at-a-time "
+                        + "(one prefill at a time, decode beside it) (default: ${DEFAULT-VALUE})")
+        String engine;
+
+        @Option(
+                names = "--max-batched-tokens",
+                paramLabel = "N",
+                defaultValue = "" + SimSettings.DEFAULT_MAX_BATCHED_TOKENS,
+                description = "vllm-chunked: token budget of one engine step (default: ${DEFAULT-VALUE})")
+        int maxBatchedTokens;
+
+        @Option(
+                names = "--max-num-seqs",
+                paramLabel = "N",
+                defaultValue = "" + SimSettings.DEFAULT_MAX_NUM_SEQS,
+                description = "vllm-chunked: most running requests per engine (default: ${DEFAULT-VALUE})")
+        int maxNumSeqs;
+
+        @Option(
+                names = "--event-delay-ms",
+                paramLabel = "MS",
+                defaultValue = "10",
+                description =
+                        "KV events reach the index this long after the engine publishes them (default: ${DEFAULT-VALUE})")
+        double eventDelayMs;
+
+        @Option(
+                names = "--rate",
+                paramLabel = "X",
+                defaultValue = "1",
+                description = "request-rate multiplier: arrival times are divided by X (default: ${DEFAULT-VALUE})")
+        double rate;
+
+        @Option(
+                names = "--slow-factor",
+                paramLabel = "F",
+                defaultValue = "1",
+                description = "worker 0 runs F times slower than the others (default: ${DEFAULT-VALUE})")
+        double slowFactor;
+
+        @Option(
+                names = "--join-at",
+                paramLabel = "FRACTION",
+                defaultValue = "0",
+                description =
+                        "the last worker joins at this fraction of the trace (0: from the start; default: ${DEFAULT-VALUE})")
+        double joinAt;
+
+        @Option(
+                names = "--sweep-rates",
+                split = ",",
+                paramLabel = "X",
+                description = "request-rate multipliers of the rate sweep in the report, or none " + "(default: "
+                        + DEFAULT_SWEEP + ")")
+        List<String> sweepRates = List.of(DEFAULT_SWEEP.split(","));
+
+        @Option(
+                names = "--sweep-requests",
+                paramLabel = "N",
+                description = "run the rate sweep on the first N requests only (default: all)")
+        Integer sweepRequests;
+
+        @Option(
+                names = "--threads",
+                paramLabel = "N",
+                description = "threads for the rate sweep's runs (default: the available processors)")
+        Integer threads;
+
+        static final String DEFAULT_SWEEP = "1,2,3,4,5,6,8";
+
+        /** The default sweep's rates. */
+        static List<Double> defaultSweep() {
+            return List.of(DEFAULT_SWEEP.split(",")).stream()
+                    .map(Double::valueOf)
+                    .toList();
+        }
+
+        List<Double> sweepRates() {
+            if (sweepRates.size() == 1 && sweepRates.get(0).strip().equalsIgnoreCase("none")) {
+                return List.of();
+            }
+            java.util.TreeSet<Double> rates = new java.util.TreeSet<>();
+            for (String r : sweepRates) {
+                double v;
+                try {
+                    v = Double.parseDouble(r.strip());
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("--sweep-rates: '" + r + "' is not a number (or give none)");
+                }
+                if (!(v > 0) || v > 1e6) {
+                    throw new IllegalArgumentException("--sweep-rates must be positive numbers, got " + r);
+                }
+                rates.add(v);
+            }
+            return List.copyOf(rates);
+        }
+
+        int sweepRequests() {
+            if (sweepRequests != null && sweepRequests < 1) {
+                throw new IllegalArgumentException("--sweep-requests must be >= 1, got " + sweepRequests);
+            }
+            return sweepRequests != null ? sweepRequests : Integer.MAX_VALUE;
+        }
+
+        int threads() {
+            if (threads != null && threads < 1) {
+                throw new IllegalArgumentException("--threads must be >= 1, got " + threads);
+            }
+            return threads != null ? threads : Runtime.getRuntime().availableProcessors();
+        }
+
         SimSettings settings(WorkloadOptions w) {
             Check.positive("--prefill-rate", prefillRate);
             Check.positive("--decode-rate", decodeRate);
@@ -165,57 +283,59 @@ public final class SimulateCommand implements Callable<Integer> {
                 throw new IllegalArgumentException(
                         "--predicted-ttl must be a positive number of seconds, got " + predictedTtlSeconds);
             }
-            if (predictedMaxBlocks < 1) {
-                throw new IllegalArgumentException("--predicted-max-blocks must be >= 1, got " + predictedMaxBlocks);
-            }
-            if (!(overlapWeight >= 0) || Double.isInfinite(overlapWeight)) {
+            if (!(eventDelayMs >= 0) || eventDelayMs > 3.6e6) {
                 throw new IllegalArgumentException(
-                        "--overlap-weight must be a finite number >= 0, got " + overlapWeight);
+                        "--event-delay-ms must be between 0 and 3,600,000, got " + eventDelayMs);
             }
-            if (!(temperature >= 0) || Double.isInfinite(temperature)) {
-                throw new IllegalArgumentException("--temperature must be a finite number >= 0, got " + temperature);
-            }
-            if (minMatchBlocks < 0) {
-                throw new IllegalArgumentException("--min-match-blocks must be >= 0, got " + minMatchBlocks);
-            }
-            return new SimSettings(
-                    w.workers(),
-                    w.cacheBlocks(),
-                    prefillRate,
-                    decodeRate,
-                    w.seed,
-                    overlapWeight,
-                    temperature,
-                    minMatchBlocks,
-                    spreadMisses,
-                    Duration.ofNanos(Math.round(predictedTtlSeconds * 1e9)),
-                    predictedMaxBlocks,
-                    cpuBlocks,
-                    onloadRate);
+            return SimSettings.builder()
+                    .workers(w.workers())
+                    .cacheBlocks(w.cacheBlocks())
+                    .cpuBlocks(cpuBlocks)
+                    .onloadTokensPerS(onloadRate)
+                    .seed(w.seed)
+                    .prefillTokensPerS(prefillRate)
+                    .decodeTokensPerS(decodeRate)
+                    .engine(SimSettings.EngineModel.of(engine))
+                    .maxBatchedTokens(maxBatchedTokens)
+                    .maxNumSeqs(maxNumSeqs)
+                    .eventDelay(Duration.ofNanos(Math.round(eventDelayMs * 1e6)))
+                    .rate(rate)
+                    .slowFactor(slowFactor)
+                    .joinAt(joinAt)
+                    .overlapWeight(overlapWeight)
+                    .temperature(temperature)
+                    .minMatchBlocks(minMatchBlocks)
+                    .spreadMisses(spreadMisses)
+                    .predictedTtl(Duration.ofNanos(Math.round(predictedTtlSeconds * 1e9)))
+                    .predictedMaxBlocks(predictedMaxBlocks)
+                    .build();
         }
 
-        List<Policy.Kind> policies() {
-            LinkedHashSet<Policy.Kind> kinds = new LinkedHashSet<>();
-            for (String p : policies) {
-                try {
-                    kinds.add(Policy.Kind.of(p));
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("--policies: " + e.getMessage(), e);
-                }
+        List<PolicyKind> policies() {
+            try {
+                return PolicyKind.parse(policies);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(
+                        e.getMessage().startsWith("--policies") ? e.getMessage() : "--policies: " + e.getMessage(), e);
             }
-            if (kinds.isEmpty()) {
-                throw new IllegalArgumentException("--policies names no policy");
-            }
-            return List.copyOf(kinds);
         }
     }
 
     /**
-     * Simulates every policy on {@code trace}, prints the table and the report's path to {@code out}
-     * (progress on {@code err}), writes the files into {@code dir}, and returns the exit status.
+     * Simulates every policy on {@code trace}, then the rate sweep, prints the tables and the report's
+     * path to {@code out} (progress on {@code err}), writes the files into {@code dir}, and returns the
+     * exit status.
      */
     static int run(
-            Trace trace, SimSettings settings, List<Policy.Kind> kinds, Path dir, PrintStream out, PrintStream err)
+            Trace trace,
+            SimSettings settings,
+            List<PolicyKind> kinds,
+            List<Double> sweepRates,
+            int sweepRequests,
+            int threads,
+            Path dir,
+            PrintStream out,
+            PrintStream err)
             throws IOException {
         if (trace.size() == 0) {
             throw new IllegalArgumentException("the trace has no requests");
@@ -224,27 +344,29 @@ public final class SimulateCommand implements Callable<Integer> {
         LocalHashTable hashes = LocalHashTable.forTrace(trace);
         // Warm the JIT on the routers' code so their measured decision cost is not the interpreter's.
         Trace warm = trace.truncate(Math.min(trace.size(), 1_000));
-        for (Policy.Kind k : kinds) {
-            if (k == Policy.Kind.KV_EVENTS || k == Policy.Kind.KV_PREDICTED) {
+        for (PolicyKind k : kinds) {
+            if (k.cacheAware()) {
                 Simulator.run(warm, hashes, settings, k, n -> {});
             }
         }
-        Progress progress = new Progress("simulate", (long) trace.size() * kinds.size(), err);
+        Trace sweepTrace = trace.truncate(Math.min(trace.size(), sweepRequests));
+        long total = (long) kinds.size() * (trace.size() + (long) sweepTrace.size() * sweepRates.size());
+        Progress progress = new Progress("simulate", total, err);
         AtomicLong done = new AtomicLong();
         List<PolicyResult> results = new ArrayList<>();
-        for (Policy.Kind k : kinds) {
+        for (PolicyKind k : kinds) {
             results.add(Simulator.run(trace, hashes, settings, k, n -> progress.update(done.addAndGet(n))));
         }
+        List<RateSweep.Point> sweep = RateSweep.run(
+                sweepTrace, hashes, settings, kinds, sweepRates, threads, n -> progress.update(done.addAndGet(n)));
         progress.finish();
         SimulationReport report = new SimulationReport(
-                new SimulationReport.TraceInfo(
-                        trace.source(),
-                        trace.size(),
-                        trace.tokensPerBlock(),
-                        Simulator.inputTokens(trace),
-                        Simulator.infiniteCacheHitTokens(trace)),
+                SimulationReport.TraceInfo.of(trace, settings),
                 settings,
-                results);
+                kinds,
+                results,
+                sweep,
+                SimulationReport.TraceInfo.of(sweepTrace, settings));
         Path json = dir.resolve("report.json");
         Path html = dir.resolve("index.html");
         report.writeJson(json);

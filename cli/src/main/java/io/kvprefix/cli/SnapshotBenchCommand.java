@@ -29,7 +29,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kvprefix snapshot-bench}: the snapshot measurement of docs/BENCHMARKS.md section 5. For a
+ * {@code kvprefix snapshot-bench}: the snapshot measurement of docs/BENCHMARKS.md section 6. For a
  * state (footprint's synthetic one, or the final state of an op stream) and each implementation,
  * times rebuilding it by applying its events, saving it, and restoring it, checks that the restored
  * index answers every query like the original (a run with a differing answer fails), and prints one
@@ -45,7 +45,7 @@ import picocli.CommandLine.Option;
         description = {
             "Time snapshots and restores of an index against rebuilding it from its events.",
             "Also the file sizes, and with --during the cost to matches and writes meanwhile",
-            "(docs/BENCHMARKS.md section 5, docs/SNAPSHOT.md)."
+            "(docs/BENCHMARKS.md section 6, docs/SNAPSHOT.md)."
         })
 final class SnapshotBenchCommand implements Callable<Integer> {
     @Option(names = "--blocks", description = "distinct blocks of the synthetic state (default ${DEFAULT-VALUE})")

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * What a snapshot costs the index's other users (docs/BENCHMARKS.md section 5): one writer thread
+ * What a snapshot costs the index's other users (docs/BENCHMARKS.md section 6): one writer thread
  * stores and removes sequences of a worker of its own, one reader thread matches the state's
  * queries, and the main thread takes a snapshot every 300 ms. Each operation is timed and counted
  * as overlapping a snapshot or not (an epoch counter that a snapshot makes odd while it runs), and

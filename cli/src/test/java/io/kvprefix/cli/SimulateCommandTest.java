@@ -3,6 +3,7 @@ package io.kvprefix.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvprefix.cli.internal.sim.PolicyKind;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,30 +75,44 @@ class SimulateCommandTest {
         assertEquals(0, r.exit(), r.err());
         List<String> lines = r.out().lines().toList();
         assertEquals("report: " + out.resolve("index.html").toAbsolutePath().normalize(), lines.get(lines.size() - 1));
-        for (String name : List.of(
-                "kv-aware (events)",
-                "kv-aware (predicted)",
-                "round-robin",
-                "random",
-                "least-loaded",
-                "infinite-cache bound")) {
+        List<String> names = new java.util.ArrayList<>();
+        for (PolicyKind k : PolicyKind.all()) {
+            names.add(k.key());
+        }
+        for (String name : concat(names, List.of("infinite-cache bound", "TTFT floor", "rate sweep"))) {
             assertTrue(r.out().contains(name), name + " in the table:\n" + r.out());
         }
         String html = Files.readString(out.resolve("index.html"));
         assertTrue(
-                html.contains("<svg") && html.contains("kv-aware (events)") && !html.contains("<script"),
+                html.contains("<svg") && html.contains("kvprefix-ttft") && !html.contains("<script"),
                 "self-contained charts");
+        assertTrue(html.contains("TTFT against request rate") && html.contains("knee"), "the rate sweep's charts");
         String json = Files.readString(out.resolve("report.json"));
-        Map<String, Double> hit = hitRates(json);
-        assertEquals(5, hit.size(), json);
+        String sweep = json.substring(json.indexOf("\"sweep\" : ["));
+        assertEquals(7, Pattern.compile("\"rate\" : ").matcher(sweep).results().count(), "seven swept rates");
+        assertEquals(
+                PolicyKind.all().size() * 7,
+                Pattern.compile("\"policy\" : ").matcher(sweep).results().count());
+        assertTrue(json.contains("\"knees\" : {"), json);
+        Map<String, Double> hit = hitRates(json.substring(0, json.indexOf("\"sweep\" : [")));
+        assertEquals(PolicyKind.all().size(), hit.size(), json);
         double bound = number(json, "infinite_cache_hit_rate");
         // by hand: 210 of 240 requests can reuse their 6-block document: 210 * 3072 / (240 * 4096)
         assertEquals(210.0 * 3072 / (240 * 4096), bound, 1e-9);
         double rr = hit.get("round-robin");
-        for (String kv : List.of("kv-aware (events)", "kv-aware (predicted)")) {
+        for (String kv : PolicyKind.all().stream()
+                .filter(PolicyKind::cacheAware)
+                .map(PolicyKind::key)
+                .toList()) {
             assertTrue(hit.get(kv) > rr + 0.1, kv + " " + hit.get(kv) + " vs round-robin " + rr);
             assertTrue(hit.get(kv) <= bound + 1e-12, kv + " above the bound");
         }
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> out = new java.util.ArrayList<>(a);
+        out.addAll(b);
+        return out;
     }
 
     @Test
@@ -125,5 +140,20 @@ class SimulateCommandTest {
                 2,
                 CliRunner.run("simulate", "--requests", "10", "--prefill-rate", "0", "--out", dir.toString())
                         .exit());
+        for (String[] bad : List.of(
+                new String[] {"--engine", "tgi"},
+                new String[] {"--sweep-rates", "1,fast"},
+                new String[] {"--sweep-rates", "0"},
+                new String[] {"--join-at", "1"},
+                new String[] {"--slow-factor", "0.5"},
+                new String[] {"--event-delay-ms", "-1"},
+                new String[] {"--max-batched-tokens", "0"},
+                new String[] {"--threads", "0"})) {
+            CliRunner.Result r =
+                    CliRunner.run(concat(List.of("simulate", "--requests", "10", "--out", dir.toString()), List.of(bad))
+                            .toArray(new String[0]));
+            assertEquals(2, r.exit(), String.join(" ", bad) + ": " + r.err());
+            assertEquals(1, r.err().strip().lines().count(), "one line: " + r.err());
+        }
     }
 }

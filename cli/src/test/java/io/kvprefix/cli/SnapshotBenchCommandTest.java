@@ -10,7 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code kvprefix snapshot-bench} (docs/BENCHMARKS.md section 5): its rows, its check, its usage errors. */
+/** {@code kvprefix snapshot-bench} (docs/BENCHMARKS.md section 6): its rows, its check, its usage errors. */
 class SnapshotBenchCommandTest {
     @TempDir
     Path dir;

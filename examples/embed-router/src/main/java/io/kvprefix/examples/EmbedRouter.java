@@ -81,13 +81,14 @@ public final class EmbedRouter {
                 new KvEvent.StoredTokens(Worker.of(1), OptionalLong.empty(), CACHED, 16, engineHashes(12), null, null));
         try (Router router = Router.builder()
                 .index(index)
+                .policy("kvprefix-ttft") // the least estimated time to first token
                 .worker(Worker.of(1))
-                .worker(Worker.of(2)) // route only among these; add and remove any time
-                .build()) { // Dynamo's cost, temperature 0
+                .worker(Worker.of(2)) // route only among these; add and remove any time, O(1)
+                .build()) {
             RoutingDecision d = router.route(tokens); // one hash-and-match call, then the policy
             System.out.println("route to " + d.worker() + ": " + d.overlapBlocks() + " of " + tokens.length / 16
                     + " blocks cached there");
-            d.prefillFinished(); // first token out: prefill load released
+            d.prefillFinished(); // first token out: the router learns the worker's prefill speed
             d.finished(); // request done: decode load released
             return d;
         } finally {

@@ -1,38 +1,56 @@
 package io.kvprefix.internal.router;
 
 import io.kvprefix.MatchResult;
+import io.kvprefix.RoutingPolicy;
 import io.kvprefix.Worker;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 
 /**
  * The router's registry of workers and their load, and the place where a decision is made: the
- * match results are scattered onto the registered workers, {@link RoutingPolicy} picks one, and its
- * load is charged, all under one lock so that concurrent decisions see each other's load.
+ * match results are scattered onto the registered workers, the policy's {@link Selector} picks one,
+ * and its load is charged, all under one lock so that concurrent decisions see each other's load.
+ *
+ * <p><b>Membership in O(1).</b> Workers sit in a dense array in no particular order, with a hash map
+ * from worker to entry: adding appends, removing moves the last entry into the hole. Nothing is
+ * sorted on a membership change (the selectors compare workers where the order matters, and
+ * {@link #workers()} sorts a copy), so a fleet of {@code n} workers is built in O(n).
  *
  * <p>Thread-safety: thread-safe; every method takes the table's lock, which is held only for the
- * O(workers) work of one decision or one update (the match itself runs before, outside it).
+ * O(workers) work of one decision or the O(1) work of one update (the match itself runs before,
+ * outside it).
  */
 public final class LoadTable {
     private final Object lock = new Object();
-    private final RoutingPolicy policy;
+    private final Selector selector;
+    private final boolean tracksPrefills;
+    private final LongSupplier clock;
     private final HashMap<Worker, WorkerLoad> byWorker = new HashMap<>();
-    /** Registered workers in worker order (rebuilt on add and remove, which are rare). */
-    private WorkerLoad[] sorted = new WorkerLoad[0];
+    private final PrefillSpeed fleet = new PrefillSpeed(PrefillSpeed.FLEET_FORGETTING);
+    private final Selector.Request request = new Selector.Request();
+    private WorkerLoad[] dense = new WorkerLoad[16];
+    private int size;
+    private double[] costs = new double[16];
 
-    private double[] costs = new double[0];
-
-    /** A table deciding with {@code policy}. */
-    public LoadTable(RoutingPolicy policy) {
-        this.policy = policy;
+    /**
+     * A table deciding with {@code policy}.
+     *
+     * @param clock nanosecond clock, read under the lock at each decision and release
+     */
+    public LoadTable(RoutingPolicy policy, Selector.Options options, LongSupplier clock) {
+        this.selector = Selector.of(policy, options);
+        this.tracksPrefills = selector.tracksPrefills();
+        this.clock = clock;
+        request.fleet = fleet;
     }
 
     /**
      * Registers {@code worker} with {@code weight}, or changes the weight of a registered worker
-     * (keeping its load). Returns true if the worker was not registered.
+     * (keeping its load). Returns true if the worker was not registered. O(1) (amortized).
      */
     public boolean add(Worker worker, double weight) {
         synchronized (lock) {
@@ -41,15 +59,20 @@ public final class LoadTable {
                 l.weight(weight);
                 return false;
             }
-            byWorker.put(worker, new WorkerLoad(worker, weight));
-            rebuild();
+            if (size == dense.length) {
+                dense = Arrays.copyOf(dense, size * 2);
+                costs = new double[size * 2];
+            }
+            l = new WorkerLoad(worker, weight, size, clock.getAsLong());
+            dense[size++] = l;
+            byWorker.put(worker, l);
             return true;
         }
     }
 
     /**
      * Unregisters {@code worker}; returns its entry (marked removed), or null if it was not registered.
-     * Decisions already made for it can still be released; their releases change nothing visible.
+     * Decisions already made for it can still be released; their releases change nothing visible. O(1).
      */
     public WorkerLoad remove(Worker worker) {
         synchronized (lock) {
@@ -57,29 +80,32 @@ public final class LoadTable {
             if (l == null) {
                 return null;
             }
+            int hole = l.slot;
+            WorkerLoad last = dense[--size];
+            dense[hole] = last;
+            last.slot = hole;
+            dense[size] = null;
             l.markRemoved();
-            rebuild();
             return l;
-        }
-    }
-
-    private void rebuild() {
-        WorkerLoad[] a = byWorker.values().toArray(new WorkerLoad[0]);
-        Arrays.sort(a, (x, y) -> x.worker().compareTo(y.worker()));
-        sorted = a;
-        if (costs.length < a.length) {
-            costs = new double[Math.max(a.length, costs.length * 2)];
         }
     }
 
     /** The registered workers, sorted. */
     public List<Worker> workers() {
         synchronized (lock) {
-            List<Worker> out = new ArrayList<>(sorted.length);
-            for (WorkerLoad l : sorted) {
-                out.add(l.worker());
+            List<Worker> out = new ArrayList<>(size);
+            for (int i = 0; i < size; i++) {
+                out.add(dense[i].worker());
             }
+            out.sort(null);
             return List.copyOf(out);
+        }
+    }
+
+    /** Number of registered workers. */
+    public int size() {
+        synchronized (lock) {
+            return size;
         }
     }
 
@@ -115,48 +141,90 @@ public final class LoadTable {
     }
 
     /**
+     * Records engine metrics reported for {@code worker}: its waiting requests and the fraction of its
+     * KV cache in use. Returns false (and records nothing) if the worker is not registered.
+     *
+     * @throws IllegalArgumentException if {@code waitingRequests < 0} or {@code kvCacheUsage} is not in [0, 1]
+     */
+    public boolean reportMetrics(Worker worker, int waitingRequests, double kvCacheUsage) {
+        if (waitingRequests < 0) {
+            throw new IllegalArgumentException("waitingRequests must be >= 0, got " + waitingRequests);
+        }
+        if (!(kvCacheUsage >= 0 && kvCacheUsage <= 1)) {
+            throw new IllegalArgumentException("kvCacheUsage must be in [0, 1], got " + kvCacheUsage);
+        }
+        synchronized (lock) {
+            WorkerLoad l = byWorker.get(worker);
+            if (l == null) {
+                return false;
+            }
+            l.waitingRequests = waitingRequests;
+            l.kvCacheUsage = kvCacheUsage;
+            return true;
+        }
+    }
+
+    /**
      * Chooses a worker for a request of {@code isl} tokens at {@code blockSize}, given the depths in
      * {@code first} and {@code second} (either may be null; a worker's depth is the larger of the two),
      * charges the request to it and describes the choice in {@code out}.
      *
+     * @param eventFed true if {@code first} comes from an event-fed index (the policies that have a
+     *     mode without events tell the two apart)
      * @throws IllegalStateException if no worker is registered
      */
     public void decide(
             MatchResult first,
             MatchResult second,
+            boolean eventFed,
             int isl,
             int blockSize,
             ToLongFunction<Worker> blockCount,
             Choice out) {
         synchronized (lock) {
-            WorkerLoad[] ws = sorted;
-            int n = ws.length;
+            int n = size;
             if (n == 0) {
                 throw new IllegalStateException("no workers registered: add workers before routing");
             }
             scatter(first);
             scatter(second);
             try {
-                int i = policy.choose(ws, n, costs, isl, blockSize, blockCount);
-                WorkerLoad w = ws[i];
-                int depth = w.depth;
-                // blocks loaded from a lower tier are not computed again: they are not prefill load
-                long prefill = Math.max(0L, isl - (long) Math.max(depth, w.anyDepth) * blockSize);
-                long decode = isl / blockSize;
-                w.add(prefill, decode);
-                out.load = w;
-                out.depth = depth;
-                out.prefillTokens = prefill;
-                out.decodeBlocks = decode;
+                Selector.Request r = request;
+                r.isl = isl;
+                r.blockSize = blockSize;
+                r.now = clock.getAsLong();
+                r.eventFed = eventFed;
+                r.blockCount = blockCount;
+                int i = selector.choose(dense, n, costs, r);
+                charge(dense[i], isl, blockSize, r.now, out);
                 out.cost = costs[i];
-                out.belowMinimumMatch = policy.missed();
+                out.missed = selector.missed();
             } finally {
+                request.blockCount = null;
                 for (int i = 0; i < n; i++) {
-                    ws[i].depth = 0;
-                    ws[i].anyDepth = 0;
+                    dense[i].depth = 0;
+                    dense[i].anyDepth = 0;
                 }
             }
         }
+    }
+
+    private void charge(WorkerLoad w, int isl, int blockSize, long now, Choice out) {
+        int depth = w.depth;
+        // blocks loaded from a lower tier are not computed again: they are not prefill load
+        long prefill = Math.max(0L, isl - (long) Math.max(depth, w.anyDepth) * blockSize);
+        long decode = isl / blockSize;
+        w.add(prefill, decode);
+        PendingPrefill p = null;
+        if (tracksPrefills) {
+            p = new PendingPrefill(prefill, now);
+            w.enqueue(p);
+        }
+        out.load = w;
+        out.pending = p;
+        out.depth = depth;
+        out.prefillTokens = prefill;
+        out.decodeBlocks = decode;
     }
 
     private void scatter(MatchResult r) {
@@ -172,9 +240,26 @@ public final class LoadTable {
         }
     }
 
-    /** Releases load a decision charged: {@code prefill} tokens, and, if {@code request}, its {@code decode} blocks. */
-    public void release(WorkerLoad load, long prefill, boolean request, long decode) {
+    /**
+     * Releases load a decision charged: {@code prefill} tokens (and its pending prefill, if any), and,
+     * if {@code request}, its {@code decode} blocks. {@code prefillEnded} says the prefill really ended
+     * now (the first token is out), so its duration is a sample of the worker's prefill speed.
+     */
+    public void release(
+            WorkerLoad load, long prefill, boolean request, long decode, PendingPrefill pending, boolean prefillEnded) {
         synchronized (lock) {
+            if (pending != null && pending.linked) {
+                load.dequeue(pending);
+                if (prefillEnded && !load.isRemoved()) {
+                    long now = clock.getAsLong();
+                    long took = now - Math.max(pending.routedAt, load.lastPrefillEnd);
+                    if (took > 0) {
+                        load.speed.add(pending.tokens, took);
+                        fleet.add(pending.tokens, took);
+                    }
+                    load.lastPrefillEnd = Math.max(load.lastPrefillEnd, now);
+                }
+            }
             if (prefill != 0) {
                 load.releasePrefill(prefill);
             }
@@ -192,6 +277,8 @@ public final class LoadTable {
     public static final class Choice {
         /** The chosen worker's entry. */
         public WorkerLoad load;
+        /** Its pending prefill (policies that track them), or null. */
+        public PendingPrefill pending;
         /** Its depth in blocks. */
         public int depth;
         /** Uncached tokens charged as prefill load. */
@@ -200,8 +287,8 @@ public final class LoadTable {
         public long decodeBlocks;
         /** Its cost. */
         public double cost;
-        /** True if the deepest match was below the minimum match (every depth counted as 0). */
-        public boolean belowMinimumMatch;
+        /** True if the policy routed by load alone (nothing matched well enough). */
+        public boolean missed;
     }
 
     /**
@@ -212,45 +299,56 @@ public final class LoadTable {
      * @throws IllegalStateException if no worker is registered
      */
     public Costs costs(
-            MatchResult first, MatchResult second, int isl, int blockSize, ToLongFunction<Worker> blockCount) {
+            MatchResult first,
+            MatchResult second,
+            boolean eventFed,
+            int isl,
+            int blockSize,
+            ToLongFunction<Worker> blockCount) {
         synchronized (lock) {
-            WorkerLoad[] ws = sorted;
-            int n = ws.length;
+            int n = size;
             if (n == 0) {
                 throw new IllegalStateException("no workers registered: add workers before routing");
             }
             scatter(first);
             scatter(second);
             try {
+                Selector.Request r = request;
+                r.isl = isl;
+                r.blockSize = blockSize;
+                r.now = clock.getAsLong();
+                r.eventFed = eventFed;
+                r.blockCount = blockCount;
                 double[] c = new double[n];
-                boolean miss = policy.fillCosts(ws, n, c, isl, blockSize);
+                int preferred = selector.preview(dense, n, c, r);
                 int[] depths = new int[n];
                 Worker[] workers = new Worker[n];
                 for (int i = 0; i < n; i++) {
-                    depths[i] = ws[i].depth;
-                    workers[i] = ws[i].worker();
+                    depths[i] = dense[i].depth;
+                    workers[i] = dense[i].worker();
                 }
-                int preferred = RoutingPolicy.preferred(ws, n, c, blockCount);
-                return new Costs(workers, depths, c, preferred, miss, policy.minimumDepth(blockSize));
+                return new Costs(workers, depths, c, preferred, selector.missed(), selector.minimumDepth(r));
             } finally {
+                request.blockCount = null;
                 for (int i = 0; i < n; i++) {
-                    ws[i].depth = 0;
+                    dense[i].depth = 0;
+                    dense[i].anyDepth = 0;
                 }
             }
         }
     }
 
     /**
-     * The outcome of {@link #costs}: registered workers in worker order, their depths and costs.
+     * The outcome of {@link #costs}: registered workers in the table's order, their depths and costs.
      *
      * <p>Thread-safety: effectively immutable (nobody writes the arrays after construction).
      *
-     * @param workers the registered workers, sorted
+     * @param workers the registered workers (in no particular order)
      * @param depths each one's depth (the larger of the two matches)
      * @param costs each one's cost
      * @param preferred the position of the worker the policy ranks first
-     * @param miss true if the deepest depth is below {@code minimumDepth}
-     * @param minimumDepth the smallest depth that counts at the request's block size (at least 1)
+     * @param miss true if the policy would route by load alone (nothing matched enough)
+     * @param minimumDepth the smallest deepest depth that the policy counts for this request (at least 1)
      */
     public record Costs(
             Worker[] workers, int[] depths, double[] costs, int preferred, boolean miss, int minimumDepth) {}

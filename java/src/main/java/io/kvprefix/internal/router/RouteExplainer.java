@@ -1,7 +1,9 @@
 package io.kvprefix.internal.router;
 
+import io.kvprefix.BlockHasher;
 import io.kvprefix.MatchExplanation;
 import io.kvprefix.MatchResult;
+import io.kvprefix.PrefixIndex;
 import io.kvprefix.RouteExplanation;
 import io.kvprefix.RouteExplanation.Verdict;
 import io.kvprefix.Worker;
@@ -24,6 +26,44 @@ public final class RouteExplainer {
 
     private RouteExplainer() {}
 
+    /** Explains a token request: both indexes' explanations (due predicted blocks expired first), then {@link #explain}. */
+    public static RouteExplanation explain(
+            PrefixIndex events,
+            PredictedBlocks predicted,
+            int[] tokens,
+            int offset,
+            int length,
+            BlockHasher hasher,
+            LoadTable table,
+            ToLongFunction<Worker> blockCount) {
+        MatchExplanation ev = events == null ? null : events.explain(tokens, offset, length, hasher);
+        MatchExplanation pr = null;
+        if (predicted != null) {
+            predicted.expire();
+            pr = predicted.index().explain(tokens, offset, length, hasher);
+        }
+        return explain(ev, pr, length, hasher.blockSize(), table, blockCount);
+    }
+
+    /** Explains a request of local hashes at the index's block size {@code blockSize}, {@code isl} tokens long. */
+    public static RouteExplanation explain(
+            PrefixIndex events,
+            PredictedBlocks predicted,
+            long[] localHashes,
+            int isl,
+            int blockSize,
+            LoadTable table,
+            ToLongFunction<Worker> blockCount) {
+        int n = localHashes.length;
+        MatchExplanation ev = events == null ? null : events.explain(localHashes, 0, n);
+        MatchExplanation pr = null;
+        if (predicted != null) {
+            predicted.expire();
+            pr = predicted.index().explain(localHashes, 0, n);
+        }
+        return explain(ev, pr, isl, blockSize, table, blockCount);
+    }
+
     /**
      * @param events the event-fed index's explanation, or null without one
      * @param predicted the predicted index's, or null without predicted mode
@@ -36,7 +76,7 @@ public final class RouteExplainer {
             LoadTable table,
             ToLongFunction<Worker> blockCount) {
         MatchExplanation main = events != null ? events : predicted;
-        LoadTable.Costs c = table.costs(result(events), result(predicted), isl, blockSize, blockCount);
+        LoadTable.Costs c = table.costs(result(events), result(predicted), events != null, isl, blockSize, blockCount);
         int preferredDepth = c.depths()[c.preferred()];
         Map<Worker, RouteExplanation.Candidate> out = new TreeMap<>();
         Map<Worker, Integer> registered = new HashMap<>();

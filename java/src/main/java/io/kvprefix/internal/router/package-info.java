@@ -1,7 +1,23 @@
 /**
- * The router's internals: the per-worker load table ({@link io.kvprefix.internal.router.LoadTable},
- * {@link io.kvprefix.internal.router.WorkerLoad}), the cost policy of docs/SPEC.md section 6
- * ({@link io.kvprefix.internal.router.RoutingPolicy}) and the predicted index that stands in for KV
- * events when there are none ({@link io.kvprefix.internal.router.PredictedBlocks}).
+ * The router's internals: the registry of workers and their load, where decisions are made
+ * ({@link io.kvprefix.internal.router.LoadTable}, {@link io.kvprefix.internal.router.WorkerLoad}), the
+ * policies' choice rules of docs/SPEC.md section 6 ({@link io.kvprefix.internal.router.Selector}:
+ * {@link io.kvprefix.internal.router.DynamoCost}, {@link io.kvprefix.internal.router.SglangCacheAware},
+ * {@link io.kvprefix.internal.router.LlmdScorers}, {@link io.kvprefix.internal.router.TtftEstimate}),
+ * and the predicted index that stands in for KV events when there are none
+ * ({@link io.kvprefix.internal.router.PredictedBlocks}).
+ *
+ * <p><b>One lock, O(1) membership.</b> A decision scatters the match depths onto the registered
+ * workers, asks the selector, charges the choice and clears the depths, all under the table's one
+ * lock, so concurrent decisions see each other's load; the match runs before, outside it. Workers sit
+ * in a dense array in no order (a join appends, a leave moves the last entry into the hole) with a
+ * hash map beside it, so fleets of any size join and leave in O(1) per worker; the selectors compare
+ * workers where their tie-breaks need an order.
+ *
+ * <p><b>What kvprefix-ttft keeps.</b> Per worker, the prefills it was sent and has not finished
+ * ({@link io.kvprefix.internal.router.PendingPrefill}, oldest first, so the estimate knows when the
+ * oldest started) and a fitted prefill line ({@link io.kvprefix.internal.router.PrefillSpeed}), plus
+ * the fleet's. It learns only from {@code prefillFinished()} calls: without them it charges the
+ * whole pending backlog, as Dynamo's cost does.
  */
 package io.kvprefix.internal.router;

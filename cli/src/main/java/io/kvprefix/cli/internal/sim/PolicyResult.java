@@ -13,6 +13,7 @@ public final class PolicyResult {
     private final long requests;
     private final long inputTokens;
     private final long reusedTokens;
+    private final long heldElsewhereTokens;
     private final long[] ttftNs;
     private final long[] decisionNs;
     private final long[] requestsPerWorker;
@@ -23,6 +24,7 @@ public final class PolicyResult {
             long requests,
             long inputTokens,
             long reusedTokens,
+            long heldElsewhereTokens,
             long[] ttftNs,
             long[] decisionNs,
             long[] requestsPerWorker,
@@ -31,6 +33,7 @@ public final class PolicyResult {
         this.requests = requests;
         this.inputTokens = inputTokens;
         this.reusedTokens = reusedTokens;
+        this.heldElsewhereTokens = heldElsewhereTokens;
         this.ttftNs = ttftNs.clone();
         this.decisionNs = decisionNs.clone();
         Arrays.sort(this.ttftNs);
@@ -57,6 +60,15 @@ public final class PolicyResult {
     /** Input tokens found in the prefix cache of the worker a request went to. */
     public long reusedTokens() {
         return reusedTokens;
+    }
+
+    /**
+     * Tokens that, when a request was admitted, another registered engine held as a longer cached
+     * prefix than the engine it was sent to: hits the routing gave up. -1 when not measured (more than
+     * {@value Simulator#ELSEWHERE_MAX_WORKERS} workers).
+     */
+    public long heldElsewhereTokens() {
+        return heldElsewhereTokens;
     }
 
     /** Tokens prefilled (input tokens not reused). */
@@ -111,7 +123,7 @@ public final class PolicyResult {
         return simulatedNs / 1e9;
     }
 
-    private static double quantile(long[] sorted, double q) {
+    static double quantile(long[] sorted, double q) {
         if (sorted.length == 0) {
             return 0;
         }

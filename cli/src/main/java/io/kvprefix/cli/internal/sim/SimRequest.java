@@ -6,7 +6,8 @@ import io.kvprefix.workload.TraceRequest;
 import java.util.List;
 
 /**
- * One request in flight in a simulation: the trace request, where it went, and its progress.
+ * One request in flight in a simulation: the trace request, where it went, and its progress through
+ * its engine.
  *
  * <p>Thread-safety: not thread-safe; owned by the simulation thread.
  */
@@ -17,10 +18,31 @@ public final class SimRequest {
     final long arrivalNs;
     /** The worker it was routed to. */
     int worker = -1;
-    /** The router's decision (KV-aware policies only). */
+    /** The router's decision (the Router-backed policies only). */
     RoutingDecision decision;
-    /** Events of its admission, sent to the index when its prefill is done. */
-    List<KvEvent> pendingEvents;
+    /** Whatever else the policy keeps for this request. */
+    Object policyState;
+
+    /** Tokens found cached when the engine admitted it (on the GPU or loaded back from its CPU tier). */
+    long cachedTokens;
+    /** Leading blocks found on the GPU at admission. */
+    int gpuCachedBlocks;
+    /** Blocks after them loaded back from the CPU tier. */
+    int loadedBlocks;
+    /** Events of its admission not yet published. */
+    List<KvEvent> admission;
+    /** Stored blocks of the admission published so far (chunked engines). */
+    int publishedBlocks;
+    /** Whether the admission's evictions were published (chunked engines). */
+    boolean removalsPublished;
+    /** Prompt tokens computed or cached so far (chunked engines). */
+    long computed;
+    /** Prompt tokens still to compute (chunked engines). */
+    long prefillLeft;
+    /** Tokens it has in the current step (chunked engines). */
+    int chunk;
+    /** Output tokens still to decode (chunked engines). */
+    int outputLeft;
 
     SimRequest(TraceRequest trace, long arrivalNs) {
         this.trace = trace;
