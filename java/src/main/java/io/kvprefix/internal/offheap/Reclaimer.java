@@ -24,6 +24,16 @@ final class Reclaimer {
     private LongArrayList chunks = new LongArrayList();
     private LongArrayList records = new LongArrayList();
 
+    /** Held by the one flush that may run at a time; guards the spare lists. */
+    private final Object flushing = new Object();
+    /** Capacity the spare lists keep between flushes. */
+    private static final int KEEP = 4 * FLUSH_AT;
+
+    private List<MemoryPool.Block> spareBlocks = new ArrayList<>();
+    private LongArrayList spareRuns = new LongArrayList();
+    private LongArrayList spareChunks = new LongArrayList();
+    private LongArrayList spareRecords = new LongArrayList();
+
     Reclaimer(ReadGate gate) {
         this.gate = gate;
     }
@@ -62,37 +72,64 @@ final class Reclaimer {
         }
     }
 
-    /** Waits for every reader that could see what is pending, then recycles it. */
+    /**
+     * Waits for every reader that could see what is pending, then recycles it. One flush runs at a
+     * time, on lists kept from the last one (swapped with the pending ones, emptied afterwards), so a
+     * writer's steady state allocates nothing here.
+     */
     void flush() {
-        List<MemoryPool.Block> b;
-        LongArrayList r;
-        LongArrayList c;
-        LongArrayList m;
-        synchronized (this) {
-            if (blocks.isEmpty() && runs.isEmpty() && chunks.isEmpty() && records.isEmpty()) {
-                return;
+        synchronized (flushing) {
+            synchronized (this) {
+                if (blocks.isEmpty() && runs.isEmpty() && chunks.isEmpty() && records.isEmpty()) {
+                    return;
+                }
+                List<MemoryPool.Block> b = blocks;
+                blocks = spareBlocks;
+                spareBlocks = b;
+                LongArrayList r = runs;
+                runs = spareRuns;
+                spareRuns = r;
+                LongArrayList c = chunks;
+                chunks = spareChunks;
+                spareChunks = c;
+                LongArrayList m = records;
+                records = spareRecords;
+                spareRecords = m;
             }
-            m = records;
-            records = new LongArrayList();
-            b = blocks;
-            r = runs;
-            c = chunks;
-            blocks = new ArrayList<>();
-            runs = new LongArrayList();
-            chunks = new LongArrayList();
+            gate.synchronize();
+            recycleSpares();
         }
-        gate.synchronize();
-        for (MemoryPool.Block block : b) {
-            block.free();
+    }
+
+    /**
+     * Recycles what the spare lists hold and empties them (caller holds {@code flushing}); emptied even
+     * if a recycle throws, so nothing is ever recycled twice.
+     */
+    private void recycleSpares() {
+        try {
+            for (int i = 0; i < spareBlocks.size(); i++) {
+                spareBlocks.get(i).free();
+            }
+            for (int i = 0; i < spareRuns.size(); i += 2) {
+                arena.recycleRun((int) spareRuns.getLong(i), spareRuns.getLong(i + 1));
+            }
+            for (int i = 0; i < spareChunks.size(); i++) {
+                arena.recycleChunk(spareChunks.getLong(i));
+            }
+            for (int i = 0; i < spareRecords.size(); i++) {
+                arena.recycleRecord(spareRecords.getLong(i));
+            }
+        } finally {
+            spareBlocks = spareBlocks.size() > KEEP ? new ArrayList<>() : spareBlocks;
+            spareBlocks.clear();
+            emptied(spareRuns);
+            emptied(spareChunks);
+            emptied(spareRecords);
         }
-        for (int i = 0; i < r.size(); i += 2) {
-            arena.recycleRun((int) r.getLong(i), r.getLong(i + 1));
-        }
-        for (int i = 0; i < c.size(); i++) {
-            arena.recycleChunk(c.getLong(i));
-        }
-        for (int i = 0; i < m.size(); i++) {
-            arena.recycleRecord(m.getLong(i));
-        }
+    }
+
+    private static void emptied(LongArrayList l) {
+        l.clear();
+        l.trim(KEEP); // a burst (a cleared worker) does not keep its lists' memory
     }
 }
