@@ -28,6 +28,9 @@ public final class OpStream {
     final long matchBlocks;
     final long storedBlocks;
     final long removedBlocks;
+    /** The most (worker, block) pairs held at once, counting each store and removal at face value. */
+    final long peakLiveBlocks;
+
     final int workers;
 
     private OpStream(
@@ -52,19 +55,33 @@ public final class OpStream {
         long sb = 0;
         long rb = 0;
         java.util.Set<Long> ids = new java.util.HashSet<>();
+        java.util.Map<Long, Long> live = new java.util.HashMap<>(); // per worker: stored minus removed, at least 0
+        long liveNow = 0;
+        long livePeak = 0;
         for (KvEvent e : this.events) {
             ids.add(e.workerId());
+            long before = live.getOrDefault(e.workerId(), 0L);
+            long after = before;
             if (e instanceof KvEvent.Stored s) {
                 sb += s.size();
+                after = before + s.size();
             } else if (e instanceof KvEvent.StoredTokens t) {
                 sb += t.size();
+                after = before + t.size();
             } else if (e instanceof KvEvent.Removed r) {
                 rb += r.blockHashes().length;
+                after = Math.max(0, before - r.blockHashes().length);
+            } else if (e instanceof KvEvent.Cleared || e instanceof KvEvent.RemoveWorker) {
+                after = 0;
             }
+            live.put(e.workerId(), after);
+            liveNow += after - before;
+            livePeak = Math.max(livePeak, liveNow);
         }
         this.matchBlocks = mb;
         this.storedBlocks = sb;
         this.removedBlocks = rb;
+        this.peakLiveBlocks = livePeak;
         this.workers = ids.size();
     }
 
@@ -138,6 +155,16 @@ public final class OpStream {
     /** Blocks named in removed events. */
     public long removedBlocks() {
         return removedBlocks;
+    }
+
+    /**
+     * An upper estimate of the most (worker, block) pairs held at once: stores add their blocks,
+     * removals take theirs away (never below 0 per worker), clears and worker removals empty a
+     * worker. What an index is sized for, where {@link #storedBlocks} would oversize it on a stream
+     * whose caches turn over.
+     */
+    public long peakLiveBlocks() {
+        return peakLiveBlocks;
     }
 
     /**

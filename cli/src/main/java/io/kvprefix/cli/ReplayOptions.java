@@ -107,7 +107,7 @@ public final class ReplayOptions {
             if (invalid[0] > 0) {
                 err.printf("%s: %d invalid line(s) skipped%n", ops, invalid[0]);
             }
-            expected = stream.storedBlocks();
+            expected = stream.peakLiveBlocks(); // not the stored total: caches turn over
         } else {
             expected = Math.min((long) workload.workers() * workload.cacheBlocks(), 1L << 29);
             workload.check(Memory.HEAP_BYTES_PER_BLOCK_LOADED);
