@@ -2,6 +2,7 @@ package io.kvprefix;
 
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
@@ -19,6 +20,12 @@ import java.util.concurrent.locks.LockSupport;
  *     sink.flush();                // waits until everything submitted so far is applied
  * }
  * }</pre>
+ *
+ * <p>A worker id is given its writer when its first event is submitted: the writer with the fewest
+ * worker ids so far, the first such on a tie, so that with one producer the n-th new worker id goes to
+ * writer {@code n % threads}, and it keeps that writer for the life of the sink. Sixteen workers on
+ * two writers are eight and eight; a hash of the id split the same sixteen nine and seven, and one
+ * writer had 56% of the blocks to apply.
  *
  * <p>Each writer has a bounded lock-free queue (multi-producer, single consumer). An exception
  * thrown while applying (for example because the index was closed) is recorded, stops that
@@ -43,6 +50,7 @@ public final class EventSink implements AutoCloseable {
     private final PrefixIndex index;
     private final StatusListener listener;
     private final Lane[] lanes;
+    private final Assignments assignments;
     private volatile boolean closing;
     private volatile boolean closed;
     private volatile Throwable failure;
@@ -52,6 +60,7 @@ public final class EventSink implements AutoCloseable {
         this.index = Objects.requireNonNull(index, "index");
         this.listener = listener;
         this.lanes = new Lane[threads];
+        this.assignments = new Assignments(threads);
         for (int i = 0; i < threads; i++) {
             lanes[i] = new Lane(i);
         }
@@ -78,15 +87,12 @@ public final class EventSink implements AutoCloseable {
         return lanes.length;
     }
 
-    /** The writer that applies events of {@code workerId}. */
+    /**
+     * The writer that applies events of {@code workerId}; a worker id not seen before is given its
+     * writer now, as its first {@link #submit} would.
+     */
     public int laneOf(long workerId) {
-        return laneOf(workerId, lanes.length);
-    }
-
-    /** The writer among {@code writers} that a sink applies events of {@code workerId} on (sticky routing). */
-    public static int laneOf(long workerId, int writers) {
-        long h = workerId * 0x9E3779B97F4A7C15L;
-        return (int) Long.remainderUnsigned(h ^ (h >>> 32), writers);
+        return assignments.laneOf(workerId);
     }
 
     /** Queues {@code event} for its worker's writer; blocks while that writer's queue is full. */
@@ -95,7 +101,7 @@ public final class EventSink implements AutoCloseable {
         inFlight.incrementAndGet();
         try {
             checkState(); // after the increment: close() either sees this submit or this submit sees close()
-            lanes[laneOf(event.workerId())].put(event);
+            lanes[assignments.laneOf(event.workerId())].put(event);
         } finally {
             inFlight.decrementAndGet();
         }
@@ -180,6 +186,86 @@ public final class EventSink implements AutoCloseable {
         Throwable f = failure;
         if (f != null) {
             throw new IllegalStateException("event sink writer failed: " + f, f);
+        }
+    }
+
+    /**
+     * Worker id to writer: an open-addressing table read without a lock (a slot's writer + 1 is
+     * published with a release store after its key), written under the lock when a new id comes;
+     * growing publishes a new table, and a reader that misses an id in an old one looks again under
+     * the lock.
+     */
+    private static final class Assignments {
+        private record Table(long[] keys, AtomicIntegerArray lanes, int mask) {
+            Table(int capacity) {
+                this(new long[capacity], new AtomicIntegerArray(capacity), capacity - 1);
+            }
+        }
+
+        private final int[] workersOf;
+        private volatile Table table = new Table(64);
+        private int size; // under the lock
+
+        Assignments(int writers) {
+            this.workersOf = new int[writers];
+        }
+
+        int laneOf(long workerId) {
+            int lane = find(table, workerId);
+            return lane >= 0 ? lane : assign(workerId);
+        }
+
+        private synchronized int assign(long workerId) {
+            int lane = find(table, workerId);
+            if (lane >= 0) {
+                return lane;
+            }
+            lane = 0;
+            for (int i = 1; i < workersOf.length; i++) {
+                if (workersOf[i] < workersOf[lane]) {
+                    lane = i;
+                }
+            }
+            workersOf[lane]++;
+            Table t = table;
+            if (2 * (++size) > t.mask + 1) {
+                Table bigger = new Table(2 * (t.mask + 1));
+                for (int i = 0; i <= t.mask; i++) {
+                    int v = t.lanes.get(i);
+                    if (v != 0) {
+                        insert(bigger, t.keys[i], v - 1);
+                    }
+                }
+                table = t = bigger;
+            }
+            insert(t, workerId, lane);
+            return lane;
+        }
+
+        private static int home(long workerId, int mask) {
+            long h = workerId * 0x9E3779B97F4A7C15L;
+            return (int) (h ^ (h >>> 32)) & mask;
+        }
+
+        private static int find(Table t, long workerId) {
+            for (int i = home(workerId, t.mask); ; i = (i + 1) & t.mask) {
+                int v = t.lanes.getAcquire(i);
+                if (v == 0) {
+                    return -1;
+                }
+                if (t.keys[i] == workerId) {
+                    return v - 1;
+                }
+            }
+        }
+
+        private static void insert(Table t, long workerId, int lane) {
+            int i = home(workerId, t.mask);
+            while (t.lanes.get(i) != 0) {
+                i = (i + 1) & t.mask;
+            }
+            t.keys[i] = workerId;
+            t.lanes.setRelease(i, lane + 1);
         }
     }
 

@@ -58,10 +58,79 @@ public final class ReplayBench {
             long matchedBlocks,
             long writersNanos,
             long readersNanos,
-            long finalBytes) {
+            long finalBytes,
+            Lanes lanes) {
         double seconds() {
             return wallNanos / 1e9;
         }
+    }
+
+    /**
+     * What each writer lane of a pass did, the diagnostic of a split: the blocks of its events
+     * (stored and removed), when it finished from the common start, and the CPU time its thread used
+     * meanwhile (0 if the JVM does not measure thread CPU time, or through an {@link EventSink}, whose
+     * threads are its own). A lane whose CPU time is well below its wall time was off its core.
+     */
+    public record Lanes(long[] blocks, long[] doneNanos, long[] cpuNanos) {
+        /** One line: per lane its share of the blocks, its finish and CPU times in ms. */
+        public String describe() {
+            long total = Arrays.stream(blocks).sum();
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < blocks.length; i++) {
+                b.append(String.format(
+                        java.util.Locale.ROOT,
+                        "%slane %d: %d blocks (%.1f%%), done %.2f ms, cpu %.2f ms",
+                        i == 0 ? "" : "; ",
+                        i,
+                        blocks[i],
+                        total == 0 ? 0 : 100.0 * blocks[i] / total,
+                        doneNanos[i] / 1e6,
+                        cpuNanos[i] / 1e6));
+            }
+            return b.toString();
+        }
+    }
+
+    /**
+     * The writer lane of each event, as an {@link EventSink} of {@code writers} lanes fed these events
+     * in this order assigns them: a worker id seen for the first time goes to the lane with the
+     * fewest worker ids, the first such on a tie, and stays there.
+     */
+    public static int[] lanesOf(KvEvent[] events, int writers) {
+        Map<Long, Integer> assigned = new HashMap<>();
+        int[] workersOf = new int[writers];
+        int[] out = new int[events.length];
+        for (int i = 0; i < events.length; i++) {
+            out[i] = assigned.computeIfAbsent(events[i].workerId(), id -> {
+                int lane = 0;
+                for (int l = 1; l < writers; l++) {
+                    if (workersOf[l] < workersOf[lane]) {
+                        lane = l;
+                    }
+                }
+                workersOf[lane]++;
+                return lane;
+            });
+        }
+        return out;
+    }
+
+    /** Blocks an event carries: stored or removed (Dynamo's corrected accounting counts both). */
+    static long blocksOf(KvEvent e) {
+        return switch (e) {
+            case KvEvent.Stored s -> s.size();
+            case KvEvent.StoredTokens t -> t.size();
+            case KvEvent.Removed r -> r.blockHashes().length;
+            default -> 0;
+        };
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS =
+            java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** This thread's CPU time in ns, or 0 if the JVM does not measure it. */
+    private static long cpuNow() {
+        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : 0;
     }
 
     private final OpStream stream;
@@ -98,13 +167,37 @@ public final class ReplayBench {
         return readers == 0;
     }
 
+    private boolean privateIndexes;
+
+    /**
+     * A diagnostic of write-only passes: each writer lane applies its share to an index of its own,
+     * so two lanes share no memory at all. Beside a normal pass of the same split, it tells what
+     * sharing one index costs from what the machine's two cores cost each other. Statuses and final
+     * pairs are the same as one index's (the lanes' workers are disjoint).
+     */
+    public ReplayBench withPrivateIndexes() {
+        if (readers != 0) {
+            throw new IllegalArgumentException("--private-indexes times the write path alone: give --readers 0");
+        }
+        privateIndexes = true;
+        return this;
+    }
+
     /** Runs one pass of {@code impl} as fast as possible. */
     public Pass run(String impl) throws InterruptedException {
-        PrefixIndex index = freshIndex(impl);
+        PrefixIndex[] perLane = new PrefixIndex[writers];
+        perLane[0] = freshIndex(impl);
+        for (int i = 1; i < writers; i++) {
+            perLane[i] = privateIndexes ? Implementations.create(impl, config) : perLane[0];
+        }
         try {
-            return run(impl, index, -1);
+            return run(impl, perLane, -1);
         } finally {
-            index.close();
+            for (int i = 0; i < writers; i++) {
+                if (i == 0 || privateIndexes) {
+                    perLane[i].close();
+                }
+            }
         }
     }
 
@@ -117,8 +210,10 @@ public final class ReplayBench {
      */
     public Pass runPaced(String impl, long windowNanos) throws InterruptedException {
         PrefixIndex index = freshIndex(impl);
+        PrefixIndex[] perLane = new PrefixIndex[writers];
+        Arrays.fill(perLane, index);
         try {
-            return run(impl, index, windowNanos);
+            return run(impl, perLane, windowNanos);
         } finally {
             index.close();
         }
@@ -168,7 +263,8 @@ public final class ReplayBench {
         }
     }
 
-    private Pass run(String impl, PrefixIndex index, long window) throws InterruptedException {
+    private Pass run(String impl, PrefixIndex[] perLane, long window) throws InterruptedException {
+        PrefixIndex index = perLane[0]; // the readers' (passes with readers have one index)
         long[][] sched = window > 0 ? schedule(window) : null;
         long[] matchAt = sched == null ? null : sched[0];
         long[] eventAt = sched == null ? null : sched[1];
@@ -179,11 +275,9 @@ public final class ReplayBench {
         for (int i = 0; i < lanes; i++) {
             parts.add(new ArrayList<>());
         }
-        int[] laneOfEvent = new int[stream.events.length];
+        int[] laneOfEvent = lanesOf(stream.events, lanes);
         for (int i = 0; i < stream.events.length; i++) {
-            int lane = EventSink.laneOf(stream.events[i].workerId(), lanes);
-            laneOfEvent[i] = lane;
-            parts.get(lane).add(stream.events[i]);
+            parts.get(laneOfEvent[i]).add(stream.events[i]);
         }
         KvEvent[][] work = new KvEvent[lanes][];
         long[][] workAt = new long[lanes][];
@@ -227,7 +321,16 @@ public final class ReplayBench {
         }
         final int[][] needF = need;
         AtomicLongArray applied = new AtomicLongArray(lanes * 16); // padded: one counter per cache line
-        long[][] statusCounts = new long[lanes][EventStatus.values().length];
+        // Padded: each lane counts per event, and two small arrays allocated one after the other share a
+        // cache line, which the two writers' cores would then pass back and forth on every event.
+        long[][] statusCounts = new long[lanes][EventStatus.values().length + 16];
+        long[] laneBlocks = new long[lanes];
+        for (int i = 0; i < lanes; i++) {
+            for (KvEvent e : work[i]) {
+                laneBlocks[i] += blocksOf(e);
+            }
+        }
+        long[] laneCpu = new long[lanes];
         long[][] lat = new long[readers][];
         long[] ends = new long[lanes + readers];
         long[] matchedBlocks = new long[readers];
@@ -242,19 +345,22 @@ public final class ReplayBench {
                         KvEvent[] evs = work[lane];
                         long[] at = workAt[lane];
                         long[] st = statusCounts[lane];
+                        PrefixIndex target = perLane[lane];
                         ready.countDown();
                         awaitQuietly(go);
+                        long cpu0 = cpuNow();
                         long t0 = base[0];
                         for (int i = 0; i < evs.length; i++) {
                             if (eventAt != null) {
                                 waitUntil(t0 + at[i]);
                             }
-                            st[index.apply(evs[i]).ordinal()]++;
+                            st[target.apply(evs[i]).ordinal()]++;
                             if (needF != null) {
                                 applied.setRelease(lane * 16, i + 1);
                             }
                         }
                         ends[lane] = System.nanoTime();
+                        laneCpu[lane] = cpuNow() - cpu0;
                     },
                     "bench-writer-" + w));
         }
@@ -323,38 +429,42 @@ public final class ReplayBench {
         long[] all = Arrays.stream(lat).flatMapToLong(Arrays::stream).toArray();
         long writersEnd = Arrays.stream(ends, 0, lanes).max().orElse(start);
         long readersEnd = Arrays.stream(ends, lanes, lanes + readers).max().orElse(start);
+        long[] laneDone = new long[lanes];
+        for (int i = 0; i < lanes; i++) {
+            laneDone[i] = ends[i] - start;
+        }
         return finish(
                 impl,
-                index,
+                privateIndexes ? perLane : new PrefixIndex[] {index},
                 end - start,
                 all,
                 statuses,
                 Arrays.stream(matchedBlocks).sum(),
                 writersEnd - start,
-                readersEnd - start);
+                readersEnd - start,
+                new Lanes(laneBlocks, laneDone, laneCpu));
     }
 
     private static Pass finish(
             String impl,
-            PrefixIndex index,
+            PrefixIndex[] indexes,
             long wall,
             long[] latencies,
             Map<EventStatus, Long> statuses,
             long matched,
             long writersNanos,
-            long readersNanos) {
-        var stats = index.stats();
+            long readersNanos,
+            Lanes lanes) {
+        long blocks = 0, bytes = 0;
+        int workers = 0;
+        for (PrefixIndex index : indexes) {
+            var stats = index.stats();
+            blocks += stats.blocks();
+            bytes += stats.bytesUsed();
+            workers += index.workers().size();
+        }
         return new Pass(
-                impl,
-                wall,
-                latencies,
-                statuses,
-                stats.blocks(),
-                index.workers().size(),
-                matched,
-                writersNanos,
-                readersNanos,
-                stats.bytesUsed());
+                impl, wall, latencies, statuses, blocks, workers, matched, writersNanos, readersNanos, bytes, lanes);
     }
 
     /**
@@ -365,17 +475,49 @@ public final class ReplayBench {
     public Pass runSink(String impl) {
         PrefixIndex index = freshIndex(impl);
         try {
-            long[][] counts = new long[writers][EventStatus.values().length];
-            EventSink.StatusListener count = (e, st) -> counts[EventSink.laneOf(e.workerId(), writers)][st.ordinal()]++;
+            // Per lane (padded, see run): statuses, [seen] events applied, [last] when its last one was.
+            int seen = EventStatus.values().length;
+            int last = seen + 1;
+            long[][] counts = new long[writers][last + 16];
+            long[] laneBlocks = new long[writers];
+            long[] laneEvents = new long[writers];
+            int[] laneOfEvent = lanesOf(stream.events, writers);
+            Map<Long, Integer> laneOfWorker = new HashMap<>();
+            for (int i = 0; i < stream.events.length; i++) {
+                int lane = laneOfEvent[i];
+                laneBlocks[lane] += blocksOf(stream.events[i]);
+                laneEvents[lane]++;
+                laneOfWorker.put(stream.events[i].workerId(), lane);
+            }
+            EventSink[] holder = new EventSink[1];
+            EventSink.StatusListener count = (e, st) -> {
+                int lane = holder[0].laneOf(e.workerId()); // the sink's own routing (set before any submit)
+                long[] c = counts[lane];
+                c[st.ordinal()]++;
+                if (++c[seen] == laneEvents[lane]) {
+                    c[last] = System.nanoTime();
+                }
+            };
             long start;
             long end;
             try (EventSink sink = EventSink.create(index, writers, count)) {
+                holder[0] = sink;
                 start = System.nanoTime();
                 for (KvEvent e : stream.events) {
                     sink.submit(e);
                 }
                 sink.flush();
                 end = System.nanoTime();
+            }
+            long[] laneDone = new long[writers];
+            for (int i = 0; i < writers; i++) {
+                laneDone[i] = counts[i][last] == 0 ? 0 : counts[i][last] - start;
+            }
+            for (var w : laneOfWorker.entrySet()) {
+                if (holder[0].laneOf(w.getKey()) != w.getValue()) {
+                    throw new IllegalStateException("the sink routed worker " + w.getKey() + " to lane "
+                            + holder[0].laneOf(w.getKey()) + ", the split says " + w.getValue());
+                }
             }
             Map<EventStatus, Long> statuses = new java.util.EnumMap<>(EventStatus.class);
             for (EventStatus st : EventStatus.values()) {
@@ -385,7 +527,16 @@ public final class ReplayBench {
                 }
                 statuses.put(st, n);
             }
-            return finish(impl, index, end - start, new long[0], statuses, 0, end - start, 0);
+            return finish(
+                    impl,
+                    new PrefixIndex[] {index},
+                    end - start,
+                    new long[0],
+                    statuses,
+                    0,
+                    end - start,
+                    0,
+                    new Lanes(laneBlocks, laneDone, new long[writers]));
         } finally {
             index.close();
         }

@@ -81,6 +81,13 @@ public final class BenchCommand implements Callable<Integer> {
                     "write-only passes through an EventSink of --writers lanes fed by one producer (needs --readers 0)")
     boolean sink;
 
+    @Option(
+            names = "--private-indexes",
+            description =
+                    "a diagnostic of write-only passes: each writer lane applies its share to an index of its"
+                            + " own, so lanes share no memory (docs/BENCHMARKS.md section 2; needs --readers 0, not with --sink)")
+    boolean privateIndexes;
+
     @Override
     public Integer call() throws Exception {
         if (!order.equals("free") && !order.equals("trace")) {
@@ -91,6 +98,10 @@ public final class BenchCommand implements Callable<Integer> {
         if (sink && replay.readers != 0) {
             throw new IllegalArgumentException("--sink times the write path alone: give --readers 0");
         }
+        if (privateIndexes && (sink || replay.readers != 0)) {
+            throw new IllegalArgumentException(
+                    "--private-indexes times the write path alone: give --readers 0, no --sink");
+        }
         fractions();
         replay.checkImpls();
         PrintStream err = System.err;
@@ -100,6 +111,9 @@ public final class BenchCommand implements Callable<Integer> {
         int writers = replay.writers, readers = replay.readers;
         List<String> impls = replay.impls;
         ReplayBench bench = new ReplayBench(stream, writers, readers, order.equals("trace"), config);
+        if (privateIndexes) {
+            bench.withPrivateIndexes();
+        }
 
         Map<String, List<ReplayBench.Pass>> passes = new LinkedHashMap<>();
         for (String impl : impls) {
@@ -135,7 +149,10 @@ public final class BenchCommand implements Callable<Integer> {
                 work.blockOps,
                 work.blockOpsDynamo2,
                 work.ops,
-                bench.writeOnly() ? " (write-only: matches not run" + (sink ? ", through an EventSink)" : ")") : "");
+                bench.writeOnly()
+                        ? " (write-only: matches not run"
+                                + (sink ? ", through an EventSink)" : privateIndexes ? ", one index per lane)" : ")")
+                        : "");
         out.printf(
                 Locale.ROOT,
                 "# %d writer(s), %d reader(s), %s order, best and median of %d passes after %d warm-up; %d cores, %s%n",
@@ -165,6 +182,7 @@ public final class BenchCommand implements Callable<Integer> {
                 "p999_ns",
                 "B/pair");
         List<String> json = new ArrayList<>();
+        List<String> lanes = new ArrayList<>();
         double first = -1;
         for (var e : passes.entrySet()) {
             Summary s = summarize(e.getValue(), work);
@@ -197,7 +215,8 @@ public final class BenchCommand implements Callable<Integer> {
                             + "\"order\":\"%s\",\"stream\":\"%s\",\"block_ops\":%d,\"ops\":%d,\"matches\":%d,\"events\":%d,"
                             + "\"writers_done_s\":%.6f,\"readers_done_s\":%.6f,\"block_ops_per_s_dynamo2\":%.0f,"
                             + "\"median_block_ops_per_s_dynamo2\":%.0f,\"block_ops_dynamo2\":%d,\"removed_blocks\":%d,"
-                            + "\"bytes_per_pair\":%.1f,\"final_pairs\":%d,\"write_only\":%b,\"sink\":%b}",
+                            + "\"bytes_per_pair\":%.1f,\"final_pairs\":%d,\"write_only\":%b,\"sink\":%b,"
+                            + "\"lane_blocks\":%s,\"lane_done_s\":%s,\"lane_cpu_s\":%s}",
                     e.getKey(),
                     s.bestBlockOps,
                     s.ops,
@@ -226,7 +245,13 @@ public final class BenchCommand implements Callable<Integer> {
                     s.bytesPerPair,
                     s.finalPairs,
                     bench.writeOnly(),
-                    sink));
+                    sink,
+                    Arrays.toString(s.lanes.blocks()).replace(" ", ""),
+                    seconds(s.lanes.doneNanos()),
+                    seconds(s.lanes.cpuNanos())));
+            if (writers > 1) {
+                lanes.add(String.format("# %s, best pass: %s", e.getKey(), s.lanes.describe()));
+            }
             for (var f : paced.getOrDefault(e.getKey(), Map.of()).entrySet()) {
                 long[] pl = f.getValue();
                 out.printf(
@@ -253,6 +278,7 @@ public final class BenchCommand implements Callable<Integer> {
                                         pl[0]));
             }
         }
+        lanes.forEach(out::println);
         json.forEach(out::println);
         out.flush();
         return 0;
@@ -339,7 +365,8 @@ public final class BenchCommand implements Callable<Integer> {
             double readersS,
             long p50,
             long p99,
-            long p999) {}
+            long p999,
+            ReplayBench.Lanes lanes) {}
 
     /**
      * The work one pass does: everything in the stream, or only its events when no reader runs the
@@ -385,7 +412,8 @@ public final class BenchCommand implements Callable<Integer> {
                 bestPass.readersNanos() / 1e9,
                 quantile(lat, 0.50),
                 quantile(lat, 0.99),
-                quantile(lat, 0.999));
+                quantile(lat, 0.999),
+                bestPass.lanes());
     }
 
     static long quantile(long[] sorted, double q) {
@@ -393,6 +421,15 @@ public final class BenchCommand implements Callable<Integer> {
             return 0;
         }
         return sorted[(int) Math.min(sorted.length - 1, (long) (sorted.length * q))];
+    }
+
+    /** A JSON array of nanoseconds as seconds. */
+    private static String seconds(long[] nanos) {
+        StringBuilder b = new StringBuilder("[");
+        for (int i = 0; i < nanos.length; i++) {
+            b.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT, "%.6f", nanos[i] / 1e9));
+        }
+        return b.append(']').toString();
     }
 
     static String jsonEscape(String s) {

@@ -66,6 +66,44 @@ class BenchCommandTest {
     }
 
     /**
+     * The benchmark splits events among its writers exactly as an {@link io.kvprefix.EventSink} routes
+     * them, and every pass reports each lane's blocks, which add up to the stream's.
+     */
+    @Test
+    void theSplitIsTheSinksAndItsLanesAddUp() throws Exception {
+        Workload w = Workload.load(SyntheticTrace.generate(300, 5), new Workload.Options(7, 400, 5));
+        OpStream s = OpStream.of(w, "tiny");
+        IndexConfig config = IndexConfig.builder().expectedBlocks(2800).build();
+        io.kvprefix.KvEvent[] events =
+                w.steps().stream().flatMap(st -> st.events().stream()).toArray(io.kvprefix.KvEvent[]::new);
+        for (int writers : new int[] {2, 3}) {
+            int[] split = ReplayBench.lanesOf(events, writers);
+            try (PrefixIndex ix = PrefixIndex.heap(config);
+                    io.kvprefix.EventSink sink = io.kvprefix.EventSink.create(ix, writers, null)) {
+                for (int i = 0; i < events.length; i++) {
+                    assertEquals(split[i], sink.laneOf(events[i].workerId()), "event " + i);
+                }
+            }
+            ReplayBench bench = new ReplayBench(s, writers, 0, false, config);
+            ReplayBench apart = new ReplayBench(s, writers, 0, false, config).withPrivateIndexes();
+            ReplayBench.Pass shared = bench.run("offheap-java");
+            ReplayBench.Pass separate = apart.run("offheap-java"); // one index per lane: the same statuses and pairs
+            assertEquals(shared.statuses(), separate.statuses());
+            assertEquals(shared.finalPairs(), separate.finalPairs());
+            assertEquals(shared.finalWorkers(), separate.finalWorkers());
+            for (ReplayBench.Pass p : List.of(shared, separate, bench.runSink("offheap-java"))) {
+                assertEquals(writers, p.lanes().blocks().length);
+                assertEquals(
+                        s.storedBlocks() + s.removedBlocks(),
+                        java.util.Arrays.stream(p.lanes().blocks()).sum());
+                assertTrue(java.util.Arrays.stream(p.lanes().doneNanos()).allMatch(t -> t > 0));
+                assertTrue(p.wallNanos()
+                        >= java.util.Arrays.stream(p.lanes().doneNanos()).max().orElseThrow());
+            }
+        }
+    }
+
+    /**
      * Only {@code \n} ends an op-stream line (docs/SPEC.md section 5): a {@code \r} inside a line is
      * JSON whitespace. A reader that split at a lone {@code \r} (BufferedReader.readLine) would see six
      * invalid halves here and no op at all.

@@ -332,7 +332,7 @@ final class ChainSnapshot {
         for (WorkerHoldings h : index.workers.values()) {
             held += h.distinct; // pairs count the GPU views only
         }
-        index.heldPairs.set(held);
+        index.heldPairs.add(held); // a fresh index: from 0
     }
 
     /** A worker view's holdings: its name map copied whole, its side sets, its count of blocks. */

@@ -25,7 +25,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -55,7 +54,9 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     final WorkerSlots slots;
     final TierViews tiers;
     final ConcurrentHashMap<Worker, WorkerHoldings> workers = new ConcurrentHashMap<>();
-    final AtomicLong heldPairs = new AtomicLong();
+    /** Striped: every event adds to it, and one shared counter would pass its cache line between the writers' cores. */
+    final LongAdder heldPairs = new LongAdder();
+
     final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
     volatile Map<String, String> restoredMetadata = Map.of();
     /** Test hook on every entry change (package-private: set only by this package's tests). */
@@ -133,7 +134,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             }
         } finally {
             if (ws.heldDelta != 0) {
-                heldPairs.addAndGet(ws.heldDelta); // one atomic add per event, not per block
+                heldPairs.add(ws.heldDelta); // one add per event, not per block
             }
             generations.exitWrite(token);
         }
@@ -186,7 +187,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         WriteScratch ws = writeScratch.get();
         ChildTable ct = generations.children();
         int records = ChainWriter.childRecordsFor(n);
-        if (!ct.tryReserve(records)) {
+        if (!ct.reserve(records, ws)) {
             ws.needChildRecords = records;
             return null;
         }
@@ -205,7 +206,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             }
             return writer.store(h, parent, blockHashes, locals, n, ws);
         } finally {
-            ct.unreserve(records - ws.childRecords);
+            ct.release(records - ws.childRecords, ws);
         }
     }
 
@@ -263,7 +264,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             return;
         }
         tiers.drop(h, writeScratch.get());
-        heldPairs.addAndGet(-writer.clear(h, writeScratch.get()));
+        heldPairs.add(-writer.clear(h, writeScratch.get()));
         // Give the memory back: a fresh minimal map, or (if even that does not fit) the old one emptied.
         NameMap fresh = h.names.capacity() > NameMap.MIN_CAPACITY ? NameMap.create(pool, 0) : null;
         if (fresh != null) {
@@ -284,7 +285,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         for (WorkerHoldings h : workers.values()) {
             if (h.worker.workerId() == workerId) {
                 tiers.drop(h, ws);
-                heldPairs.addAndGet(-writer.clear(h, ws));
+                heldPairs.add(-writer.clear(h, ws));
                 workers.remove(h.worker);
                 ws.pendingRelease.add(h);
             }
@@ -497,7 +498,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
         return new IndexStats(
                 perWorker.size(),
-                heldPairs.get(),
+                heldPairs.sum(),
                 entries,
                 pool.used(),
                 0,

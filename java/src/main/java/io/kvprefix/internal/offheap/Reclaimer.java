@@ -23,6 +23,12 @@ final class Reclaimer {
 
     private LongArrayList chunks = new LongArrayList();
     private LongArrayList records = new LongArrayList();
+    /**
+     * Items handed over since the last flush, readable without the lock: {@link #maybeFlush} runs
+     * after every event, and taking the monitor there made the writers' cores pass its cache line
+     * back and forth on every event although hand-overs are rare.
+     */
+    private volatile int pending;
 
     /** Held by the one flush that may run at a time; guards the spare lists. */
     private final Object flushing = new Object();
@@ -44,30 +50,34 @@ final class Reclaimer {
 
     synchronized void freeLater(MemoryPool.Block b) {
         blocks.add(b);
+        pending++;
     }
 
     /** Run {@code run} at {@code address} is unreachable for new readers: recycle it after the current ones leave. */
     synchronized void recycleRunLater(int run, long address) {
         runs.add(run);
         runs.add(address);
+        pending++;
     }
 
     synchronized void recycleChunkLater(long address) {
         chunks.add(address);
+        pending++;
     }
 
     /** A record a run moved out of; recycled after the current readers leave. */
     synchronized void recycleRecordLater(long address) {
         records.add(address);
+        pending++;
     }
 
-    synchronized int pending() {
-        return blocks.size() + runs.size() / 2 + chunks.size() + records.size();
+    int pending() {
+        return pending;
     }
 
     /** Flushes if enough is pending; called by writers after an event, outside every lock. */
     void maybeFlush() {
-        if (pending() >= FLUSH_AT) {
+        if (pending >= FLUSH_AT) {
             flush();
         }
     }
@@ -95,6 +105,7 @@ final class Reclaimer {
                 LongArrayList m = records;
                 records = spareRecords;
                 spareRecords = m;
+                pending = 0;
             }
             gate.synchronize();
             recycleSpares();

@@ -50,6 +50,12 @@ final class RunArena {
     private long liveRuns;
     /** Bytes of the records in the free lists. */
     private long freeBytes;
+    /**
+     * {@code max(bumpEnd - bump, freeBytes)}, set under the lock whenever either changes and read
+     * without it: {@link #ensureHeadroom} runs on every store, and taking the monitor there made the
+     * writers' cores pass its cache line back and forth on every event.
+     */
+    private volatile long room;
 
     private long moves;
     private long tableGrowths;
@@ -181,6 +187,7 @@ final class RunArena {
         int capacity = Mem.getInt(address + ChainLayout.RUN_CAPACITY);
         freeRuns[classOf(ChainLayout.RUN_CAPACITIES, capacity)].add(address);
         freeBytes += ChainLayout.runBytes(capacity);
+        noteRoom();
     }
 
     /** A new zeroed entry chunk of {@code capacity} positions (capacity field set), or 0 if the budget does not allow it. */
@@ -202,6 +209,7 @@ final class RunArena {
         freeIds.add(run);
         links.reset(run);
         liveRuns--;
+        noteRoom();
     }
 
     /** Takes back an entry chunk (every reader that could see it has left). */
@@ -209,6 +217,7 @@ final class RunArena {
         int capacity = Mem.getInt(address + ChainLayout.CHUNK_CAPACITY);
         freeChunks[classOf(ChainLayout.CHUNK_CAPACITIES, capacity)].add(address);
         freeBytes += ChainLayout.chunkBytes(capacity);
+        noteRoom();
     }
 
     /**
@@ -217,8 +226,18 @@ final class RunArena {
      * it. A hint for stores, checked before they change anything: a concurrent store may still use
      * the room up first, or need a record size the free lists lack (the store then undoes itself).
      */
-    synchronized boolean ensureHeadroom(long bytes) {
-        return bumpEnd - bump >= bytes || freeBytes >= bytes || newSlab(bytes);
+    boolean ensureHeadroom(long bytes) {
+        if (room >= bytes) {
+            return true;
+        }
+        synchronized (this) {
+            return bumpEnd - bump >= bytes || freeBytes >= bytes || newSlab(bytes);
+        }
+    }
+
+    /** Publishes the room left after a change of the bump pointer or the free lists (under the lock). */
+    private void noteRoom() {
+        room = Math.max(bumpEnd - bump, freeBytes);
     }
 
     /** Heap bytes of the child-run lists. */
@@ -248,6 +267,7 @@ final class RunArena {
         if (!free.isEmpty()) {
             long a = free.popLong();
             freeBytes -= bytes;
+            noteRoom();
             Mem.zero(a, bytes);
             return a;
         }
@@ -256,12 +276,14 @@ final class RunArena {
         }
         long a = bump;
         bump += bytes;
+        noteRoom();
         return a;
     }
 
     private void giveBack(LongArrayList free, long address, long bytes) {
         free.add(address);
         freeBytes += bytes;
+        noteRoom();
     }
 
     /** A restore's room for {@code bytes} of records, in one slab the restore's copies touch (not touched up front). */
@@ -292,6 +314,7 @@ final class RunArena {
         slabBytes += size;
         bump = s.address;
         bumpEnd = s.address + size;
+        noteRoom();
         // Slabs grow with what the arena holds, an eighth of it at a time: few slabs, little unused room.
         nextSlab = Math.min(MAX_SLAB, Math.max(nextSlab, slabBytes / 8));
         return true;

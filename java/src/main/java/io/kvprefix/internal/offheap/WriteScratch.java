@@ -45,6 +45,10 @@ final class WriteScratch {
     long sink;
     /** Child records a store asked the table to make room for (0 if it did not). */
     int needChildRecords;
+    /** Records this thread has reserved in {@link #creditTable} and not used yet ({@link ChildTable#reserve}). */
+    int childCredit;
+    /** The generation {@link #childCredit} was reserved in; a credit in an older one is void. */
+    ChildTable creditTable;
 
     int[] slots(int n) {
         if (slots.length < n) {

@@ -48,6 +48,12 @@
  * that moves a name from one block to another pins the runs on its path, drops what lost its last
  * name deepest first, then adds what gained its first, parents first, so every intermediate state
  * gives a depth between the worker's depths before and after (IntermediateStatesTest checks every one).
+ * Apart from the runs two workers share, writers share no cache line they write on every event: the
+ * gates' counters are striped, the held-pair count is a {@code LongAdder}, a thread keeps a few child
+ * records reserved between its stores ({@code ChildTable.reserve}), and the arena's headroom and the
+ * reclaimer's backlog are read without their locks. A run that every worker's stores branch off (a
+ * shared first block) is the one hot spot left: its lock is held while a branch is created
+ * (benchmarks/RESULTS.md section 1.7).
  *
  * <p><b>Growth and reclamation.</b> A run that outgrows its record moves to a bigger one (its id,
  * and so every block id, stays); a run nobody holds anything in, with no run hanging from it, dies:
