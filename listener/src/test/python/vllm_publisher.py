@@ -45,7 +45,12 @@ Spec (JSON): {"seed": N, "interval": 0.002 (seconds between publishing steps), "
     per-process epoch), "ports": null | {"pub": N, "replay": M} (bind these ports: a restarted engine),
     "bind_late": false (with "ports": bind the PUB socket only after the early batches, so nobody
     receives them live, as when the engine published while its subscriber was away), "clears": true
-    (false: no AllBlocksCleared, so the cache only grows, as a benchmark of a full index needs)}]}
+    (false: no AllBlocksCleared, so the cache only grows, as a benchmark of a full index needs),
+    "restart_at": null (before publishing this batch, wait until the subscriber has gone, as a router
+    does when it restarts, publish "down_batches" batches with nobody listening, and wait for a
+    subscriber again)}]}
+
+Standard error gets a line "REPLAY name start_seq first_answered|-" for every replay request.
 
 Standard output: "READY {name: {"pub": port, "replay": port|null, "topic": str}}" once bound, then
 "DONE {name: last_seq}" once every batch is out; it keeps answering replay requests until standard
@@ -125,6 +130,8 @@ class Engine:
         self.pause_after_drop = spec.get("pause_after_drop", False)
         self.early = spec.get("early", 0)
         self.hole_once = spec.get("replay_hole_once", False)
+        self.restart_at = spec.get("restart_at")
+        self.down_batches = spec.get("down_batches", 0)
         self.replay_delay = spec.get("replay_delay", 0)
         self.lie = spec.get("lie")
         self.identity = spec.get("identity")
@@ -337,6 +344,8 @@ class Engine:
             answers = [(s + 10000, d) for s, d in self.buffer if s >= start_seq]
         else:
             answers = [(s, d) for s, d in self.buffer if s >= start_seq]
+        print("REPLAY %s %d %s" % (self.name, start_seq, answers[0][0] if answers else "-"), file=sys.stderr,
+              flush=True)
         if self.hole_once and len(answers) >= 3:
             self.hole_once = False
             del answers[1]
@@ -356,6 +365,8 @@ class Engine:
             msg = self.pub.recv()
             if msg[:1] == b"\x01":
                 self.subscribed = True
+            elif msg[:1] == b"\x00":
+                self.subscribed = False
 
 
 def bind(sock, port):
@@ -387,6 +398,26 @@ def service(engines, timeout_ms):
     return bool(ready)
 
 
+def router_restarts(engines, e):
+    """The subscriber goes away, batches are published to nobody, then a subscriber comes back (and,
+    if there is a replay socket, the script waits up to 5 s for its request before going on live)."""
+    e.restart_at = None
+    for want in (False, None, True):
+        if want is None:
+            for _ in range(e.down_batches):
+                e.publish_next()
+            asked = e.replay_requests
+            continue
+        deadline = time.time() + 30
+        while e.subscribed != want:
+            if time.time() > deadline:
+                sys.exit("the subscriber did not %s within 30 s" % ("come back" if want else "leave"))
+            service(engines, 10)
+    until = time.time() + 5
+    while e.router is not None and e.replay_requests == asked and time.time() < until:
+        service(engines, 10)
+
+
 def main():
     spec = json.load(open(sys.argv[1]))
     truth_path = sys.argv[2]
@@ -414,6 +445,8 @@ def main():
         for e in engines:
             if e.seq >= e.batches:
                 continue
+            if e.restart_at is not None and e.seq == e.restart_at:
+                router_restarts(engines, e)
             seq = e.publish_next()
             if e.pause_after_drop and e.after_drop(seq):
                 asked = e.replay_requests

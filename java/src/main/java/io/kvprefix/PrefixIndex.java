@@ -1,7 +1,9 @@
 package io.kvprefix;
 
 import io.kvprefix.internal.IndexFactory;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A global index of the KV-cache blocks every worker holds, fed by the engines' events, answering
@@ -56,6 +58,59 @@ public interface PrefixIndex extends AutoCloseable {
     static PrefixIndex heap(IndexConfig config) {
         return IndexFactory.heap(config);
     }
+
+    /**
+     * A new off-heap index holding the state saved in the snapshot {@code file} by
+     * {@link #snapshot(Path, Map)} of either implementation (docs/SNAPSHOT.md): every answer, status
+     * and counter is then what the saved index would have given. The file is mapped and copied in
+     * bulk (no event is re-applied). {@code config} must have the block size, seeds and worker slots
+     * the snapshot was written with; its memory budget, jump size, implementation and size hint are
+     * this index's own.
+     *
+     * @throws SnapshotException if the file cannot be read, is not a snapshot, is damaged in any way
+     *     (truncated, a flipped bit: every byte is covered by a CRC32C), is of another format version,
+     *     was written with another configuration, or does not fit the memory budget. Nothing is left
+     *     allocated then: the caller may go on with a new, empty index.
+     */
+    static PrefixIndex restore(Path file, IndexConfig config) {
+        return IndexFactory.restoreOffHeap(file, config);
+    }
+
+    /** Like {@link #restore}, into a new {@linkplain #heap heap index} (slower: the heap index builds its objects one by one). */
+    static PrefixIndex restoreHeap(Path file, IndexConfig config) {
+        return IndexFactory.restoreHeap(file, config);
+    }
+
+    /**
+     * Saves the whole state to {@code file} (docs/SNAPSHOT.md) with no metadata; see
+     * {@link #snapshot(Path, Map)}.
+     */
+    default void snapshot(Path file) {
+        snapshot(file, Map.of());
+    }
+
+    /**
+     * Saves the whole state (blocks, reach, every worker's names, worker slots, event counters) and
+     * {@code metadata} (strings of the caller's, for example the last sequence number applied per
+     * engine; {@link #snapshotMetadata()} of the restored index returns them) to {@code file}. The
+     * state is written to {@code FILE.tmp}, forced to disk and renamed over {@code file}
+     * atomically, so a crash at any moment leaves the previous snapshot whole.
+     *
+     * <p><b>Concurrent calls.</b> Matches go on while it runs. The snapshot is a consistent cut:
+     * events already being applied when it starts finish first and are in it; events that arrive
+     * while the state is copied wait until the copy is done (the off-heap index holds its writers out
+     * for the copy only, not for the disk flush; the heap index holds its read lock for the whole
+     * write, so a writer waits, and matches queue behind a waiting writer). No event is lost or
+     * applied twice.
+     *
+     * @throws SnapshotException if the file cannot be written (the previous one is kept)
+     * @throws IllegalArgumentException if {@code metadata} has an empty key or an entry over 64 KiB
+     * @throws IllegalStateException if the index is closed
+     */
+    void snapshot(Path file, Map<String, String> metadata);
+
+    /** The metadata of the snapshot this index was restored from; empty if it was not restored. */
+    Map<String, String> snapshotMetadata();
 
     /**
      * Applies one event, whole or not at all, and returns its status; the status is also counted

@@ -25,6 +25,11 @@
  * overlap writes: each worker's depth is then one that held at some moment of the call, or between
  * two such depths. Writes for different worker ids may run concurrently.
  *
+ * <p><b>Snapshots</b> (docs/SNAPSHOT.md). {@link io.kvprefix.PrefixIndex#snapshot} saves an index's
+ * whole state to one file while matches go on, and {@link io.kvprefix.PrefixIndex#restore} builds an
+ * index that answers exactly like the saved one, in bulk, without applying an event again; a file
+ * that cannot be restored is refused whole with a {@link io.kvprefix.SnapshotException}.
+ *
  * <p>Everything under {@code io.kvprefix.internal} is an implementation detail the module does not
  * export.
  */

@@ -3,16 +3,18 @@ package io.kvprefix.bench;
 import io.kvprefix.Implementation;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
  * The index implementations the benchmarks compare and the command line offers, by name
- * ({@code --impl NAME}, the JMH suites' {@code impl} parameter). Adding one is a single
- * {@link #register} line in the static block below.
+ * ({@code --impl NAME}, the JMH suites' {@code impl} parameter), and how each restores a snapshot.
+ * Adding one is a single {@link #register} call in the static block below.
  *
  * <p>Thread-safety: the registry is filled once, when the class initializes, and only read after:
  * safe from any thread.
@@ -22,16 +24,26 @@ public final class Implementations {
     public static final String DEFAULT = "offheap";
 
     private static final Map<String, Function<IndexConfig, PrefixIndex>> BY_NAME = new LinkedHashMap<>();
+    private static final Map<String, BiFunction<Path, IndexConfig, PrefixIndex>> RESTORE = new LinkedHashMap<>();
 
     static {
         // The on-heap baseline, pure Java (hashing included).
-        register("heap", config -> PrefixIndex.heap(with(config, Implementation.PORTABLE)));
+        register(
+                "heap",
+                config -> PrefixIndex.heap(with(config, Implementation.PORTABLE)),
+                (file, config) -> PrefixIndex.restoreHeap(file, with(config, Implementation.PORTABLE)));
         // The off-heap index, native matching if the library loads (kvprefix's default).
-        register("offheap", PrefixIndex::offHeap);
+        register("offheap", PrefixIndex::offHeap, PrefixIndex::restore);
         // The off-heap index, pure-Java hashing and matching.
-        register("offheap-java", config -> PrefixIndex.offHeap(with(config, Implementation.PORTABLE)));
+        register(
+                "offheap-java",
+                config -> PrefixIndex.offHeap(with(config, Implementation.PORTABLE)),
+                (file, config) -> PrefixIndex.restore(file, with(config, Implementation.PORTABLE)));
         // The off-heap index, hashing and matching in the native kernel (fails if the library cannot load).
-        register("offheap-native", config -> PrefixIndex.offHeap(with(config, Implementation.NATIVE)));
+        register(
+                "offheap-native",
+                config -> PrefixIndex.offHeap(with(config, Implementation.NATIVE)),
+                (file, config) -> PrefixIndex.restore(file, with(config, Implementation.NATIVE)));
     }
 
     private static IndexConfig with(IndexConfig config, Implementation impl) {
@@ -40,10 +52,14 @@ public final class Implementations {
 
     private Implementations() {}
 
-    private static void register(String name, Function<IndexConfig, PrefixIndex> factory) {
+    private static void register(
+            String name,
+            Function<IndexConfig, PrefixIndex> factory,
+            BiFunction<Path, IndexConfig, PrefixIndex> restore) {
         if (BY_NAME.putIfAbsent(name, Objects.requireNonNull(factory)) != null) {
             throw new IllegalStateException("implementation '" + name + "' registered twice");
         }
+        RESTORE.put(name, Objects.requireNonNull(restore));
     }
 
     /** The known names, in registration order. */
@@ -63,6 +79,22 @@ public final class Implementations {
                     "unknown implementation '" + name + "': known implementations are " + String.join(", ", names()));
         }
         return f.apply(config);
+    }
+
+    /**
+     * A new index of implementation {@code name} holding the state of the snapshot {@code file}
+     * (docs/SNAPSHOT.md).
+     *
+     * @throws IllegalArgumentException for an unknown name
+     * @throws io.kvprefix.SnapshotException if the file cannot be restored
+     */
+    public static PrefixIndex restore(String name, Path file, IndexConfig config) {
+        BiFunction<Path, IndexConfig, PrefixIndex> f = RESTORE.get(name);
+        if (f == null) {
+            throw new IllegalArgumentException(
+                    "unknown implementation '" + name + "': known implementations are " + String.join(", ", names()));
+        }
+        return f.apply(file, config);
     }
 
     /** True if {@code name} is registered. */

@@ -1,10 +1,12 @@
 package io.kvprefix.cli;
 
+import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.nats.EventRelay;
 import io.kvprefix.nats.FleetConnection;
 import io.kvprefix.nats.FleetStream;
+import io.kvprefix.nats.IndexImages;
 import io.kvprefix.nats.ReplicaStats;
 import io.kvprefix.nats.StreamReplica;
 import io.kvprefix.zmq.EngineEndpoint;
@@ -18,6 +20,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -37,7 +40,9 @@ import picocli.CommandLine.Option;
  * python3-msgpack), and a relay and replicas in this JVM. Three figures (benchmarks/RESULTS.md
  * has them): end-to-end lag from engine publish to replica apply at a paced engine rate; events per
  * second through relay, JetStream and replica with the engines publishing as fast as the stand-in
- * can; and the time a new replica takes to apply the whole stream of that run from its start.
+ * can; and the time a new replica takes to hold the whole stream of that run, applying it from its
+ * start or restoring the first replica's last snapshot (docs/SPEC.md section 9.5; checked: the
+ * restored index has the blocks and event counters of the one that applied the stream).
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
@@ -48,8 +53,8 @@ import picocli.CommandLine.Option;
         description = {
             "Measure the JetStream fleet (relay, replicas, a real nats-server) on this machine.",
             "It runs a real nats-server (file storage, loopback), the vLLM-shaped publisher as",
-            "engines, a relay and replicas. Prints one",
-            "JSON line: paced lag p50/p99, events/s at full rate, bootstrap time from the stream."
+            "engines, a relay and replicas. Prints one JSON line: paced lag p50/p99, events/s at",
+            "full rate, bootstrap time from the stream and from a snapshot."
         })
 final class FleetBenchCommand implements Callable<Integer> {
     private static final int BURST = 900;
@@ -119,6 +124,11 @@ final class FleetBenchCommand implements Callable<Integer> {
             err.println("kvprefix fleet-bench: paced: " + paced.replica.summary());
             Phase full = run(c, script, dir, "FULL", engines, batches, 0, false, true);
             err.println("kvprefix fleet-bench: full rate: " + full.replica.summary());
+            err.printf(
+                    Locale.ROOT,
+                    "kvprefix fleet-bench: bootstrap: %.3f s from the stream's start, %.3f s from a snapshot%n",
+                    full.bootstrapSeconds,
+                    full.fromSnapshot.seconds());
             Phase burst = run(c, script, dir, "BURST", burstEngines, BURST, 0, true, false);
             err.println("kvprefix fleet-bench: burst: " + burst.replica.summary());
             String json = String.format(
@@ -131,7 +141,9 @@ final class FleetBenchCommand implements Callable<Integer> {
                             + "\"burst\":{\"engines\":%d,\"batches\":%d,\"events\":%d,\"stream_messages\":%d,"
                             + "\"seconds\":%.3f,\"events_per_s\":%.0f,\"batches_per_s\":%.0f,\"stream_mb_per_s\":%.2f},"
                             + "\"bootstrap_from_stream_start\":{\"messages\":%d,\"events\":%d,\"seconds\":%.3f,"
-                            + "\"events_per_s\":%.0f,\"stream_mb_per_s\":%.2f}}",
+                            + "\"events_per_s\":%.0f,\"stream_mb_per_s\":%.2f},"
+                            + "\"bootstrap_from_snapshot\":{\"seconds\":%.3f,\"restore_ms\":%d,"
+                            + "\"messages_after\":%d}}",
                     engines,
                     paced.replica.batches(),
                     paced.replica.events(),
@@ -161,7 +173,10 @@ final class FleetBenchCommand implements Callable<Integer> {
                     full.bootstrap.events(),
                     full.bootstrapSeconds,
                     full.bootstrap.events() / full.bootstrapSeconds,
-                    full.bytes / 1e6 / full.bootstrapSeconds);
+                    full.bytes / 1e6 / full.bootstrapSeconds,
+                    full.fromSnapshot.seconds(),
+                    full.fromSnapshot.restoreMillis(),
+                    full.fromSnapshot.messagesAfter());
             System.out.println(json);
             return 0;
         } finally {
@@ -173,7 +188,48 @@ final class FleetBenchCommand implements Callable<Integer> {
     }
 
     private record Phase(
-            ReplicaStats replica, double seconds, long bytes, ReplicaStats bootstrap, double bootstrapSeconds) {}
+            ReplicaStats replica,
+            double seconds,
+            long bytes,
+            ReplicaStats bootstrap,
+            double bootstrapSeconds,
+            Booted fromSnapshot) {}
+
+    /** A replica started from the newest snapshot: until it had applied the stream's last message, and the restore's share. */
+    private record Booted(double seconds, long restoreMillis, long messagesAfter) {}
+
+    /**
+     * Times a replica that starts from the newest snapshot in {@code stream}'s bucket until it holds
+     * stream sequence {@code last}, and checks that it holds what {@code fromStart} (a replica that
+     * applied the whole stream) holds: the same blocks and event counters.
+     */
+    private static Booted fromSnapshot(Connection c, FleetStream stream, long last, PrefixIndex fromStart)
+            throws Exception {
+        try (PrefixIndex unused = PrefixIndex.create(IndexConfig.defaults())) {
+            long t0 = System.nanoTime();
+            StreamReplica r3 = StreamReplica.builder(unused, c, stream)
+                    .snapshots(IndexImages.of(IndexConfig.defaults()), Duration.ofHours(1))
+                    .build();
+            try (PrefixIndex restored = r3.index() == unused ? null : r3.index()) {
+                await(() -> r3.appliedSequence() >= last, 120, () -> r3.stats().toJson());
+                double seconds = (System.nanoTime() - t0) / 1e9;
+                ReplicaStats st = r3.stats();
+                if (restored == null || st.bootstrapSeq() < 0) {
+                    throw new IllegalStateException("the third replica did not start from a snapshot: " + st.toJson());
+                }
+                for (EventStatus e : EventStatus.values()) {
+                    if (restored.eventCount(e) != fromStart.eventCount(e)
+                            || restored.stats().blocks() != fromStart.stats().blocks()) {
+                        throw new IllegalStateException("the replica restored from the snapshot differs from the one "
+                                + "that applied the whole stream (" + e.wireName() + "): " + st.toJson());
+                    }
+                }
+                return new Booted(seconds, st.bootstrapMillis(), st.messages());
+            } finally {
+                r3.close();
+            }
+        }
+    }
 
     /**
      * One run on a stream of its own: the publisher's engines, a replica, then the relay; timed from
@@ -228,7 +284,11 @@ final class FleetBenchCommand implements Callable<Integer> {
                 eps.add(EngineEndpoint.parse(
                         "tcp://127.0.0.1:" + m.group(2) + "=" + w + "/0,replay=tcp://127.0.0.1:" + m.group(3)));
             }
-            StreamReplica replica = StreamReplica.builder(index, c, stream).build();
+            StreamReplica.Builder rb = StreamReplica.builder(index, c, stream);
+            if (bootstrap) { // its last snapshot, published as it closes, is what a third replica starts from
+                rb.snapshots(IndexImages.of(IndexConfig.defaults()), Duration.ofHours(1));
+            }
+            StreamReplica replica = rb.build();
             long t0;
             ReplicaStats s;
             try (EventRelay relay = EventRelay.builder(c, stream).build()) {
@@ -255,6 +315,7 @@ final class FleetBenchCommand implements Callable<Integer> {
             double seconds = (System.nanoTime() - t0) / 1e9;
             ReplicaStats boot = null;
             double bootSeconds = 0;
+            Booted fromSnapshot = null;
             if (bootstrap) {
                 try (PrefixIndex second = PrefixIndex.create(IndexConfig.defaults())) {
                     long t1 = System.nanoTime();
@@ -267,6 +328,7 @@ final class FleetBenchCommand implements Callable<Integer> {
                                 () -> r2.stats().toJson());
                         bootSeconds = (System.nanoTime() - t1) / 1e9;
                         boot = r2.stats();
+                        fromSnapshot = fromSnapshot(c, stream, last, second);
                     } finally {
                         r2.close();
                     }
@@ -276,7 +338,7 @@ final class FleetBenchCommand implements Callable<Integer> {
                     .getStreamInfo(stream.name())
                     .getStreamState()
                     .getByteCount();
-            return new Phase(s, seconds, bytes, boot, bootSeconds);
+            return new Phase(s, seconds, bytes, boot, bootSeconds, fromSnapshot);
         } finally {
             pub.getOutputStream().close();
             if (!pub.waitFor(10, TimeUnit.SECONDS)) {

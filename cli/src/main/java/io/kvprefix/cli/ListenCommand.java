@@ -3,8 +3,10 @@ package io.kvprefix.cli;
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.IndexStats;
+import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
+import io.kvprefix.SnapshotException;
 import io.kvprefix.bench.Implementations;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamReader;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -35,12 +38,15 @@ import picocli.CommandLine.Option;
  * {@code --duration} (or on Ctrl-C / SIGTERM) runs the match lines of {@code --queries} against the
  * index, prints their result lines on standard output, then one JSON stats object as the last line.
  *
- * <p>With {@code --metrics-port} it serves {@code /metrics}, {@code /health/live} and
- * {@code /health/ready} while it listens ({@link ListenMetrics}).
+ * <p>With {@code --snapshot FILE} it restores the index from FILE at start and resumes each engine
+ * after its last applied batch, and saves FILE every {@code --snapshot-interval} and at the end
+ * (docs/SNAPSHOT.md). With {@code --metrics-port} it serves {@code /metrics}, {@code /health/live}
+ * and {@code /health/ready} while it listens ({@link ListenMetrics}).
  *
  * <p>Exit status: 0 after a run (whatever the engines sent); 2 for a usage error (a bad
  * {@code --engine} spec or option value, a queries file that cannot be opened, a metrics port that is
- * out of range or cannot be bound); 1 if reading the queries file fails on the way.
+ * out of range or cannot be bound); 1 if reading the queries file fails on the way or the final
+ * snapshot cannot be written.
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
@@ -138,6 +144,27 @@ final class ListenCommand implements Callable<Integer> {
     IndexOptions indexOptions = new IndexOptions();
 
     @Option(
+            names = "--snapshot",
+            paramLabel = "FILE",
+            description = {
+                "restart without loss (docs/SNAPSHOT.md): at start, restore the index from FILE if it",
+                "exists and ask each engine's replay socket only for the batches after the last one",
+                "applied; save FILE every --snapshot-interval and at a clean end (--duration, Ctrl-C,",
+                "SIGTERM). A FILE that cannot be restored is reported and the index starts empty."
+            })
+    Path snapshot;
+
+    @Option(
+            names = "--snapshot-interval",
+            paramLabel = "SECONDS",
+            description = {
+                "seconds between saves of --snapshot (default: 60); with --nats, publish the replica's",
+                "snapshot to the stream's object store every SECONDS and start from the newest one",
+                "there (docs/SPEC.md section 9.5)"
+            })
+    Double snapshotInterval;
+
+    @Option(
             names = "--memory-budget",
             paramLabel = "BYTES",
             description = {
@@ -181,6 +208,12 @@ final class ListenCommand implements Callable<Integer> {
         Duration every = seconds(statsInterval, "--stats-interval");
         Duration replayWait = seconds(replayTimeout, "--replay-timeout");
         IndexConfig config = indexConfig();
+        if (snapshotInterval != null && snapshot == null) {
+            throw new IllegalArgumentException("--snapshot-interval needs --snapshot");
+        }
+        Duration saveEvery = snapshot == null
+                ? null
+                : seconds(snapshotInterval == null ? 60 : snapshotInterval, "--snapshot-interval");
         PrintStream err = System.err;
         Path queryFile = null;
         if (queries != null) {
@@ -197,20 +230,23 @@ final class ListenCommand implements Callable<Integer> {
                 () -> {
                     stop.countDown();
                     try {
-                        finished.await(
-                                15, TimeUnit.SECONDS); // let the results and stats be printed before the JVM goes
+                        // let the final snapshot, the results and the stats be written before the JVM goes
+                        finished.await(snapshot == null ? 15 : 120, TimeUnit.SECONDS);
                     } catch (InterruptedException ignored) {
                         Thread.currentThread().interrupt();
                     }
                 },
                 "kvprefix-listen-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
+        boolean saved = true;
         TrtllmFeed trtllm = null;
         Thread feed = null;
         try (ListenMetrics m = metrics;
-                PrefixIndex index = instrument(m, Implementations.create(indexOptions.impl, config))) {
-            KvEventSubscriber sub =
-                    KvEventSubscriber.builder(index).replayTimeout(replayWait).build();
+                PrefixIndex index = instrument(m, openIndex(config, err))) {
+            KvEventSubscriber sub = KvEventSubscriber.builder(index)
+                    .replayTimeout(replayWait)
+                    .resumeFrom(index.snapshotMetadata())
+                    .build();
             try {
                 for (EngineEndpoint e : specs) {
                     sub.addEngine(e);
@@ -225,6 +261,11 @@ final class ListenCommand implements Callable<Integer> {
                         throw new IllegalArgumentException("--trtllm-events: worker " + Long.toUnsignedString(id)
                                 + " is also an --engine's worker; give it an id of its own");
                     }
+                    if (index.workers().stream().anyMatch(w -> w.workerId() == id)) {
+                        // restored: its events carry no sequence numbers to resume from, so what was saved of its
+                        // worker may be stale; it starts afresh
+                        index.apply(new KvEvent.RemoveWorker(id));
+                    }
                     feed = new Thread(trtllm, "kvprefix-trtllm-events");
                     feed.setDaemon(true); // a pipe that never closes must not keep the JVM after --duration
                     feed.start();
@@ -233,21 +274,9 @@ final class ListenCommand implements Callable<Integer> {
                     err.println("kvprefix listen: subscribed to " + specs.size() + " engine(s) ("
                             + (runFor == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
                 }
-                long deadline = runFor == null ? Long.MAX_VALUE : System.nanoTime() + runFor.toNanos();
-                while (specs.isEmpty()) { // only a TensorRT-LLM feed: until its input ends, or --duration, or Ctrl-C
-                    if (!feed.isAlive() || System.nanoTime() >= deadline || stop.await(20, TimeUnit.MILLISECONDS)) {
-                        break;
-                    }
-                }
-                while (!specs.isEmpty()) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0 || stop.await(Math.min(left, every.toNanos()), TimeUnit.NANOSECONDS)) {
-                        break;
-                    }
-
-                    if (!quiet) {
-                        err.println("kvprefix listen: " + sub.stats().summary());
-                    }
+                runUntilStopped(sub, stop, runFor, every, saveEvery, specs.isEmpty() ? feed : null, err);
+                if (snapshot != null) {
+                    saved = save(sub, err);
                 }
                 if (m != null) {
                     m.stopping();
@@ -288,7 +317,7 @@ final class ListenCommand implements Callable<Integer> {
                                 ? "unlimited"
                                 : String.format("%.1f MiB", config.memoryBudgetBytes() / 1048576.0));
             }
-            return 0;
+            return saved ? 0 : 1;
         } finally {
             finished.countDown();
             try {
@@ -297,6 +326,89 @@ final class ListenCommand implements Callable<Integer> {
                 // the JVM is shutting down (Ctrl-C): the hook is running and returns now
             }
         }
+    }
+
+    /**
+     * Until {@code --duration}, a signal, or (with only a TensorRT-LLM feed, {@code feedOnly}) the end
+     * of its input: prints a stats line every {@code every} (with engines) and saves the snapshot every
+     * {@code saveEvery} (if any).
+     */
+    private void runUntilStopped(
+            KvEventSubscriber sub,
+            CountDownLatch stop,
+            Duration runFor,
+            Duration every,
+            Duration saveEvery,
+            Thread feedOnly,
+            PrintStream err)
+            throws InterruptedException {
+        long now = System.nanoTime();
+        long deadline = runFor == null ? Long.MAX_VALUE : now + runFor.toNanos();
+        long nextStats = now + every.toNanos();
+        long nextSave = saveEvery == null ? Long.MAX_VALUE : now + saveEvery.toNanos();
+        while (true) {
+            long wake = Math.min(deadline, Math.min(nextStats, nextSave));
+            if (feedOnly != null) {
+                wake = Math.min(wake, System.nanoTime() + 20_000_000L); // look at the feed every 20 ms
+            }
+            long left = wake - System.nanoTime();
+            if (left > 0 && stop.await(left, TimeUnit.NANOSECONDS)) {
+                return;
+            }
+            now = System.nanoTime();
+            if (now - deadline >= 0 || (feedOnly != null && !feedOnly.isAlive())) {
+                return;
+            }
+            if (now - nextSave >= 0) {
+                save(sub, err);
+                nextSave = now + saveEvery.toNanos();
+            }
+            if (now - nextStats >= 0) {
+                if (!quiet && feedOnly == null) {
+                    err.println("kvprefix listen: " + sub.stats().summary());
+                }
+                nextStats = now + every.toNanos();
+            }
+        }
+    }
+
+    /** The index: restored from {@code --snapshot} if the file exists and can be, otherwise empty. */
+    private PrefixIndex openIndex(IndexConfig config, PrintStream err) {
+        if (snapshot == null || !Files.exists(snapshot)) {
+            return Implementations.create(indexOptions.impl, config);
+        }
+        long t0 = System.nanoTime();
+        try {
+            PrefixIndex index = Implementations.restore(indexOptions.impl, snapshot, config);
+            if (!quiet) {
+                err.printf(
+                        Locale.ROOT,
+                        "kvprefix listen: restored %s: %d workers, %d blocks held (%.1f ms)%n",
+                        snapshot,
+                        index.workers().size(),
+                        index.stats().blocks(),
+                        (System.nanoTime() - t0) / 1e6);
+            }
+            return index;
+        } catch (SnapshotException e) {
+            err.println("kvprefix listen: " + e.getMessage() + "; starting with an empty index");
+            return Implementations.create(indexOptions.impl, config);
+        }
+    }
+
+    /** Saves {@code --snapshot}; false (after one line on standard error) if it cannot be written. */
+    private boolean save(KvEventSubscriber sub, PrintStream err) {
+        long t0 = System.nanoTime();
+        try {
+            sub.snapshot(snapshot);
+        } catch (SnapshotException | IllegalStateException e) {
+            err.println("kvprefix listen: " + e.getMessage() + " (the previous snapshot is kept)");
+            return false;
+        }
+        if (!quiet) {
+            err.printf(Locale.ROOT, "kvprefix listen: saved %s (%.1f ms)%n", snapshot, (System.nanoTime() - t0) / 1e6);
+        }
+        return true;
     }
 
     /** The index's configuration from --impl, --max-workers and --memory-budget (a usage error names the option). */

@@ -39,6 +39,7 @@ import picocli.CommandLine.ScopeType;
             SweepCommand.class,
             JmhCommand.class,
             FootprintCommand.class,
+            SnapshotBenchCommand.class,
         })
 public final class Main implements Runnable {
     @Option(

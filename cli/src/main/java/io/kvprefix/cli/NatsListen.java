@@ -5,18 +5,21 @@ import io.kvprefix.PrefixIndex;
 import io.kvprefix.bench.Implementations;
 import io.kvprefix.nats.FleetConnection;
 import io.kvprefix.nats.FleetStream;
+import io.kvprefix.nats.IndexImages;
 import io.kvprefix.nats.ReplicaStats;
 import io.kvprefix.nats.StreamReplica;
 import io.nats.client.Connection;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
  * {@code kvprefix listen --nats URL}: a fleet replica. Applies the stream (docs/SPEC.md section 9)
- * to a new index, prints a stats line to standard error every few seconds, and after
+ * to a new index (with {@code --snapshot-interval}: the one restored from the newest snapshot in the
+ * stream's object store, section 9.5, publishing its own every interval), prints a stats line to standard error every few seconds, and after
  * {@code --duration} (or Ctrl-C / SIGTERM) runs the match lines of {@code --queries}, then prints the
  * replica's JSON stats ({@link ReplicaStats#toJson()}) as the last line.
  *
@@ -30,6 +33,12 @@ final class NatsListen {
             throw new IllegalArgumentException("--engine and --trtllm-events exclude --nats: a replica applies the "
                     + "stream that kvprefix relay fills from the engines");
         }
+        if (c.snapshot != null) {
+            throw new IllegalArgumentException("--snapshot is for engines read directly; with --nats, "
+                    + "--snapshot-interval S publishes the replica's snapshots to the stream's object store");
+        }
+        Duration snapshotEvery =
+                c.snapshotInterval == null ? null : ListenCommand.seconds(c.snapshotInterval, "--snapshot-interval");
         if (c.metricsPort != null) {
             throw new IllegalArgumentException("--metrics-port is not served with --nats yet");
         }
@@ -56,38 +65,48 @@ final class NatsListen {
                 "kvprefix-listen-shutdown");
         Connection connection = FleetConnection.open(c.nats, "kvprefix-listen");
         Runtime.getRuntime().addShutdownHook(hook);
-        try (PrefixIndex index = Implementations.create(c.indexOptions.impl, config)) {
+        try (PrefixIndex fresh = Implementations.create(c.indexOptions.impl, config)) {
             ReplicaStats last;
-            StreamReplica replica =
-                    StreamReplica.builder(index, connection, fleet).build();
+            StreamReplica.Builder builder = StreamReplica.builder(fresh, connection, fleet);
+            if (snapshotEvery != null) {
+                builder.snapshots(images(c.indexOptions.impl, config), snapshotEvery);
+            }
+            StreamReplica replica = builder.build();
+            PrefixIndex index = replica.index(); // the restored one, if a snapshot was
             try {
-                if (!c.quiet) {
-                    err.println("kvprefix listen: applying stream " + fleet.name() + " from " + c.nats + " ("
-                            + (runFor == null ? "until Ctrl-C" : "for " + c.duration + " s") + ")");
-                }
-                long deadline = runFor == null ? Long.MAX_VALUE : System.nanoTime() + runFor.toNanos();
-                while (true) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0 || stop.await(Math.min(left, every.toNanos()), TimeUnit.NANOSECONDS)) {
-                        break;
-                    }
+                try {
                     if (!c.quiet) {
-                        err.println("kvprefix listen: " + replica.stats().summary());
+                        err.println("kvprefix listen: applying stream " + fleet.name() + " from " + c.nats + " ("
+                                + (runFor == null ? "until Ctrl-C" : "for " + c.duration + " s") + ")");
                     }
+                    long deadline = runFor == null ? Long.MAX_VALUE : System.nanoTime() + runFor.toNanos();
+                    while (true) {
+                        long left = deadline - System.nanoTime();
+                        if (left <= 0 || stop.await(Math.min(left, every.toNanos()), TimeUnit.NANOSECONDS)) {
+                            break;
+                        }
+                        if (!c.quiet) {
+                            err.println("kvprefix listen: " + replica.stats().summary());
+                        }
+                    }
+                } finally {
+                    replica.close();
                 }
+                last = replica.stats();
+                if (queryFile != null && !ListenCommand.runQueries(queryFile, index, err)) {
+                    return 1;
+                }
+                System.out.println(last.toJson());
+                System.out.flush();
+                if (!c.quiet) {
+                    err.println("kvprefix listen: " + last.summary());
+                }
+                return 0;
             } finally {
-                replica.close();
+                if (index != fresh) {
+                    index.close(); // restored from a snapshot: the replica's own
+                }
             }
-            last = replica.stats();
-            if (queryFile != null && !ListenCommand.runQueries(queryFile, index, err)) {
-                return 1;
-            }
-            System.out.println(last.toJson());
-            System.out.flush();
-            if (!c.quiet) {
-                err.println("kvprefix listen: " + last.summary());
-            }
-            return 0;
         } finally {
             connection.close();
             finished.countDown();
@@ -97,5 +116,26 @@ final class NatsListen {
                 // the JVM is shutting down (Ctrl-C): the hook is running and returns now
             }
         }
+    }
+
+    /** The index's own snapshots, restored into {@code --impl}'s implementation. */
+    private static IndexImages images(String impl, IndexConfig config) {
+        IndexImages own = IndexImages.of(config);
+        return new IndexImages() {
+            @Override
+            public void save(PrefixIndex index, Path file, Map<String, String> metadata) {
+                own.save(index, file, metadata);
+            }
+
+            @Override
+            public PrefixIndex restore(Path file) {
+                return Implementations.restore(impl, file, config);
+            }
+
+            @Override
+            public Map<String, String> metadata(PrefixIndex restored) {
+                return own.metadata(restored);
+            }
+        };
     }
 }

@@ -3,6 +3,7 @@ package io.kvprefix.cli;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.IndexStats;
 import io.kvprefix.PrefixIndex;
+import io.kvprefix.SnapshotException;
 import io.kvprefix.bench.Implementations;
 import io.kvprefix.opstream.Replayer;
 import java.io.FilterOutputStream;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,9 +26,14 @@ import picocli.CommandLine.Parameters;
  * {@code kvprefix replay}: applies an op stream (docs/SPEC.md section 5) to an index and prints one
  * result line per input line on standard output; notes and a summary go to standard error.
  *
+ * <p>{@code --restore FILE} starts from a snapshot instead of an empty index, and {@code --save FILE}
+ * saves one after the last line (docs/SNAPSHOT.md): the answers are those of replaying the
+ * snapshot's history first.
+ *
  * <p>Exit status: 0 whatever the statuses were; 2 for a usage error (unknown {@code --impl}, a bad
- * option value, an input that cannot be opened); 1 if reading the input fails on the way or standard
- * output cannot be written.
+ * option value, an input that cannot be opened, a {@code --restore} file that cannot be restored);
+ * 1 if reading the input fails on the way, standard output cannot be written, or the {@code --save}
+ * file cannot be written.
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
@@ -74,6 +81,19 @@ final class ReplayCommand implements Callable<Integer> {
     int maxLineBytes;
 
     @Option(
+            names = "--restore",
+            paramLabel = "FILE",
+            description = "start from this snapshot (docs/SNAPSHOT.md) instead of an empty index; a file that cannot"
+                    + " be restored is a usage error (exit status 2)")
+    Path restore;
+
+    @Option(
+            names = "--save",
+            paramLabel = "FILE",
+            description = "after the last line, save the index to this snapshot (written to FILE.tmp, renamed)")
+    Path save;
+
+    @Option(
             names = {"-q", "--quiet"},
             description = "print nothing on standard error unless the run fails")
     boolean quiet;
@@ -97,7 +117,26 @@ final class ReplayCommand implements Callable<Integer> {
         }
         String name = stdin ? "standard input" : "'" + input + "'";
         long t0 = System.nanoTime();
-        try (PrefixIndex index = Implementations.create(impl, config)) {
+        PrefixIndex restored = null;
+        if (restore != null) {
+            try {
+                restored = Implementations.restore(impl, restore, config);
+            } catch (SnapshotException e) {
+                err.println("kvprefix replay: " + e.getMessage());
+                close(in, stdin);
+                return 2;
+            }
+            note(
+                    err,
+                    String.format(
+                            Locale.ROOT,
+                            "restored %s: %d workers, %d blocks held (%.1f ms)",
+                            restore,
+                            restored.workers().size(),
+                            restored.stats().blocks(),
+                            (System.nanoTime() - t0) / 1e6));
+        }
+        try (PrefixIndex index = restored != null ? restored : Implementations.create(impl, config)) {
             replayer = new Replayer(index).maxLineBytes(maxLineBytes);
             long[] firstRefusal = {-1, 0}; // line, bytes in use then
             if (!quiet) {
@@ -122,7 +161,7 @@ final class ReplayCommand implements Callable<Integer> {
                     err.println("kvprefix replay: " + budgetNote(index, config.memoryBudgetBytes(), firstRefusal));
                 }
             }
-            return 0;
+            return save(index, err);
         } catch (StdoutFailure e) {
             err.println("kvprefix replay: cannot write standard output (" + e.getMessage() + "); stopped");
             return 1;
@@ -130,12 +169,47 @@ final class ReplayCommand implements Callable<Integer> {
             err.println("kvprefix replay: error reading " + name + ": " + reason(e));
             return 1;
         } finally {
-            if (!stdin) {
-                try {
-                    in.close();
-                } catch (IOException ignored) {
-                    // nothing left to do with it
-                }
+            close(in, stdin);
+        }
+    }
+
+    /** Saves the snapshot of {@code --save}, if given: 0, or 1 if it cannot be written. */
+    private int save(PrefixIndex index, PrintStream err) {
+        if (save == null) {
+            return 0;
+        }
+        long t0 = System.nanoTime();
+        try {
+            index.snapshot(save);
+        } catch (SnapshotException e) {
+            err.println("kvprefix replay: " + e.getMessage());
+            return 1;
+        }
+        long bytes;
+        try {
+            bytes = Files.size(save);
+        } catch (IOException e) {
+            bytes = -1;
+        }
+        note(
+                err,
+                String.format(
+                        Locale.ROOT, "saved %s: %d bytes (%.1f ms)", save, bytes, (System.nanoTime() - t0) / 1e6));
+        return 0;
+    }
+
+    private void note(PrintStream err, String text) {
+        if (!quiet) {
+            err.println("kvprefix replay: " + text);
+        }
+    }
+
+    private static void close(InputStream in, boolean stdin) {
+        if (!stdin) {
+            try {
+                in.close();
+            } catch (IOException ignored) {
+                // nothing left to do with it
             }
         }
     }

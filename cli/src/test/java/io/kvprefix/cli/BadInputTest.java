@@ -151,6 +151,21 @@ class BadInputTest {
                     "relay --nats nats://127.0.0.1:1 --engine tcp://127.0.0.1:1=1 --retention 0",
                     "--retention must be a positive number"),
             row("fleet-bench --engines 0", "--engines", "must be at least 1"),
+            // snapshots: replay --restore, listen --snapshot
+            row("replay --restore {missing} {ops}", "snapshot", "cannot read: no such file or directory"),
+            row("replay --restore {dir} {ops}", "snapshot", "is a directory"),
+            row("replay --restore {ops} {ops}", "snapshot", "not a kvprefix snapshot (bad magic)"),
+            row("listen --engine tcp://127.0.0.1:5557=1 --snapshot-interval 5", "--snapshot-interval needs --snapshot"),
+            row("listen --nats nats://127.0.0.1:1 --snapshot {file}", "--snapshot is for engines read directly"),
+            // snapshot-bench
+            row("snapshot-bench --repeat 0", "--repeat must be >= 1, got 0"),
+            row("snapshot-bench --blocks 0", "--blocks must be >= 1, got 0"),
+            row("snapshot-bench --chain 5000", "--chain must be in 1..4096, got 5000"),
+            row("snapshot-bench --impl fast", "--impl", "unknown implementation 'fast'"),
+            row("snapshot-bench --dir {file}", "--dir", "is a file, not a directory"),
+            row("snapshot-bench --ops {missing}", "--ops", "no such file"),
+            row("snapshot-bench --ops {trace}", "--ops", "none of its 3 lines is an op-stream line"),
+            row("snapshot-bench --write-ops {dir}", "--write-ops", "is a directory, not a file"),
             row("fleet-bench --nats-server {missing}", "--nats-server", "no such file"),
             row("fleet-bench --nats-server {file}", "--nats-server", "not executable"),
             // hash

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * process: {@code kvprefix relay} (a process of its own) fills the stream from two engines, one with a
  * dropped range its replay fills; two {@code kvprefix listen --nats} replicas (one another process,
  * one in this JVM) apply it, and both answer the truth file's queries exactly as the test oracle fed
- * the engines' full history.
+ * the engines' full history; the first publishes snapshots ({@code --snapshot-interval}), and a third
+ * replica started after the others bootstraps from the newest and answers alike.
  */
 class FleetCommandsTest {
     @TempDir
@@ -48,6 +49,20 @@ class FleetCommandsTest {
                         "--engine",
                         "tcp://127.0.0.1:5557=1"),
                 new Case("stream name 'a.b'", "listen", "--nats", "nats://127.0.0.1:1", "--stream", "a.b"),
+                new Case(
+                        "--snapshot is for engines read directly; with --nats, --snapshot-interval",
+                        "listen",
+                        "--nats",
+                        "nats://127.0.0.1:1",
+                        "--snapshot",
+                        "x.snap"),
+                new Case(
+                        "--snapshot-interval must be a positive number",
+                        "listen",
+                        "--nats",
+                        "nats://127.0.0.1:1",
+                        "--snapshot-interval",
+                        "0"),
                 new Case( // a replica's index takes the budget too, checked before anything connects
                         "--memory-budget: 'lots' is not a byte count",
                         "listen",
@@ -121,6 +136,8 @@ class FleetCommandsTest {
                     server.url(),
                     "--duration",
                     "3",
+                    "--snapshot-interval",
+                    "0.5",
                     "--queries",
                     queries.toString());
             CliRunner.Result inJvm = CliRunner.run(
@@ -153,6 +170,24 @@ class FleetCommandsTest {
             assertTrue(relayStats.startsWith("{\"stream\":\"KVPREFIX_EVENTS\",\"frames\":"), relayStats);
             assertTrue(relayStats.contains("\"batches\":300,"), relayStats);
             assertTrue(relayStats.contains("\"resyncs\":0"), relayStats);
+
+            // a third replica, started after the others: from replica-1's last snapshot, not the stream's start
+            CliRunner.Result late = CliRunner.run(
+                    "listen",
+                    "--nats",
+                    server.url(),
+                    "--duration",
+                    "1",
+                    "--snapshot-interval",
+                    "60",
+                    "--queries",
+                    queries.toString());
+            List<String> fromLate = late.out().lines().toList();
+            assertEquals(want, fromLate.subList(0, fromLate.size() - 1), late.err());
+            String lateStats = fromLate.get(fromLate.size() - 1);
+            assertTrue(lateStats.contains("\"messages\":0,"), lateStats);
+            assertFalse(lateStats.contains("\"bootstrap_seq\":-1"), lateStats);
+            assertTrue(lateStats.contains("\"resyncs\":0"), lateStats);
         }
     }
 

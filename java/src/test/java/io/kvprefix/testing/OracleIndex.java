@@ -531,4 +531,15 @@ public final class OracleIndex implements PrefixIndex {
     public String toString() {
         return "OracleIndex[" + config + "]";
     }
+
+    /** The oracle keeps no snapshots: it is the reference that restored indexes are compared with. */
+    @Override
+    public void snapshot(java.nio.file.Path file, Map<String, String> metadata) {
+        throw new UnsupportedOperationException("the oracle keeps no snapshots");
+    }
+
+    @Override
+    public Map<String, String> snapshotMetadata() {
+        return Map.of();
+    }
 }

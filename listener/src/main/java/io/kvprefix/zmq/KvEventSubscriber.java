@@ -2,9 +2,11 @@ package io.kvprefix.zmq;
 
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.zmq.internal.EngineCounters;
+import io.kvprefix.zmq.internal.EnginePositions;
 import io.kvprefix.zmq.internal.EngineSession;
 import io.kvprefix.zmq.internal.SubscriberLoop;
 import io.kvprefix.zmq.internal.SubscriberSettings;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -54,6 +56,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * counted per {@link DecodeIssue}, logged once per engine and kind, and skipped; nothing an engine
  * sends can stop the subscriber.
  *
+ * <p><b>Restarts without loss</b>: {@link #snapshot} saves the index together with every engine's
+ * position (the last batch applied, and the workers it fed), taken on the I/O thread so that the
+ * two agree. A subscriber built with {@link Builder#resumeFrom} and the restored index's
+ * {@link PrefixIndex#snapshotMetadata()} goes on after that batch for each engine at the same
+ * endpoint with the same worker id: it asks the replay socket for the batches after it at once,
+ * not for everything from 0. If the engine's buffer no longer reaches back that far, its workers
+ * are cleared (a resync, as for any gap).
+ *
  * <p><b>Without an index</b> ({@link #builder(BatchTap)}) the same machinery hands each engine's
  * batches, undecoded and in the order they would be applied, to a {@link BatchTap}, and tells it when
  * the engine's workers would be cleared. <b>Resuming</b> ({@link #addEngine(EngineEndpoint,
@@ -75,11 +85,15 @@ public final class KvEventSubscriber implements AutoCloseable {
     private static final AtomicInteger SERIAL = new AtomicInteger();
     private static final long COMMAND_TIMEOUT_SECONDS = 10;
 
+    private static final long SNAPSHOT_TIMEOUT_SECONDS = 600;
+    private static final System.Logger LOG = System.getLogger("io.kvprefix.zmq");
+
     /** The index fed, or null for a subscriber that hands its batches to {@link #tap}. */
     private final PrefixIndex index;
 
     private final BatchTap tap;
     private final SubscriberSettings settings;
+    private final Map<String, EnginePositions.Position> resume;
     private final SubscriberLoop loop;
     private final Thread thread;
     private final Map<String, EngineSession> sessions = new LinkedHashMap<>();
@@ -88,6 +102,9 @@ public final class KvEventSubscriber implements AutoCloseable {
 
     private KvEventSubscriber(Builder b) {
         this.index = b.index;
+        List<String> complaints = new ArrayList<>();
+        this.resume = EnginePositions.decode(b.resumeFrom, complaints);
+        complaints.forEach(c -> LOG.log(System.Logger.Level.WARNING, c));
         this.tap = b.tap;
         this.settings = new SubscriberSettings(
                 b.replayTimeout.toNanos(),
@@ -149,7 +166,13 @@ public final class KvEventSubscriber implements AutoCloseable {
         if (sessions.containsKey(engine.endpoint())) {
             throw new IllegalArgumentException("engine " + engine.endpoint() + " is subscribed already");
         }
-        EngineSession s = new EngineSession(engine, index, tap, settings, from);
+        EnginePositions.Position p = resume.get(engine.endpoint());
+        boolean restored = from == null && p != null && p.workerId() == engine.workerId();
+        ResumePoint point = restored ? ResumePoint.after(p.lastApplied()) : from;
+        EngineSession s = new EngineSession(engine, index, tap, settings, point);
+        if (restored) {
+            s.fedBefore(p.workersFed());
+        }
         await(loop.submit(ctx -> {
             ctx.add(s);
             return null;
@@ -177,6 +200,30 @@ public final class KvEventSubscriber implements AutoCloseable {
             retired[i] += c[i];
         }
         return true;
+    }
+
+    /**
+     * Saves the index to the snapshot {@code file} (docs/SNAPSHOT.md) with every engine's position
+     * in its metadata, on the I/O thread: batches are not applied meanwhile (they wait in the
+     * sockets), so the positions and the index agree. See the class comment.
+     *
+     * @throws io.kvprefix.SnapshotException if the file cannot be written (the previous one is kept)
+     * @throws IllegalStateException if the subscriber is closed
+     */
+    public void snapshot(Path file) {
+        Objects.requireNonNull(file, "file");
+        synchronized (this) {
+            checkOpen();
+        }
+        if (index == null) {
+            throw new IllegalStateException("a subscriber that feeds a BatchTap has no index to save");
+        }
+        await(
+                loop.submit(ctx -> {
+                    index.snapshot(file, EnginePositions.encode(ctx.sessions()));
+                    return null;
+                }),
+                SNAPSHOT_TIMEOUT_SECONDS);
     }
 
     /** The engines subscribed to, in the order they were added. */
@@ -248,8 +295,12 @@ public final class KvEventSubscriber implements AutoCloseable {
     }
 
     private static void await(CompletableFuture<?> f) {
+        await(f, COMMAND_TIMEOUT_SECONDS);
+    }
+
+    private static void await(CompletableFuture<?> f, long timeoutSeconds) {
         try {
-            f.get(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            f.get(timeoutSeconds, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
@@ -257,7 +308,7 @@ public final class KvEventSubscriber implements AutoCloseable {
             throw new IllegalStateException(e.getCause());
         } catch (TimeoutException e) {
             throw new IllegalStateException(
-                    "the subscriber's I/O thread did not answer within " + COMMAND_TIMEOUT_SECONDS + " s");
+                    "the subscriber's I/O thread did not answer within " + timeoutSeconds + " s");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
@@ -278,6 +329,7 @@ public final class KvEventSubscriber implements AutoCloseable {
         private Duration reconnectMax = Duration.ofSeconds(5);
         private int receiveHighWaterMark = 100_000;
         private Duration handshakeTimeout = Duration.ofSeconds(1);
+        private Map<String, String> resumeFrom = Map.of();
 
         private Builder(PrefixIndex index, BatchTap tap) {
             this.index = index;
@@ -339,6 +391,17 @@ public final class KvEventSubscriber implements AutoCloseable {
          */
         public Builder handshakeTimeout(Duration d) {
             handshakeTimeout = positive(d, "handshakeTimeout");
+            return this;
+        }
+
+        /**
+         * Goes on where a snapshot left off: {@code metadata} is a restored index's
+         * {@link PrefixIndex#snapshotMetadata()}, saved by {@link KvEventSubscriber#snapshot}. Engines
+         * added later at an endpoint (and with the worker id) found there continue after their last
+         * applied batch; others start afresh. Entries that are not the subscriber's are ignored.
+         */
+        public Builder resumeFrom(Map<String, String> metadata) {
+            resumeFrom = Map.copyOf(Objects.requireNonNull(metadata, "metadata"));
             return this;
         }
 

@@ -9,7 +9,9 @@
  *   <li>{@link io.kvprefix.zmq.SubscriberStats}: counters per engine and in total, as JSON too.
  *   <li>{@link io.kvprefix.zmq.BatchTap}: what a subscriber that feeds no index hands each engine's
  *       batches to, in the order it would apply them (a relay republishes them elsewhere);
- *       {@link io.kvprefix.zmq.ResumePoint}: where an engine's stream was left, to take it up there.
+ *       {@link io.kvprefix.zmq.ResumePoint}: where an engine's stream was left, to take it up there
+ *       (a restored index's engines resume so, from the positions {@code KvEventSubscriber.snapshot}
+ *       keeps in the snapshot: {@code Builder.resumeFrom}, docs/SNAPSHOT.md section 6).
  *   <li>{@link io.kvprefix.zmq.EngineEventDecoder}: one batch payload in, the events to apply and the
  *       issues out ({@link io.kvprefix.zmq.DecodedBatch}); {@link io.kvprefix.zmq.VllmEventDecoder} is
  *       the {@code vllm} format, for routers that receive vLLM payloads some other way too.

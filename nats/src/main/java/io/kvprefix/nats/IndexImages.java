@@ -1,16 +1,21 @@
 package io.kvprefix.nats;
 
+import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
+import io.kvprefix.nats.internal.IndexSnapshots;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The index snapshot operations a replica needs ({@link StreamReplica.Builder#snapshots}), behind an
- * interface of the fleet's own: issue 14's
- * {@code PrefixIndex.snapshot(Path, Map)}, {@code PrefixIndex.restore(Path, IndexConfig)} and
- * {@code snapshotMetadata()} implement it once they are in the build (docs/SPEC.md section 9.5).
+ * interface of the fleet's own so that a caller may choose where a restored index lives. {@link #of}
+ * and {@link #heap} are the index's own snapshots (docs/SNAPSHOT.md, docs/SPEC.md sections 9.5 and 10):
+ * {@code PrefixIndex.snapshot(Path, Map)}, {@code PrefixIndex.restore} (or {@code restoreHeap}) and
+ * {@code snapshotMetadata()}.
  *
- * <p>Thread-safety: implementations must allow {@link #save} while another thread matches.
+ * <p>Thread-safety: implementations must allow {@link #save} while another thread matches; the two
+ * given here do.
  */
 public interface IndexImages {
     /** Saves {@code index} with {@code metadata} to {@code file} (atomically: a crash leaves the previous file). */
@@ -21,4 +26,19 @@ public interface IndexImages {
 
     /** The metadata saved with the snapshot {@code restored} was restored from. */
     Map<String, String> metadata(PrefixIndex restored);
+
+    /**
+     * The index's snapshots, restored into an off-heap index configured by {@code config} (which must
+     * have the block size, seeds and worker slots of the saving index, or the restore is refused).
+     */
+    static IndexImages of(IndexConfig config) {
+        Objects.requireNonNull(config, "config");
+        return new IndexSnapshots(config, false);
+    }
+
+    /** Like {@link #of}, restored into a heap index ({@code PrefixIndex.restoreHeap}). */
+    static IndexImages heap(IndexConfig config) {
+        Objects.requireNonNull(config, "config");
+        return new IndexSnapshots(config, true);
+    }
 }

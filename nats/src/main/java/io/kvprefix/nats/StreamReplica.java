@@ -101,7 +101,9 @@ public final class StreamReplica implements AutoCloseable {
         }
         long first = info.getStreamState().getFirstSequence();
         long from = core.applied() + 1;
-        if (info.getStreamState().getMsgCount() > 0 && first > from) {
+        // Messages up to the stream's last sequence that are no longer there (all of them, when
+        // everything aged out: first is then last + 1) were dropped by the retention.
+        if (info.getStreamState().getLastSequence() >= from && first > from) {
             core.resync(from, first); // the oldest messages are gone already
             core.restoredUpTo(first - 1, List.of());
         }

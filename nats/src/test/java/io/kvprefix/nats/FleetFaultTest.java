@@ -3,6 +3,8 @@ package io.kvprefix.nats;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvprefix.EventStatus;
+import io.kvprefix.IndexConfig;
 import io.kvprefix.nats.testing.Fleet;
 import io.kvprefix.nats.testing.RelayMain;
 import io.kvprefix.testing.TestScale;
@@ -154,6 +156,74 @@ class FleetFaultTest {
             }
             assertEquals(0, r1.replica().stats().resyncs());
             f.assertEveryReplicaMatchesTheOracle();
+        }
+    }
+
+    /**
+     * A replica that starts mid-stream, after the stream's retention (3 s here) dropped the early
+     * messages, bootstraps from the newest snapshot a sibling published to the object store (it
+     * could not start from the stream: its start is gone), is fed the rest of the stream from the
+     * message after the snapshot, and answers as the oracle. The control: a replica started at the
+     * same moment without snapshots resyncs and misses the early events.
+     */
+    @Test
+    void aLateReplicaBootstrapsFromTheSnapshot() throws Exception {
+        String spec = """
+                {"seed": %d, "interval": 0.005, "engines": [
+                 {"name": "A", "encoding": "array", "replay": "plain", "ranks": null, "batches": 1200},
+                 {"name": "B", "encoding": "map", "replay": "topic", "topic": "kv@B", "ranks": [0, 1],
+                  "batches": 1200, "signed": false}]}""".formatted(TestScale.seed() & Long.MAX_VALUE);
+        String why = " " + TestScale.replay(TestScale.seed());
+        var shortLived = FleetStream.named(Fleet.STREAM).withMaxAge(Duration.ofSeconds(3));
+        IndexImages images = IndexImages.of(IndexConfig.defaults());
+        try (Fleet f = new Fleet(dir, spec, shortLived)) {
+            var r1 = f.startReplica("replica-1", b -> b.snapshots(images, Duration.ofMillis(300)));
+            var a = f.engine("A", 1);
+            var b = f.engine("B", 2);
+            try (EventRelay relay = EventRelay.builder(f.connection, f.stream).build()) {
+                relay.addEngine(a);
+                relay.addEngine(b);
+                Fleet.await(
+                        () -> firstSeq(f) > 1 && r1.replica().stats().snapshotsPublished() >= 2,
+                        () -> "retention and snapshots: " + r1.replica().stats().toJson());
+                long firstLeft = firstSeq(f);
+                var late = f.startReplica("replica-late", x -> x.snapshots(images, Duration.ofMinutes(10)));
+                var blind = f.startReplica("replica-without-snapshots");
+                long boot = late.replica().stats().bootstrapSeq();
+                assertTrue(f.appliedSeq(r1, "A") < 1199, "started mid-stream" + why);
+                assertTrue(
+                        boot >= firstLeft - 1, "bootstrapped at " + boot + ", the stream starts at " + firstLeft + why);
+                f.awaitConverged();
+                assertTrue(late.replica().stats().messages() > 0, "fed the rest of the stream" + why);
+                assertEquals(
+                        0,
+                        late.replica().stats().resyncs(),
+                        late.replica().stats().toJson() + why);
+                assertEquals(
+                        0, r1.replica().stats().resyncs(), r1.replica().stats().toJson() + why);
+                // it starts at the retention's edge: more may age out before it reads them (a second resync)
+                assertTrue(
+                        blind.replica().stats().resyncs() >= 1,
+                        blind.replica().stats().toJson() + why);
+                // The counters tell what the final answers cannot (the engines' caches turn over, so
+                // the oracle's queries hardly reach back to the dropped messages): the snapshot's
+                // history plus the rest is the whole history, each batch once.
+                long blindOk = blind.index().eventCount(EventStatus.OK);
+                for (EventStatus st : EventStatus.values()) {
+                    assertEquals(r1.index().eventCount(st), late.index().eventCount(st), st.wireName() + why);
+                }
+                assertTrue(blindOk < r1.index().eventCount(EventStatus.OK), "the control lost the early events" + why);
+                f.killReplica(blind);
+            }
+            f.assertEveryReplicaMatchesTheOracle(false);
+        }
+    }
+
+    private static long firstSeq(Fleet f) {
+        try {
+            return f.streamRange()[0];
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 }

@@ -26,9 +26,11 @@ class ReadmeFleetTest {
 
     @Test
     void theReadmesRelayAndReplicaRunAsWritten() throws Exception {
+        long seed = TestScale.seed();
+        String why = " " + TestScale.replay(seed); // every failure names the seed, to run it again
         String spec = """
                 {"seed": %d, "engines": [
-                 {"name": "A", "encoding": "array", "replay": "plain", "ranks": null, "batches": 200, "early": 5}]}""".formatted(TestScale.seed() & Long.MAX_VALUE);
+                 {"name": "A", "encoding": "array", "replay": "plain", "ranks": [0, 1], "batches": 300, "early": 5}]}""".formatted(seed & Long.MAX_VALUE);
         try (Fleet f = new Fleet(dir, spec);
                 PrefixIndex index = PrefixIndex.create(IndexConfig.defaults())) {
             String natsUrl = f.server.url();
@@ -41,17 +43,17 @@ class ReadmeFleetTest {
                 Map<String, Long> last = f.publisher.awaitDone(60);
                 Fleet.await(
                         () -> relay.stats().batches() == last.get("A") + 1,
-                        () -> "relay: " + relay.stats().toJson());
+                        () -> "relay: " + relay.stats().toJson() + why);
             }
             try (StreamReplica replica =
                     StreamReplica.builder(index, nats, FleetStream.defaults()).build()) { // in each router
                 Fleet.await(
                         () -> replica.stats().appliedSeq() == replica.stats().streamLastSeq()
                                 && replica.stats().appliedSeq() > 0,
-                        () -> "replica: " + replica.stats().toJson());
+                        () -> "replica: " + replica.stats().toJson() + why);
                 try (FleetOracle oracle = new FleetOracle(f.publisher.truth(), Map.of("A", 7L))) {
-                    oracle.assertSame(index, replica.stats().toJson()); // index.match(...) as usual meanwhile
-                    assertEquals(0, replica.stats().resyncs(), replica.stats().toJson());
+                    oracle.assertSame(index, replica.stats().toJson() + why); // index.match(...) as usual meanwhile
+                    assertEquals(0, replica.stats().resyncs(), replica.stats().toJson() + why);
                 }
             }
             nats.close();

@@ -65,6 +65,15 @@ public final class SaltedHashers {
         return new ArrayList<>(seen.keySet());
     }
 
+    /** A restore: the index had seen these salts (a snapshot's; at most {@value #MAX_CACHED} are kept). */
+    public void restoreSalts(List<Salt> salts) {
+        for (Salt s : salts) {
+            if (seen.size() < MAX_CACHED) {
+                seen.putIfAbsent(s, Boolean.TRUE);
+            }
+        }
+    }
+
     /** Throws {@link IllegalArgumentException} unless {@code h} chains with the index's chain seed. */
     public void checkChainSeed(BlockHasher h) {
         if (h.chainSeed() != config.chainSeed()) {

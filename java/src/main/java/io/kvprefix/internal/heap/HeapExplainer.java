@@ -18,6 +18,21 @@ import net.openhft.hashing.LongHashFunction;
 final class HeapExplainer {
     private HeapExplainer() {}
 
+    /**
+     * Every known worker's walk over {@code q} under {@code ix}'s read lock: the request's entries
+     * position by position as far as they exist; a worker's depth is where its reach bits end, and
+     * its hole ends at the first later entry it holds.
+     */
+    static List<Explanations.Probe> probeLocked(HeapPrefixIndex ix, long[] q) {
+        long stamp = ix.lock.readLock();
+        try {
+            ix.checkOpen();
+            return probe(ix.table, ix.chainFn, ix.workers.values(), q);
+        } finally {
+            ix.lock.unlockRead(stamp);
+        }
+    }
+
     static List<Explanations.Probe> probe(
             Long2ObjectOpenHashMap<HeapEntry> table,
             LongHashFunction chainFn,

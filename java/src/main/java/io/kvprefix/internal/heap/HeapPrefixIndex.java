@@ -18,6 +18,7 @@ import io.kvprefix.internal.event.IndexWriter;
 import io.kvprefix.internal.hash.PortableHashKernel;
 import io.kvprefix.internal.hash.SaltedHashers;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -48,30 +49,31 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     static final long PAIR_BYTES = 64;
 
-    private final IndexConfig config;
+    final IndexConfig config;
     private final BlockHasher hasher;
     private final EventDecoder decoder;
-    private final SaltedHashers hashers;
+    final SaltedHashers hashers;
     private final DecodedEvent decoded = new DecodedEvent(); // used under the write lock only
-    private final LongHashFunction chainFn;
+    final LongHashFunction chainFn;
     private final HeapMatcher matcher;
     private final long chainSeed;
-    private final StampedLock lock = new StampedLock();
+    final StampedLock lock = new StampedLock();
 
-    private final Long2ObjectOpenHashMap<HeapEntry> table;
-    private final Map<Worker, WorkerState> workers = new HashMap<>();
-    private final Worker[] slotWorkers;
+    final Long2ObjectOpenHashMap<HeapEntry> table;
+    final Map<Worker, WorkerState> workers = new HashMap<>();
+    final Worker[] slotWorkers;
     /** Per slot: -1 for a GPU view, the worker's GPU slot for an any-tier view. */
-    private final int[] gpuSlotOf;
+    final int[] gpuSlotOf;
 
-    private final HeapTiers tiers = new HeapTiers(this);
-    private final BitSet usedSlots = new BitSet();
-    private int bitWords; // words needed for the highest slot in use (>= 1)
-    private long entryCount;
-    private long pairCount;
-    private final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
+    final HeapTiers tiers = new HeapTiers(this);
+    final BitSet usedSlots = new BitSet();
+    int bitWords; // words needed for the highest slot in use (>= 1)
+    long entryCount;
+    long pairCount;
+    final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
     private final long[] writeScratch = new long[2];
     private volatile boolean closed;
+    volatile Map<String, String> restoredMetadata = Map.of(); // a restored index's (HeapSnapshot)
 
     private final ThreadLocal<HeapMatcher.Scratch> readScratch = ThreadLocal.withInitial(HeapMatcher.Scratch::new);
 
@@ -93,7 +95,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
-    private void checkOpen() {
+    void checkOpen() {
         if (closed) {
             throw new IllegalStateException("index closed");
         }
@@ -234,7 +236,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         return tiers.copy(workers.get(worker), medium, hashes);
     }
 
-    private HeapEntry findOrCreate(int pos, long local, long chain, HeapEntry parent) {
+    HeapEntry findOrCreate(int pos, long local, long chain, HeapEntry parent) {
         long k = HeapMatcher.key(pos, local);
         HeapEntry head = table.get(k);
         HeapEntry found = HeapMatcher.inChain(head, pos, local, chain);
@@ -343,7 +345,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
      * entry already dropped is left alone: {@link #clear} calls this for every entry the worker held,
      * and an earlier call may already have dropped an ancestor on its way up.
      */
-    private void collect(HeapEntry e) {
+    void collect(HeapEntry e) {
         while (e != null && !e.collected && e.holders == 0 && e.childCount == 0) {
             e.collected = true;
             long k = HeapMatcher.key(e.pos, e.local);
@@ -432,7 +434,7 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
-    private long estimatedBytes() {
+    long estimatedBytes() {
         return entryCount * ENTRY_BYTES + pairCount * PAIR_BYTES;
     }
 
@@ -479,7 +481,8 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
     @Override
     public MatchExplanation explain(long[] localHashes, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, localHashes.length);
-        return Explanations.of(length, probe(Arrays.copyOfRange(localHashes, offset, offset + length)));
+        return Explanations.of(
+                length, HeapExplainer.probeLocked(this, Arrays.copyOfRange(localHashes, offset, offset + length)));
     }
 
     @Override
@@ -487,22 +490,18 @@ public final class HeapPrefixIndex implements PrefixIndex, IndexWriter {
         Objects.requireNonNull(h, "hasher");
         hashers.checkChainSeed(h);
         checkOpen();
-        return Explanations.ofTokens(this, hashers.salts(), tokens, offset, length, h, this::probe);
+        return Explanations.ofTokens(
+                this, hashers.salts(), tokens, offset, length, h, q -> HeapExplainer.probeLocked(this, q));
     }
 
-    /**
-     * Every known worker's walk over {@code q} under the read lock: the request's entries position by
-     * position as far as they exist; a worker's depth is where its reach bits end, and its hole ends
-     * at the first later entry it holds.
-     */
-    private List<Explanations.Probe> probe(long[] q) {
-        long stamp = lock.readLock();
-        try {
-            checkOpen();
-            return HeapExplainer.probe(table, chainFn, workers.values(), q);
-        } finally {
-            lock.unlockRead(stamp);
-        }
+    @Override
+    public void snapshot(Path file, Map<String, String> metadata) {
+        HeapSnapshot.save(this, file, metadata); // docs/SNAPSHOT.md, under the read lock
+    }
+
+    @Override
+    public Map<String, String> snapshotMetadata() {
+        return restoredMetadata;
     }
 
     // ------------------------------------------------------------------ introspection

@@ -237,6 +237,33 @@ final class ChildTable {
         throw new IllegalStateException("child record of run " + run + " not found");
     }
 
+    /**
+     * A restore: fills this empty table with one record per run, {@code (parents[k], locals[k]) ->
+     * runs[k]} for {@code k < n}, laid out on the heap and copied in at once (the index is not
+     * published yet). False, and the table unchanged, if two runs have the same key.
+     */
+    boolean restore(int[] parents, long[] locals, int[] runs, int n) {
+        if (n > (long) capacity * MAX_LOAD_PERCENT / 100) {
+            throw new IllegalStateException("child table too small for a restore of " + n + " runs");
+        }
+        long[] image = new long[2 * capacity]; // per record: local, then parent + 1 | (run + 1) << 32
+        for (int k = 0; k < n; k++) {
+            int i = ChainLayout.childHome(parents[k], locals[k], mask);
+            long key = (parents[k] + 1L) & 0xFFFFFFFFL;
+            while (image[2 * i + 1] != 0) {
+                if (image[2 * i] == locals[k] && (image[2 * i + 1] & 0xFFFFFFFFL) == key) {
+                    return false;
+                }
+                i = (i + 1) & mask;
+            }
+            image[2 * i] = locals[k];
+            image[2 * i + 1] = key | (runs[k] + 1L) << 32;
+        }
+        Mem.copyFrom(MemorySegment.ofArray(image), 0, base, capacity * CHILD_STRIDE);
+        used.set(n);
+        return true;
+    }
+
     /** Copies every live record into {@code to} (every writer is held out); returns how many. */
     long copyInto(ChildTable to) {
         long n = 0;

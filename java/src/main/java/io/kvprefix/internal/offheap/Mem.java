@@ -69,6 +69,16 @@ final class Mem {
         ALL.asSlice(a, bytes).fill((byte) 0);
     }
 
+    /** The {@code bytes} bytes at {@code a} as a segment (for bulk copies to and from files). */
+    static MemorySegment segment(long a, long bytes) {
+        return ALL.asSlice(a, bytes);
+    }
+
+    /** Copies {@code bytes} from {@code src} at {@code offset} to the address {@code to}. */
+    static void copyFrom(MemorySegment src, long offset, long to, long bytes) {
+        MemorySegment.copy(src, offset, ALL, to, bytes);
+    }
+
     /** Copies {@code bytes} from {@code from} to {@code to} (non-overlapping). */
     static void copy(long from, long to, long bytes) {
         MemorySegment.copy(ALL, from, ALL, to, bytes);

@@ -72,12 +72,20 @@ final class MemoryPool {
 
     /** A zeroed, aligned block of {@code bytes}, or null if the budget less the reserve (or the C library) does not allow it. */
     Block allocate(long bytes) {
-        return allocate(bytes, budget - reserved);
+        return allocate(bytes, budget - reserved, true);
+    }
+
+    /**
+     * Like {@link #allocate(long)}; {@code prefault} false skips touching a large block up front, for a
+     * caller that writes all of it at once anyway (a restore's bulk copy takes the faults itself).
+     */
+    Block allocate(long bytes, boolean prefault) {
+        return allocate(bytes, budget - reserved, prefault);
     }
 
     /** As {@link #allocate}, but it may use the reserve: for the child table's rebuild. */
     Block allocateReserved(long bytes) {
-        return allocate(bytes, budget);
+        return allocate(bytes, budget, true);
     }
 
     /** Keeps {@code bytes} of the budget back for {@link #allocateReserved}. */
@@ -85,7 +93,7 @@ final class MemoryPool {
         reserved = Math.max(0, Math.min(bytes, budget / 4));
     }
 
-    private Block allocate(long bytes, long limit) {
+    private Block allocate(long bytes, long limit, boolean prefault) {
         long size = Math.max(bytes, 64);
         if (!charge(size, limit)) {
             return null;
@@ -103,7 +111,7 @@ final class MemoryPool {
         if (huge) {
             Libc.adviseHugePages(aligned, size & -HUGE_PAGE);
         }
-        if (size >= PREFAULT_THRESHOLD) {
+        if (prefault && size >= PREFAULT_THRESHOLD) {
             // calloc's fresh pages are mapped on first touch; take those faults (and, with huge pages,
             // the zeroing of 2 MiB at a time) now rather than in the middle of a store or a match.
             Mem.zero(aligned, size);

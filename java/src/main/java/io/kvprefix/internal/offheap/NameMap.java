@@ -1,6 +1,10 @@
 package io.kvprefix.internal.offheap;
 
+import io.kvprefix.internal.snapshot.NameSegments;
+import io.kvprefix.internal.snapshot.SnapshotFormat;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Arrays;
 
 /**
  * One worker's names: engine hash {@code E} to the id of the block it names, off-heap, 12 bytes a
@@ -31,12 +35,12 @@ final class NameMap {
     /** Records of a segment past which it splits instead of growing (8,192: 96 KiB). */
     static final int MAX_SEGMENT = 1 << 13;
 
-    private static final int MAX_LOAD_PERCENT = 80;
+    static final int MAX_LOAD_PERCENT = 80;
     /**
      * How full a segment may get when the budget does not let it grow: a store is refused only when
      * a segment it falls in is this full, not when the first of many reaches 80%.
      */
-    private static final int TIGHT_LOAD_PERCENT = 90;
+    static final int TIGHT_LOAD_PERCENT = 90;
     /** How full each half of a split segment starts. */
     private static final int SPLIT_LOAD_PERCENT = 60;
     /** The deepest directory (2^24 entries); past it a segment grows whatever its size. */
@@ -44,103 +48,14 @@ final class NameMap {
     /** A placeholder value {@link #claim} leaves until {@link #setAt} fills it. */
     private static final int CLAIMED = -1;
 
-    /** One open-addressing table of the map: the keys whose mixed hash starts with {@code prefix}. */
-    private static final class Segment {
-        final MemoryPool.Block block;
-        final long keys;
-        final long values;
-        /** The tag bytes after the values, or 0 in an untagged map. */
-        final long tags;
-
-        final int capacity;
-        /** How many top hash bits its keys share, and those bits. */
-        final int depth;
-
-        final long prefix;
-        int size;
-        /** Scratch of {@link #ensureRoomFor}: keys of the store that map here. */
-        int adds;
-        /** Scratch of {@link #ensureRoomFor}: the budget did not let it grow for this store. */
-        boolean tight;
-
-        Segment(MemoryPool.Block block, int capacity, int depth, long prefix, boolean tagged) {
-            this.block = block;
-            this.keys = block.address;
-            this.values = block.address + 8L * capacity;
-            this.tags = tagged ? values + 4L * capacity : 0;
-            this.capacity = capacity;
-            this.depth = depth;
-            this.prefix = prefix;
-        }
-
-        int limit() {
-            return (int) ((long) capacity * MAX_LOAD_PERCENT / 100);
-        }
-
-        int tightLimit() {
-            return (int) ((long) capacity * TIGHT_LOAD_PERCENT / 100);
-        }
-
-        /** The home record of mixed hash {@code h}: its low 32 bits (the directory reads the top ones) scaled to the capacity. */
-        int home(long h) {
-            return (int) ((((h ^ (h >>> 29)) & 0xFFFFFFFFL) * capacity) >>> 32);
-        }
-
-        int next(int i) {
-            return i + 1 == capacity ? 0 : i + 1;
-        }
-
-        long key(int i) {
-            return Mem.getLong(keys + 8L * i);
-        }
-
-        int value(int i) {
-            return Mem.getInt(values + 4L * i);
-        }
-
-        void set(int i, long key, int value) {
-            Mem.setLong(keys + 8L * i, key);
-            Mem.setInt(values + 4L * i, value);
-        }
-
-        int tagAt(int i) {
-            return tags == 0 ? 0 : Mem.getByte(tags + i) & 0xFF;
-        }
-
-        void setTagAt(int i, int tag) {
-            if (tags != 0) {
-                Mem.setByte(tags + i, (byte) tag);
-            }
-        }
-
-        /** The record holding {@code key}, or the empty record where its probe run ends. */
-        int find(long key, long h) {
-            int i = home(h);
-            while (value(i) != 0 && key(i) != key) {
-                i = next(i);
-            }
-            return i;
-        }
-
-        void insertNew(long key, long h, int storedValue, int tag) {
-            int i = home(h);
-            while (value(i) != 0) {
-                i = next(i);
-            }
-            set(i, key, storedValue);
-            setTagAt(i, tag);
-            size++;
-        }
-    }
-
     private final MemoryPool pool;
     private final boolean tagged;
     /** The largest segment under this pool's budget (a small budget cannot hold a 96 KiB segment's copy). */
     private final int maxSegment;
 
-    private final ArrayList<Segment> segments = new ArrayList<>();
-    private final ArrayList<Segment> touched = new ArrayList<>();
-    private Segment[] dir;
+    private final ArrayList<NameSegment> segments = new ArrayList<>();
+    private final ArrayList<NameSegment> touched = new ArrayList<>();
+    private NameSegment[] dir;
     private int depth;
     private int size;
     /** The record of the last {@link #claim}. */
@@ -162,8 +77,7 @@ final class NameMap {
 
     /** A map, tagged or not, with room for {@code expected} names, or null if the budget does not allow it. */
     static NameMap create(MemoryPool pool, int expected, boolean tagged) {
-        long bySize = Long.highestOneBit(Math.max(MIN_CAPACITY, pool.budget() / (12L * 32)));
-        NameMap m = new NameMap(pool, (int) Math.min(MAX_SEGMENT, Math.max(MIN_CAPACITY, bySize)), tagged);
+        NameMap m = new NameMap(pool, maxSegmentFor(pool), tagged);
         int d = 0;
         long perSegment = expected;
         while (capacityFor(perSegment) > m.maxSegment && d < MAX_DEPTH) {
@@ -171,11 +85,11 @@ final class NameMap {
             perSegment = (expected >> d) + 1;
         }
         m.depth = d;
-        m.dir = new Segment[1 << d];
+        m.dir = new NameSegment[1 << d];
         // a segment's share varies with the hash: room for six standard deviations more than the mean
         long room = d == 0 ? perSegment : perSegment + 6 * (long) Math.sqrt(perSegment) + 16;
         for (int j = 0; j < m.dir.length; j++) {
-            Segment s = m.allocate(capacityFor(room), d, j);
+            NameSegment s = m.allocate(capacityFor(room), d, j);
             if (s == null) {
                 m.free();
                 return null;
@@ -186,9 +100,64 @@ final class NameMap {
         return m;
     }
 
-    private Segment allocate(int capacity, int depth, long prefix) {
+    private static int maxSegmentFor(MemoryPool pool) {
+        long bySize = Long.highestOneBit(Math.max(MIN_CAPACITY, pool.budget() / (12L * 32)));
+        return (int) Math.min(MAX_SEGMENT, Math.max(MIN_CAPACITY, bySize));
+    }
+
+    /**
+     * A restore's map, tagged or not: the checked segments {@code segs}, each table copied in one go
+     * from {@code src} (as this class lays it out), the directory rebuilt; null if the budget does not
+     * allow it.
+     */
+    static NameMap restore(MemoryPool pool, boolean tagged, NameSegments segs, MemorySegment src) {
+        NameMap m = new NameMap(pool, maxSegmentFor(pool), tagged);
+        m.depth = segs.depth();
+        m.dir = new NameSegment[1 << m.depth];
+        for (int k = 0; k < segs.count(); k++) {
+            long bytes = SnapshotFormat.segmentTableBytes(segs.capacity(k), tagged);
+            MemoryPool.Block b = pool.allocate(bytes, false); // the copy touches every page
+            if (b == null) {
+                m.free();
+                return null;
+            }
+            Mem.copyFrom(src, segs.table(k), b.address, bytes);
+            NameSegment s = new NameSegment(b, segs.capacity(k), segs.depth(k), segs.prefix(k), tagged);
+            s.size = segs.names(k);
+            m.size += s.size;
+            m.segments.add(s);
+            int start = segs.prefix(k) << (m.depth - s.depth);
+            Arrays.fill(m.dir, start, start + (1 << (m.depth - s.depth)), s);
+        }
+        return m;
+    }
+
+    /** A segment as a snapshot stores it (docs/SNAPSHOT.md section 3.3): its header's fields and its table. */
+    interface SegmentSink {
+        void accept(int capacity, int names, int depth, int prefix, MemorySegment table);
+    }
+
+    /** Every segment in directory order (ascending prefix), with its table's memory, for a snapshot. */
+    void forEachSegment(SegmentSink to) {
+        for (int j = 0; j < dir.length; j += 1 << (depth - dir[j].depth)) {
+            NameSegment s = dir[j];
+            long bytes = SnapshotFormat.segmentTableBytes(s.capacity, tagged);
+            to.accept(s.capacity, s.size, s.depth, (int) s.prefix, Mem.segment(s.block.address, bytes));
+        }
+    }
+
+    /** The directory's depth: how many top hash bits pick a segment. */
+    int depth() {
+        return depth;
+    }
+
+    int segmentCount() {
+        return segments.size();
+    }
+
+    private NameSegment allocate(int capacity, int depth, long prefix) {
         MemoryPool.Block b = pool.allocate((tagged ? 13L : 12L) * capacity);
-        return b == null ? null : new Segment(b, capacity, depth, prefix, tagged);
+        return b == null ? null : new NameSegment(b, capacity, depth, prefix, tagged);
     }
 
     /** The capacity for {@code names} names: exactly 80% full with them (at least {@link #MIN_CAPACITY}). */
@@ -201,12 +170,12 @@ final class NameMap {
     }
 
     private static long mix(long key) {
-        return key * 0x9E3779B97F4A7C15L;
+        return SnapshotFormat.nameMix(key);
     }
 
     /** The segment of mixed hash {@code h}: its top {@code depth} bits (none at depth 0) index the directory. */
-    private Segment segment(long h) {
-        return dir[(int) ((h >>> 1) >>> (63 - depth))];
+    private NameSegment segment(long h) {
+        return dir[SnapshotFormat.nameSegment(h, depth)];
     }
 
     int size() {
@@ -216,7 +185,7 @@ final class NameMap {
     /** Records in all segments. */
     long capacity() {
         long c = 0;
-        for (Segment s : segments) {
+        for (NameSegment s : segments) {
             c += s.capacity;
         }
         return c;
@@ -224,7 +193,7 @@ final class NameMap {
 
     long bytes() {
         long b = 0;
-        for (Segment s : segments) {
+        for (NameSegment s : segments) {
             b += s.block.bytes();
         }
         return b;
@@ -233,14 +202,14 @@ final class NameMap {
     /** Loads the home key of {@code key} (to start its cache miss early); the value means nothing. */
     long touch(long key) {
         long h = mix(key);
-        Segment s = segment(h);
+        NameSegment s = segment(h);
         return s.key(s.home(h));
     }
 
     /** The block named {@code key}, or -1. */
     int get(long key) {
         long h = mix(key);
-        Segment s = segment(h);
+        NameSegment s = segment(h);
         return s.value(s.find(key, h)) - 1;
     }
 
@@ -250,7 +219,7 @@ final class NameMap {
      */
     int put(long key, int blockId) {
         long h = mix(key);
-        Segment s = segment(h);
+        NameSegment s = segment(h);
         int i = s.find(key, h);
         int v = s.value(i);
         if (v == 0) {
@@ -261,7 +230,7 @@ final class NameMap {
         return v - 1;
     }
 
-    private void addOne(Segment s) {
+    private void addOne(NameSegment s) {
         if (s.size + 1 > s.tightLimit()) {
             throw new IllegalStateException("name map full: room was not made");
         }
@@ -277,7 +246,7 @@ final class NameMap {
      */
     int claim(long key) {
         long h = mix(key);
-        Segment s = segment(h);
+        NameSegment s = segment(h);
         int i = s.find(key, h);
         int v = s.value(i);
         if (v == 0) {
@@ -311,7 +280,7 @@ final class NameMap {
     /** The tag of {@code key} (0 if absent, or if the map is not tagged). */
     int tag(long key) {
         long h = mix(key);
-        Segment s = segment(h);
+        NameSegment s = segment(h);
         int i = s.find(key, h);
         return s.value(i) == 0 ? 0 : s.tagAt(i);
     }
@@ -319,7 +288,7 @@ final class NameMap {
     /** Sets the tag of {@code key}, which must be present, in a tagged map. */
     void setTag(long key, int tag) {
         long h = mix(key);
-        Segment s = segment(h);
+        NameSegment s = segment(h);
         int i = s.find(key, h);
         if (s.value(i) == 0 || !tagged) {
             throw new IllegalStateException("no tag for an absent name, or in an untagged map");
@@ -329,7 +298,7 @@ final class NameMap {
 
     /** Calls {@code to} with every (name, block id) pair. */
     void forEach(java.util.function.BiConsumer<Long, Integer> to) {
-        for (Segment s : segments) {
+        for (NameSegment s : segments) {
             for (int i = 0; i < s.capacity; i++) {
                 int v = s.value(i);
                 if (v != 0) {
@@ -342,7 +311,7 @@ final class NameMap {
     /** Removes {@code key}; returns its block or -1 if absent. */
     int remove(long key) {
         long h = mix(key);
-        Segment s = segment(h);
+        NameSegment s = segment(h);
         int i = s.find(key, h);
         int v = s.value(i);
         if (v != 0) {
@@ -354,7 +323,7 @@ final class NameMap {
     }
 
     /** Backward-shift deletion: moves later records of the probe run into the hole at {@code hole}. */
-    private static void shiftBack(Segment s, int hole) {
+    private static void shiftBack(NameSegment s, int hole) {
         int i = hole;
         while (true) {
             i = s.next(i);
@@ -385,27 +354,27 @@ final class NameMap {
             touched.clear();
             boolean tight = false;
             for (int i = 0; i < n; i++) { // an upper bound first: every key new
-                Segment s = segment(mix(keys[i]));
+                NameSegment s = segment(mix(keys[i]));
                 if (s.adds++ == 0) {
                     touched.add(s);
                 }
                 tight |= s.size + s.adds > s.limit();
             }
             if (tight) { // some segment may be short: count the keys that are really new (twice if given twice)
-                for (Segment s : touched) {
+                for (NameSegment s : touched) {
                     s.adds = 0;
                 }
                 for (int i = 0; i < n; i++) {
                     long h = mix(keys[i]);
-                    Segment s = segment(h);
+                    NameSegment s = segment(h);
                     if (s.value(s.find(keys[i], h)) == 0) {
                         s.adds++;
                     }
                 }
             }
-            Segment full = null;
+            NameSegment full = null;
             int need = 0;
-            for (Segment s : touched) {
+            for (NameSegment s : touched) {
                 if (full == null && s.size + s.adds > s.limit() && !s.tight) {
                     full = s;
                     need = s.adds;
@@ -427,14 +396,14 @@ final class NameMap {
     }
 
     private void clearTight() {
-        for (Segment s : touched) {
+        for (NameSegment s : touched) {
             s.adds = 0;
             s.tight = false;
         }
     }
 
     /** Gives {@code s} room for {@code more} names: grows it by half (or more) while small, else splits it. */
-    private boolean grow(Segment s, int more) {
+    private boolean grow(NameSegment s, int more) {
         int need = capacityFor((long) s.size + more);
         int want = Math.max(need, s.capacity + s.capacity / 2);
         if (want <= maxSegment || s.depth >= MAX_DEPTH) {
@@ -446,8 +415,8 @@ final class NameMap {
         return split(s);
     }
 
-    private boolean resize(Segment s, int capacity) {
-        Segment r = allocate(capacity, s.depth, s.prefix);
+    private boolean resize(NameSegment s, int capacity) {
+        NameSegment r = allocate(capacity, s.depth, s.prefix);
         if (r == null) {
             return false;
         }
@@ -456,7 +425,7 @@ final class NameMap {
         return true;
     }
 
-    private boolean split(Segment s) {
+    private boolean split(NameSegment s) {
         int bit = 63 - s.depth;
         int high = 0;
         for (int i = 0; i < s.capacity; i++) {
@@ -464,17 +433,17 @@ final class NameMap {
                 high++;
             }
         }
-        Segment a = allocate(splitCapacity(s.size - high), s.depth + 1, s.prefix << 1);
+        NameSegment a = allocate(splitCapacity(s.size - high), s.depth + 1, s.prefix << 1);
         if (a == null) {
             return false;
         }
-        Segment b = allocate(splitCapacity(high), s.depth + 1, (s.prefix << 1) | 1);
+        NameSegment b = allocate(splitCapacity(high), s.depth + 1, (s.prefix << 1) | 1);
         if (b == null) {
             a.block.free();
             return false;
         }
         if (s.depth == depth) {
-            Segment[] d = new Segment[dir.length * 2];
+            NameSegment[] d = new NameSegment[dir.length * 2];
             for (int j = 0; j < dir.length; j++) {
                 d[2 * j] = dir[j];
                 d[2 * j + 1] = dir[j];
@@ -492,20 +461,20 @@ final class NameMap {
     }
 
     /** Copies every name of {@code from} into {@code to}, or, with {@code other}, by hash bit {@code bit}. */
-    private static void moveAll(Segment from, Segment to, Segment other, int bit) {
+    private static void moveAll(NameSegment from, NameSegment to, NameSegment other, int bit) {
         for (int i = 0; i < from.capacity; i++) {
             int v = from.value(i);
             if (v != 0) {
                 long key = from.key(i);
                 long h = mix(key);
-                Segment into = other != null && ((h >>> bit) & 1) != 0 ? other : to;
+                NameSegment into = other != null && ((h >>> bit) & 1) != 0 ? other : to;
                 into.insertNew(key, h, v, from.tagAt(i));
             }
         }
     }
 
     /** Points the directory's entries of {@code old} at {@code low} (first half) and {@code high}, and frees it. */
-    private void replace(Segment old, Segment low, Segment high) {
+    private void replace(NameSegment old, NameSegment low, NameSegment high) {
         int span = 1 << (depth - old.depth);
         int start = (int) (old.prefix << (depth - old.depth));
         for (int j = 0; j < span; j++) {
@@ -525,7 +494,7 @@ final class NameMap {
      */
     int blocks(int[] into) {
         int k = 0;
-        for (Segment s : segments) {
+        for (NameSegment s : segments) {
             for (int i = 0; i < s.capacity; i++) {
                 int v = s.value(i);
                 if (v != 0) {
@@ -538,7 +507,7 @@ final class NameMap {
 
     /** Removes every name, keeping the memory. */
     void clear() {
-        for (Segment s : segments) {
+        for (NameSegment s : segments) {
             Mem.zero(s.block.address, s.block.bytes());
             s.size = 0;
         }
@@ -547,7 +516,7 @@ final class NameMap {
 
     /** Frees the memory; the map must not be used afterwards. */
     void free() {
-        for (Segment s : segments) {
+        for (NameSegment s : segments) {
             s.block.free();
         }
         segments.clear();

@@ -16,6 +16,7 @@ import io.kvprefix.internal.event.DecodedEvent;
 import io.kvprefix.internal.event.EventDecoder;
 import io.kvprefix.internal.event.IndexWriter;
 import io.kvprefix.internal.hash.SaltedHashers;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -40,23 +41,24 @@ import java.util.concurrent.atomic.LongAdder;
 public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     private static final MatchResults RESULTS = MatchResults.access();
 
-    private final IndexConfig config;
+    final IndexConfig config;
     private final BlockHasher hasher;
     private final EventDecoder decoder;
-    private final SaltedHashers hashers;
+    final SaltedHashers hashers;
     private final MatchKernel kernel;
-    private final MemoryPool pool;
-    private final Generations generations;
-    private final RunArena arena;
+    final MemoryPool pool;
+    final Generations generations;
+    final RunArena arena;
     private final Reach reach;
     private final ChainWriter writer;
-    private final WorkerSlots slots;
-    private final TierViews tiers;
-    private final ConcurrentHashMap<Worker, WorkerHoldings> workers = new ConcurrentHashMap<>();
+    final WorkerSlots slots;
+    final TierViews tiers;
+    final ConcurrentHashMap<Worker, WorkerHoldings> workers = new ConcurrentHashMap<>();
     /** Striped: every event adds to it, and one shared counter would pass its cache line between the writers' cores. */
-    private final LongAdder heldPairs = new LongAdder();
+    final LongAdder heldPairs = new LongAdder();
 
-    private final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
+    final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
+    volatile Map<String, String> restoredMetadata = Map.of();
     /** Test hook on every entry change (package-private: set only by this package's tests). */
     final ReachWatch watch;
 
@@ -64,15 +66,20 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     private final ThreadLocal<WriteScratch> writeScratch = ThreadLocal.withInitial(WriteScratch::new);
 
     public OffHeapPrefixIndex(IndexConfig config) {
+        // runs hold up to 64 blocks; on real streams about 20
+        this(config, config.expectedBlocks() / 32, (int) Math.min(1 << 24, config.expectedBlocks() / 32));
+    }
+
+    /** An empty index sized for {@code childRecords} child records and run ids below {@code runIds}. */
+    private OffHeapPrefixIndex(IndexConfig config, long childRecords, int runIds) {
         this.config = Objects.requireNonNull(config, "config");
         this.hasher = config.hasher();
         this.decoder = new EventDecoder(config);
         this.hashers = decoder.hashers();
         this.kernel = MatchKernel.of(config);
         this.pool = new MemoryPool(config.memoryBudgetBytes());
-        long expectedRuns = config.expectedBlocks() / 32; // runs hold up to 64 blocks; on real streams about 20
-        this.generations = new Generations(pool, expectedRuns);
-        this.arena = new RunArena(pool, generations.reclaimer(), (int) Math.min(1 << 24, expectedRuns));
+        this.generations = new Generations(pool, childRecords);
+        this.arena = new RunArena(pool, generations.reclaimer(), runIds);
         generations.reclaimer().attach(arena);
         this.reach = new Reach(arena, generations, generations.reclaimer());
         this.watch = reach.watch;
@@ -102,8 +109,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         while (true) {
             EventStatus s = applyOnce(d, ws);
             if (s != null) {
-                statusCounts[s.ordinal()].increment();
-                return s;
+                return s; // counted inside the gates, so a snapshot's counters agree with its state
             }
             if (!generations.growChildren(ws.needChildRecords)) {
                 statusCounts[EventStatus.CAPACITY_EXCEEDED.ordinal()].increment();
@@ -123,6 +129,9 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             ws.needChildRecords = 0;
             ws.heldDelta = 0;
             s = d.applyTo(this);
+            if (s != null) {
+                statusCounts[s.ordinal()].increment();
+            }
         } finally {
             if (ws.heldDelta != 0) {
                 heldPairs.add(ws.heldDelta); // one add per event, not per block
@@ -392,6 +401,34 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
+    // =================================================================== snapshots
+
+    /**
+     * Writes the state to {@code file} (docs/SNAPSHOT.md) with every writer held out while it is
+     * copied (readers go on); the file is forced to disk and renamed into place after writers resume.
+     */
+    @Override
+    public void snapshot(Path file, Map<String, String> metadata) {
+        ChainSnapshot.save(this, file, metadata);
+    }
+
+    @Override
+    public Map<String, String> snapshotMetadata() {
+        return restoredMetadata;
+    }
+
+    /** A new index holding the state of the snapshot {@code file} (docs/SNAPSHOT.md); see {@link PrefixIndex#restore}. */
+    public static OffHeapPrefixIndex restore(Path file, IndexConfig config) {
+        return ChainSnapshot.restore(file, config);
+    }
+
+    /** A restore's empty index, sized for the snapshot's runs. */
+    static OffHeapPrefixIndex forRestore(IndexConfig config, long childRecords, int runIds) {
+        return new OffHeapPrefixIndex(config, childRecords, runIds);
+    }
+
+    // =================================================================== explain
+
     @Override
     public MatchExplanation explain(long[] localHashes, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, localHashes.length);
@@ -473,13 +510,15 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
                 events);
     }
 
-    /** Blocks stored in live runs (a reader's walk over the run table). */
+    /** Blocks stored in live runs (a reader's walk over the run table; dead runs waiting to be recycled do not count). */
     private long storedBlocks() {
         RunArena.RunTable t = arena.runTable();
         long n = 0;
         for (int r = 0; r < t.capacity(); r++) {
             long a = t.address(r);
-            if (a != 0 && !Runs.moved(a)) {
+            if (a != 0
+                    && (Mem.getIntAcquire(a + ChainLayout.RUN_LOCK) & (ChainLayout.LOCK_DEAD | ChainLayout.LOCK_MOVED))
+                            == 0) {
                 n += Runs.length(a);
             }
         }

@@ -140,6 +140,37 @@ final class RunArena {
         return a;
     }
 
+    /**
+     * A restore's record: a zeroed record of {@code capacity} blocks, not yet in the run table (see
+     * {@link #finishRestore}); 0 if the budget does not allow it. The index is not published yet.
+     */
+    synchronized long restoreRecord(int capacity) {
+        long a = take(freeRuns[classOf(ChainLayout.RUN_CAPACITIES, capacity)], ChainLayout.runBytes(capacity));
+        if (a != 0) {
+            liveRuns++;
+        }
+        return a;
+    }
+
+    /**
+     * Ends a restore: {@code addresses[id]} is run {@code id}'s record (0 for none), written into the
+     * run table in one copy; the ids below {@code addresses.length} that no run has are free. False if
+     * the budget does not allow the table.
+     */
+    synchronized boolean finishRestore(long[] addresses) {
+        if (addresses.length > table.capacity() && !growTable(addresses.length - 1)) {
+            return false;
+        }
+        Mem.copyFrom(MemorySegment.ofArray(addresses), 0, table.block().address, 8L * addresses.length);
+        for (int id = addresses.length - 1; id >= 0; id--) {
+            if (addresses[id] == 0) {
+                freeIds.add(id);
+            }
+        }
+        nextId = addresses.length;
+        return true;
+    }
+
     /** Points run {@code run} at its new record (release: readers find the copied record whole). */
     synchronized void moveTo(int run, long address) {
         Mem.setLongRelease(table.block().address + 8L * run, address);
@@ -255,17 +286,26 @@ final class RunArena {
         noteRoom();
     }
 
+    /** A restore's room for {@code bytes} of records, in one slab the restore's copies touch (not touched up front). */
+    synchronized boolean reserveForRestore(long bytes) {
+        return bumpEnd - bump >= bytes || newSlab(bytes, false);
+    }
+
     /**
      * A new slab of the next size (doubling up to {@link #MAX_SLAB}), or, when the budget has less
      * left than that, of the largest size down to {@code atLeast} that fits: the last megabytes of a
      * budget are used too.
      */
     private boolean newSlab(long atLeast) {
+        return newSlab(atLeast, true);
+    }
+
+    private boolean newSlab(long atLeast, boolean prefault) {
         long size = Math.max(nextSlab, atLeast);
-        MemoryPool.Block s = pool.allocate(size);
+        MemoryPool.Block s = pool.allocate(size, prefault);
         while (s == null && size / 2 >= Math.max(atLeast, MIN_SLAB)) {
             size /= 2;
-            s = pool.allocate(size);
+            s = pool.allocate(size, prefault);
         }
         if (s == null) {
             return false;

@@ -99,6 +99,14 @@ final class RunLinks {
         set(child, 2, -1);
     }
 
+    /** A restore: run {@code run}'s links as they were saved (ids, -1 for none; the attach bound as {@link #attachBound} gives it). */
+    void restore(int run, int first, int next, int prev, int attachBound) {
+        set(run, 0, first);
+        set(run, 1, next);
+        set(run, 2, prev);
+        set(run, 3, attachBound - 1);
+    }
+
     /** Forgets run {@code run}'s links (its id is being reused; it has no children left). */
     void reset(int run) {
         set(run, 0, -1);

@@ -64,6 +64,11 @@ final class TierViews {
         return count.get();
     }
 
+    /** A restore made {@code views} any-tier views (before the index is published). */
+    void restored(int views) {
+        count.set(views);
+    }
+
     // ------------------------------------------------------------------ GPU events, mirrored
 
     /** A GPU store {@code g} took, stored on its view too; null to retry the event after the child table grew. */

@@ -83,6 +83,16 @@ final class WorkerHoldings {
         }
     }
 
+    /** Blocks held under more than one name, with their extra names (null or empty if none); for a snapshot. */
+    Int2IntOpenHashMap extraNamesMap() {
+        return extraNames;
+    }
+
+    /** Held blocks whose ancestors are not all held (null or empty if none); for a snapshot. */
+    IntOpenHashSet unreachableSet() {
+        return unreachable;
+    }
+
     /** Takes copies of {@code g}'s side sets and count (a new any-tier view that starts as the GPU view). */
     void copySideSetsFrom(WorkerHoldings g) {
         extraNames = g.extraNames == null ? null : new Int2IntOpenHashMap(g.extraNames);

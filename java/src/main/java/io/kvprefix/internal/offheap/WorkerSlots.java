@@ -48,6 +48,16 @@ final class WorkerSlots {
         return slot;
     }
 
+    /**
+     * A restore: {@code slot} is {@code worker}'s, as it was in the snapshot: its GPU view's
+     * ({@code gpu} = -1) or the any-tier view of the worker whose GPU view has slot {@code gpu}.
+     */
+    synchronized void restore(int slot, Worker worker, int gpu) {
+        used.set(slot);
+        workers[slot] = worker;
+        gpuSlot[slot] = gpu;
+    }
+
     /** Slots not taken. */
     synchronized int free() {
         return workers.length - used.cardinality();

@@ -73,5 +73,13 @@
  * back so that a rebuild dropping tombstones always fits (a full budget otherwise refused every new
  * branch of an index whose evicted runs left tombstones), rebuilding fuller when nothing more fits. A
  * store still refused half-way undoes what it did.
+ *
+ * <p><b>Snapshots</b> ({@link io.kvprefix.internal.offheap.ChainSnapshot}, docs/SNAPSHOT.md). A
+ * snapshot holds every writer out and enters the reader gate, so nothing changes or is freed while
+ * it copies: runs in id order (header and hashes, then the chunk entries flattened), the child
+ * lists, each name map's segments as they lie, the side sets. A restore builds a fresh index that nobody sees
+ * until it is complete: one slab for all runs, each run copied under its own id in one bulk copy,
+ * the run table and the child table laid out on the heap and copied in at once, each name-map
+ * segment copied whole; block ids stay what they were, so nothing is re-inserted block by block.
  */
 package io.kvprefix.internal.offheap;

@@ -17,6 +17,7 @@ import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
@@ -148,6 +149,24 @@ public final class EngineSession implements EngineSync.Port {
 
     public int pending() {
         return pending;
+    }
+
+    /**
+     * Before {@link #open}: the index was restored from a snapshot in which this engine had fed
+     * {@code workers} (a resync clears them too).
+     */
+    public void fedBefore(Collection<Worker> workers) {
+        workersFed.addAll(workers);
+    }
+
+    /** The last batch applied (-1 if none), for a snapshot; on the I/O thread. */
+    public long lastApplied() {
+        return sync.lastApplied();
+    }
+
+    /** The workers this engine has fed (which a resync clears), for a snapshot; on the I/O thread. */
+    public List<Worker> workersFed() {
+        return List.copyOf(workersFed);
     }
 
     /** Where the index's state of this engine ends now (the last batch applied), if anywhere. */

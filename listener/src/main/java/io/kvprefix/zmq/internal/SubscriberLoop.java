@@ -91,6 +91,11 @@ public final class SubscriberLoop implements Runnable {
             s.start(System.nanoTime());
         }
 
+        /** The sessions being polled, in the order they were added. */
+        public List<EngineSession> sessions() {
+            return List.copyOf(sessions);
+        }
+
         /** Stops polling {@code s}, makes it forget what it fed into the index, and closes its sockets. */
         public void remove(EngineSession s) {
             sessions.remove(s);

@@ -9,6 +9,9 @@
  * section 10), which decides what to apply, what to ask the engine's replay socket for, and when a
  * range is lost and the worker must be cleared. {@link io.kvprefix.zmq.internal.WireReader} decodes the msgpack payload
  * of one batch (array and map encodings) into {@link io.kvprefix.zmq.internal.WireBatch}; counters
- * live in {@link io.kvprefix.zmq.internal.EngineCounters}.
+ * live in {@link io.kvprefix.zmq.internal.EngineCounters}. Where each engine's stream stood at a
+ * snapshot (its last applied batch, the ranks it fed) is kept in the snapshot's metadata by
+ * {@link io.kvprefix.zmq.internal.EnginePositions}, and a restored subscriber resumes from it
+ * ({@code EngineSync.resume}).
  */
 package io.kvprefix.zmq.internal;

@@ -11,9 +11,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -158,8 +160,9 @@ public final class Truth {
 
     /**
      * Feeds {@code oracle} the batches of {@code engine} as a correct subscriber applies them: all of
-     * them, or, when {@code lostFrom >= 0}, those before {@code lostFrom}, then a clear of
-     * {@code workerOf(empty)}, then those from {@code resumeAt} on. Returns how many events of each
+     * them, or, when {@code lostFrom >= 0}, those before {@code lostFrom}, then a clear of every
+     * worker their batches named (each dp rank, as a resync clears them; {@code workerOf(empty)} if
+     * none), then those from {@code resumeAt} on. Returns how many events of each
      * {@link EventKind} got each {@link EventStatus}, indexed by ordinal (the clear not counted).
      */
     public long[][] feed(
@@ -170,19 +173,28 @@ public final class Truth {
     /**
      * As {@link #feed(PrefixIndex, String, Function, long, long)} with any number of lost ranges, in
      * order: for each {@code [from, resumeAt]}, the batches from {@code from} up to {@code resumeAt}
-     * are skipped and {@code workerOf(empty)} is cleared before batch {@code resumeAt}.
+     * are skipped and every worker fed so far (or {@code workerOf(empty)} if none) is cleared before batch
+     * {@code resumeAt}.
      */
     public long[][] feed(PrefixIndex oracle, String engine, Function<OptionalInt, Worker> workerOf, List<long[]> lost) {
         long[][] counts = new long[EventKind.values().length][EventStatus.values().length];
+        // a resync clears every worker the engine fed, each of its dp ranks, as the listener does
+        Set<Worker> fed = new LinkedHashSet<>();
         int r = 0;
         for (Batch b : batches(engine)) {
             while (r < lost.size() && b.seq() >= lost.get(r)[1]) {
-                oracle.apply(new KvEvent.Cleared(workerOf.apply(OptionalInt.empty())));
+                if (fed.isEmpty()) {
+                    fed.add(workerOf.apply(OptionalInt.empty()));
+                }
+                for (Worker w : fed) {
+                    oracle.apply(new KvEvent.Cleared(w));
+                }
                 r++;
             }
             if (r < lost.size() && b.seq() >= lost.get(r)[0]) {
                 continue;
             }
+            fed.add(workerOf.apply(b.rank()));
             for (KvEvent e : events(b, workerOf)) {
                 EventKind k = e instanceof KvEvent.Removed
                         ? EventKind.REMOVED

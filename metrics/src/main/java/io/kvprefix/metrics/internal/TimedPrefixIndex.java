@@ -10,7 +10,9 @@ import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.micrometer.core.instrument.Timer;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -99,6 +101,16 @@ public final class TimedPrefixIndex implements PrefixIndex {
     @Override
     public IndexConfig config() {
         return index.config();
+    }
+
+    @Override
+    public void snapshot(Path file, Map<String, String> metadata) {
+        index.snapshot(file, metadata);
+    }
+
+    @Override
+    public Map<String, String> snapshotMetadata() {
+        return index.snapshotMetadata();
     }
 
     @Override

@@ -5,7 +5,12 @@
  * frame asynchronously and settles acks). The replica: {@link io.kvprefix.nats.internal.ReplicaCore}
  * (stream order, retention gaps and resyncs, one message applied at a time under a lock a snapshot
  * can take), {@link io.kvprefix.nats.internal.EngineFeed} per engine (record numbers, decoding,
- * applying, counters), {@link io.kvprefix.nats.internal.LagHistogram}. Both sides share
+ * applying, counters), {@link io.kvprefix.nats.internal.LagHistogram}; its snapshots:
+ * {@link io.kvprefix.nats.internal.ReplicaSnapshots} (cut, save, upload; bootstrap from the newest),
+ * {@link io.kvprefix.nats.internal.SnapshotBucket} (the object store bucket),
+ * {@link io.kvprefix.nats.internal.ReplicaImage} (the replica's state as the snapshot's metadata
+ * strings) and {@link io.kvprefix.nats.internal.IndexSnapshots} (the index's own snapshot file,
+ * docs/SNAPSHOT.md). Both sides share
  * {@link io.kvprefix.nats.internal.Frames}, the message format of docs/SPEC.md section 9.2.
  */
 package io.kvprefix.nats.internal;

@@ -42,7 +42,7 @@ public final class Fleet implements AutoCloseable {
     public final NatsServer server;
     public final PythonPublisher publisher;
     public final Connection connection;
-    public final FleetStream stream = FleetStream.named(STREAM);
+    public final FleetStream stream;
     private final Map<String, EngineEndpoint> engines = new LinkedHashMap<>();
     private final Map<String, Long> workerIds = new LinkedHashMap<>();
     private final List<Replica> replicas = new ArrayList<>();
@@ -52,7 +52,13 @@ public final class Fleet implements AutoCloseable {
 
     /** Starts the server and the publisher ({@code specJson}, see vllm_publisher.py) under {@code dir}. */
     public Fleet(Path dir, String specJson) throws Exception {
+        this(dir, specJson, FleetStream.named(STREAM));
+    }
+
+    /** As {@link #Fleet(Path, String)}, on {@code stream} (named {@link #STREAM}, its retention the test's). */
+    public Fleet(Path dir, String specJson, FleetStream stream) throws Exception {
         this.dir = dir;
+        this.stream = stream;
         this.server = new NatsServer(Files.createDirectories(dir.resolve("nats")));
         PythonPublisher pub = null;
         Connection c = null;
@@ -156,6 +162,15 @@ public final class Fleet implements AutoCloseable {
 
     /** Every replica answers as the oracle fed the engines' full history; the stream is clean. */
     public void assertEveryReplicaMatchesTheOracle() throws Exception {
+        assertEveryReplicaMatchesTheOracle(true);
+    }
+
+    /**
+     * Every replica answers as the oracle fed the engines' full history; with {@code wholeStream},
+     * the stream still holds every engine's batches once each, in order (not after its retention
+     * dropped some).
+     */
+    public void assertEveryReplicaMatchesTheOracle(boolean wholeStream) throws Exception {
         try (FleetOracle oracle = new FleetOracle(publisher.truth(), workerIds)) {
             for (Replica r : replicas) {
                 oracle.assertSame(
@@ -167,7 +182,9 @@ public final class Fleet implements AutoCloseable {
                     assertEquals(0, e.clears() + e.gaps(), r.name() + ": no clear, no gap: " + e.subject());
                 }
             }
-            for (var e : engines.entrySet()) {
+            for (var e : wholeStream
+                    ? engines.entrySet()
+                    : Map.<String, EngineEndpoint>of().entrySet()) {
                 assertEquals(
                         oracle.batches(e.getKey()),
                         batchesInStream(e.getValue()).size(),
@@ -216,6 +233,12 @@ public final class Fleet implements AutoCloseable {
 
     public Path dir() {
         return dir;
+    }
+
+    /** The stream's first and last sequence numbers now (first is last + 1 when it holds nothing). */
+    public long[] streamRange() throws IOException, JetStreamApiException {
+        var st = connection.jetStreamManagement().getStreamInfo(STREAM).getStreamState();
+        return new long[] {st.getFirstSequence(), st.getLastSequence()};
     }
 
     /** Polls {@code done} every 20 ms for up to 60 s. */

@@ -1,0 +1,362 @@
+package io.kvprefix.internal.offheap;
+
+import static io.kvprefix.internal.offheap.ChainLayout.CHUNK_ENTRIES;
+import static io.kvprefix.internal.offheap.ChainLayout.CHUNK_NEXT;
+import static io.kvprefix.internal.offheap.ChainLayout.INLINE_ENTRIES;
+import static io.kvprefix.internal.offheap.ChainLayout.RUN_CHUNKS;
+import static io.kvprefix.internal.offheap.ChainLayout.RUN_LOCALS;
+
+import io.kvprefix.IndexConfig;
+import io.kvprefix.MatchExplanation;
+import io.kvprefix.SnapshotException;
+import io.kvprefix.internal.snapshot.ChainImage;
+import io.kvprefix.internal.snapshot.SnapshotFormat;
+import io.kvprefix.internal.snapshot.SnapshotReader;
+import io.kvprefix.internal.snapshot.SnapshotWriter;
+import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
+import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.IntStream;
+
+/**
+ * The chain index's side of a snapshot (docs/SNAPSHOT.md): the state written section by section
+ * while every writer is held out, and restored into a fresh index with one bulk copy per run
+ * record and per name-map segment. Run ids are kept, so block ids (in the name maps and side sets) stay
+ * valid as they are; the child table, which holds exactly one record per run, is rebuilt from the
+ * runs (one insert per run, not per block).
+ *
+ * Any-tier views (docs/SPEC.md section 3.1) are written as worker records of their own, with
+ * their tagged name maps, and linked to their GPU views again on restore.
+ *
+ * <p>Thread-safety: {@link #write} runs under the writer gate with the reader gate entered (nothing
+ * changes or is freed meanwhile); {@link #restore} fills an index nobody else has seen yet.
+ */
+final class ChainSnapshot {
+    private ChainSnapshot() {}
+
+    /** Saves {@code index} to {@code file}: the state copied with every writer held out, then forced and renamed. */
+    static void save(OffHeapPrefixIndex index, Path file, Map<String, String> metadata) {
+        Objects.requireNonNull(file, "file");
+        Map<String, String> meta = SnapshotFormat.checkMetadata(metadata);
+        try (SnapshotWriter out = SnapshotWriter.create(file, index.config, SnapshotFormat.PRODUCER_CHAIN)) {
+            index.generations.withWritersHeldOut(() -> {
+                long[] counters = new long[index.statusCounts.length];
+                for (int i = 0; i < counters.length; i++) {
+                    counters[i] = index.statusCounts[i].sum();
+                }
+                List<WorkerHoldings> holdings = new ArrayList<>();
+                for (WorkerHoldings h : index.workers.values()) {
+                    holdings.add(h);
+                    if (h.anyTier != null) {
+                        holdings.add(h.anyTier); // its any-tier view (docs/SPEC.md section 3.1)
+                    }
+                }
+                holdings.sort((a, b) -> Integer.compare(a.slot, b.slot));
+                write(out, meta, counters, holdings, index.slots, index.arena, index.hashers.salts());
+                return true;
+            });
+            out.commit();
+        }
+    }
+
+    /** Writes every section of the state; {@code holdings} are the known workers' views, in slot order. */
+    static void write(
+            SnapshotWriter out,
+            Map<String, String> metadata,
+            long[] counters,
+            List<WorkerHoldings> holdings,
+            WorkerSlots slots,
+            RunArena arena,
+            List<MatchExplanation.Salt> salts) {
+        out.begin(SnapshotFormat.META);
+        out.putStrings(metadata);
+        out.end(metadata.size());
+        out.begin(SnapshotFormat.COUNTERS);
+        for (long c : counters) {
+            out.putLong(c);
+        }
+        out.end(counters.length);
+        out.begin(SnapshotFormat.WORKERS);
+        for (WorkerHoldings h : holdings) {
+            out.putLong(h.worker.workerId());
+            out.putInt(h.worker.dpRank());
+            out.putInt(h.slot);
+            out.putLong(h.distinct);
+            long[] bytes = {0};
+            h.names.forEachSegment((cap, n, d, p, table) -> bytes[0] +=
+                    SnapshotFormat.SEGMENT_HEADER_BYTES + table.byteSize() + SnapshotFormat.pad8(table.byteSize()));
+            out.putInt(h.names.segmentCount());
+            out.putInt(h.names.size());
+            out.putInt(size(h.extraNamesMap()));
+            out.putInt(h.unreachableSet() == null ? 0 : h.unreachableSet().size());
+            out.putInt(slots.gpuSlotOf(h.slot) + 1); // 0 for a GPU view
+            out.putInt(h.names.depth());
+            out.putLong(bytes[0]);
+        }
+        out.end(holdings.size());
+        writeRuns(out, arena);
+        out.begin(SnapshotFormat.NAMES);
+        for (WorkerHoldings h : holdings) {
+            h.names.forEachSegment((cap, n, d, p, table) -> { // each segment as it lies, in directory order
+                out.putInt(cap);
+                out.putInt(n);
+                out.putInt(d);
+                out.putInt(p);
+                out.putSegment(table);
+                out.putBytes(new byte[(int) SnapshotFormat.pad8(table.byteSize())]); // to a multiple of 8
+            });
+        }
+        out.end(holdings.size());
+        out.begin(SnapshotFormat.SIDE);
+        for (WorkerHoldings h : holdings) {
+            writeSideSets(out, h);
+        }
+        out.end(holdings.size());
+        out.begin(SnapshotFormat.SALTS);
+        out.putSalts(salts);
+        out.end(salts.size());
+    }
+
+    private static int size(Int2IntOpenHashMap m) {
+        return m == null ? 0 : m.size();
+    }
+
+    /** Every live run in id order: id and child list, header (lock and chunk address zeroed), hashes, chunk entries. */
+    private static void writeRuns(SnapshotWriter out, RunArena arena) {
+        out.begin(SnapshotFormat.RUNS);
+        RunArena.RunTable t = arena.runTable();
+        RunLinks links = arena.links();
+        int runs = 0;
+        for (int id = 0; id < t.capacity(); id++) {
+            long a = t.address(id);
+            if (a == 0 || (Mem.getInt(a + ChainLayout.RUN_LOCK) & ChainLayout.LOCK_DEAD) != 0) {
+                continue; // no run, or a dead one waiting for the readers to leave
+            }
+            int len = Runs.length(a);
+            int bytes = (int) (RUN_LOCALS + 8L * len);
+            int p = SnapshotFormat.RUN_PREFIX_BYTES;
+            MemorySegment rec = out.reserve(p + bytes);
+            rec.set(ValueLayout.JAVA_INT_UNALIGNED, SnapshotFormat.P_ID, id);
+            rec.set(ValueLayout.JAVA_INT_UNALIGNED, SnapshotFormat.P_FIRST_CHILD, links.first(id) + 1);
+            rec.set(ValueLayout.JAVA_INT_UNALIGNED, SnapshotFormat.P_NEXT_SIBLING, links.next(id) + 1);
+            rec.set(ValueLayout.JAVA_INT_UNALIGNED, SnapshotFormat.P_ATTACH_BOUND, links.attachBound(id));
+            MemorySegment.copy(Mem.segment(a, bytes), 0, rec, p, bytes);
+            rec.set(ValueLayout.JAVA_LONG_UNALIGNED, p + RUN_CHUNKS, 0L);
+            rec.set(ValueLayout.JAVA_INT_UNALIGNED, p + ChainLayout.RUN_LOCK, 0);
+            int entries = Runs.entryCount(a);
+            long chunk = Mem.getLong(a + RUN_CHUNKS);
+            for (int k = 0, first = INLINE_ENTRIES; first < entries; k++) {
+                int n = Math.min(ChainLayout.chunkCapacity(k), entries - first);
+                out.putSegment(Mem.segment(chunk + CHUNK_ENTRIES, 8L * n));
+                first += n;
+                chunk = Mem.getLong(chunk + CHUNK_NEXT);
+            }
+            runs++;
+        }
+        out.end(runs);
+    }
+
+    /** The side sets, each sorted by block id (so a state always gives the same bytes). */
+    private static void writeSideSets(SnapshotWriter out, WorkerHoldings h) {
+        Int2IntOpenHashMap extra = h.extraNamesMap();
+        if (extra != null) {
+            int[] blocks = extra.keySet().toIntArray();
+            Arrays.sort(blocks);
+            for (int b : blocks) {
+                out.putInt(b);
+                out.putInt(extra.get(b));
+            }
+        }
+        IntOpenHashSet un = h.unreachableSet();
+        if (un != null) {
+            int[] blocks = un.toIntArray();
+            Arrays.sort(blocks);
+            for (int b : blocks) {
+                out.putInt(b);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ restore
+
+    /**
+     * Places every run of {@code im} in {@code arena} under its own id (one bulk copy of its header
+     * and hashes each) and rebuilds the child table; the run table and the child table are laid out
+     * on the heap and copied in at once.
+     */
+    static void restoreRuns(ChainImage im, RunArena arena, ChildTable children) {
+        MemorySegment map = im.reader().map();
+        int n = im.runCount();
+        long bytes = 0;
+        for (int k = 0; k < n; k++) {
+            bytes += ChainLayout.runBytes(im.capacity(k)) + chunkBytes(im.entries(k));
+        }
+        if (!arena.reserveForRestore(bytes)) {
+            throw tooBig(im, bytes);
+        }
+        long[] addresses = new long[im.maxRunId() + 1];
+        int[] parents = new int[n];
+        long[] locals = new long[n];
+        int[] ids = new int[n];
+        for (int k = 0; k < n; k++) {
+            long a = arena.restoreRecord(im.capacity(k));
+            if (a == 0) {
+                throw tooBig(im, bytes);
+            }
+            Mem.copyFrom(map, im.runHeader(k), a, RUN_LOCALS + 8L * im.length(k)); // header and hashes, at once
+            if (im.entries(k) > INLINE_ENTRIES) {
+                restoreChunks(im, k, a, arena, map);
+            }
+            ids[k] = im.runId(k);
+            addresses[ids[k]] = a;
+            parents[k] = im.parent(k);
+            locals[k] = im.local(k, 0);
+        }
+        if (!arena.finishRestore(addresses)) {
+            throw tooBig(im, bytes);
+        }
+        restoreLinks(im, arena.links());
+        if (!children.restore(parents, locals, ids, n)) {
+            throw im.reader().bad("damaged runs section (two runs continue one block with the same hash)");
+        }
+    }
+
+    /** Every run's child list as saved; the previous-sibling links follow from the next ones. */
+    private static void restoreLinks(ChainImage im, RunLinks links) {
+        for (int k = 0; k < im.runCount(); k++) {
+            int id = im.runId(k);
+            links.restore(id, im.firstChild(k), im.nextSibling(k), -1, im.attachBound(k));
+        }
+        for (int k = 0; k < im.runCount(); k++) {
+            int prev = im.firstChild(k);
+            for (int c = prev < 0 ? -1 : im.nextSibling(im.ordinalOf(prev)); c >= 0; ) {
+                int ck = im.ordinalOf(c);
+                links.restore(c, im.firstChild(ck), im.nextSibling(ck), prev, im.attachBound(ck));
+                prev = c;
+                c = im.nextSibling(ck);
+            }
+        }
+    }
+
+    private static long chunkBytes(int entries) {
+        long b = 0;
+        for (int k = 0, first = INLINE_ENTRIES; first < entries; k++) {
+            b += ChainLayout.chunkBytes(ChainLayout.chunkCapacity(k));
+            first += ChainLayout.chunkCapacity(k);
+        }
+        return b;
+    }
+
+    /** Copies run {@code k}'s holder positions beyond the inline two into new chunks, linked in order. */
+    private static void restoreChunks(ChainImage im, int k, long a, RunArena arena, MemorySegment map) {
+        int entries = im.entries(k);
+        long link = a + RUN_CHUNKS;
+        long from = im.chunkEntries(k);
+        for (int c = 0, first = INLINE_ENTRIES; first < entries; c++) {
+            int cap = ChainLayout.chunkCapacity(c);
+            long chunk = arena.allocateChunk(cap);
+            if (chunk == 0) {
+                throw tooBig(im, -1);
+            }
+            int n = Math.min(cap, entries - first);
+            Mem.copyFrom(map, from, chunk + CHUNK_ENTRIES, 8L * n);
+            Mem.setLong(link, chunk);
+            link = chunk + CHUNK_NEXT;
+            from += 8L * n;
+            first += n;
+        }
+    }
+
+    /** A new index holding the state of the snapshot {@code file}; see {@code PrefixIndex.restore}. */
+    static OffHeapPrefixIndex restore(Path file, IndexConfig config) {
+        Objects.requireNonNull(config, "config");
+        try (SnapshotReader r = SnapshotReader.open(Objects.requireNonNull(file, "file"), config)) {
+            ChainImage im = ChainImage.read(r, config.maxWorkers());
+            Map<String, String> meta = r.metadata();
+            long[] counters = r.counters();
+            List<MatchExplanation.Salt> salts = r.salts();
+            OffHeapPrefixIndex index;
+            try {
+                index = OffHeapPrefixIndex.forRestore(config, im.runCount(), im.maxRunId() + 1);
+            } catch (IllegalArgumentException e) {
+                throw r.bad("does not fit: " + e.getMessage());
+            }
+            try {
+                restoreRuns(im, index.arena, index.generations.children());
+                restoreWorkers(im, index);
+                for (int i = 0; i < counters.length; i++) {
+                    index.statusCounts[i].add(counters[i]);
+                }
+                index.hashers.restoreSalts(salts);
+                index.restoredMetadata = meta;
+                VarHandle.fullFence(); // the caller publishes the index to other threads as it likes
+                return index;
+            } catch (RuntimeException | Error e) {
+                index.close();
+                throw e;
+            }
+        } catch (InternalError e) { // a fault on the mapping: the file shrank while it was read
+            throw new SnapshotException(file, "the file changed while it was read", e);
+        }
+    }
+
+    /** Every worker's GPU view and any-tier view, each name map copied whole, on every core (they are independent). */
+    private static void restoreWorkers(ChainImage im, OffHeapPrefixIndex index) {
+        WorkerHoldings[] views = new WorkerHoldings[im.workerCount()];
+        IntStream.range(0, im.workerCount()).parallel().forEach(w -> {
+            ChainImage.WorkerRecord r = im.worker(w);
+            views[w] = restoreWorker(im, w, index.pool);
+            if (!r.isView()) {
+                index.workers.put(r.worker(), views[w]);
+            }
+        });
+        int anyTier = 0;
+        for (int w = 0; w < views.length; w++) {
+            ChainImage.WorkerRecord r = im.worker(w);
+            index.slots.restore(r.slot(), r.worker(), r.viewOf());
+            if (r.isView()) {
+                index.workers.get(r.worker()).anyTier = views[w];
+                anyTier++;
+            }
+        }
+        index.tiers.restored(anyTier);
+        long held = 0;
+        for (WorkerHoldings h : index.workers.values()) {
+            held += h.distinct; // pairs count the GPU views only
+        }
+        index.heldPairs.add(held); // a fresh index: from 0
+    }
+
+    /** A worker view's holdings: its name map copied whole, its side sets, its count of blocks. */
+    static WorkerHoldings restoreWorker(ChainImage im, int w, MemoryPool pool) {
+        ChainImage.WorkerRecord r = im.worker(w);
+        NameMap names =
+                NameMap.restore(pool, r.isView(), im.names(w), im.reader().map());
+        if (names == null) {
+            throw tooBig(im, -1);
+        }
+        WorkerHoldings h = new WorkerHoldings(r.worker(), r.slot(), names);
+        h.distinct = r.distinct();
+        for (int i = 0; i < r.extraCount(); i++) {
+            h.setExtraNames(im.extraBlock(w, i), im.extraNames(w, i));
+        }
+        for (int i = 0; i < r.unreachableCount(); i++) {
+            h.addUnreachable(im.unreachableBlock(w, i));
+        }
+        return h;
+    }
+
+    static SnapshotException tooBig(ChainImage im, long bytes) {
+        return im.reader()
+                .bad("does not fit the memory budget"
+                        + (bytes > 0 ? " (its runs alone need " + bytes + " bytes)" : ""));
+    }
+}
