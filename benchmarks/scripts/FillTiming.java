@@ -1,29 +1,51 @@
-import io.kvprefix.*;
+import io.kvprefix.EventStatus;
+import io.kvprefix.IndexConfig;
+import io.kvprefix.KvEvent;
+import io.kvprefix.PrefixIndex;
+import io.kvprefix.Worker;
 import java.util.SplittableRandom;
+
 /**
  * Times filling a fresh default index with N (worker, block) pairs: 16 workers, root stores of 64
- * blocks, the events made before the clock starts. One JVM per run:
+ * blocks, the events made before the clock starts; prints one line per repetition. One JVM per run:
  * {@code java --enable-native-access=ALL-UNNAMED -Xmx12g -cp cli/target/kvprefix-cli.jar
- * benchmarks/scripts/FillTiming.java 10000000 2} (benchmarks/RESULTS.md section 8).
+ * benchmarks/scripts/FillTiming.java 10000000 2} (benchmarks/RESULTS.md section 8.1).
+ *
+ * <p>Thread-safety: a program of one thread.
  */
 public class FillTiming {
-    public static void main(String[] a) {
-        long n = Long.parseLong(a[0]); int workers = 16; int reps = Integer.parseInt(a[1]);
+    public static void main(String[] args) {
+        if (args.length != 2) {
+            System.err.println("usage: FillTiming PAIRS REPETITIONS (PAIRS a multiple of 64)");
+            System.exit(2);
+        }
+        long n = Long.parseLong(args[0]);
+        int reps = Integer.parseInt(args[1]);
+        int workers = 16;
         for (int rep = 0; rep < reps; rep++) {
             SplittableRandom r = new SplittableRandom(7);
             long name = 1;
-            int seqs = (int) (n / 64);
-            KvEvent.Stored[] ev = new KvEvent.Stored[seqs];
-            for (int s = 0; s < seqs; s++) {
-                long[] names = new long[64], locals = new long[64];
-                for (int i = 0; i < 64; i++) { names[i] = name++; locals[i] = r.nextLong(); }
-                ev[s] = KvEvent.Stored.root(Worker.of(s % workers), names, locals);
+            KvEvent.Stored[] events = new KvEvent.Stored[(int) (n / 64)];
+            for (int s = 0; s < events.length; s++) {
+                long[] names = new long[64];
+                long[] locals = new long[64];
+                for (int i = 0; i < 64; i++) {
+                    names[i] = name++;
+                    locals[i] = r.nextLong();
+                }
+                events[s] = KvEvent.Stored.root(Worker.of(s % workers), names, locals);
             }
             try (PrefixIndex index = PrefixIndex.create(IndexConfig.defaults())) {
                 long t0 = System.nanoTime();
-                for (KvEvent.Stored e : ev) { if (index.apply(e) != EventStatus.OK) throw new AssertionError(); }
+                for (KvEvent.Stored e : events) {
+                    if (index.apply(e) != EventStatus.OK) {
+                        throw new AssertionError("refused: " + e);
+                    }
+                }
                 long t = System.nanoTime() - t0;
-                System.out.printf("pairs %d rep %d: %.1f ms, %.1f ns/pair, blocks %d%n", n, rep, t / 1e6, t / (double) n, index.stats().blocks());
+                System.out.printf(
+                        "pairs %d rep %d: %.1f ms, %.1f ns/pair, blocks %d%n",
+                        n, rep, t / 1e6, t / (double) n, index.stats().blocks());
             }
         }
     }
