@@ -1,7 +1,5 @@
 package io.kvprefix.internal.router;
 
-import java.util.SplittableRandom;
-
 /**
  * llm-d's scheduler with its default profile ({@code llm-d-scorers}, docs/SPEC.md section 6.3):
  * {@code llm-d/llm-d-router} (at {@code ebab6879}) {@code pkg/epp/config/loader/defaults.go} weights
@@ -23,7 +21,7 @@ import java.util.SplittableRandom;
  *
  * <p>Thread-safety: not thread-safe; {@link LoadTable} calls it only under its lock.
  */
-final class LlmdScorers implements Selector {
+final class LlmdScorers extends TieDrawingSelector {
     static final double QUEUE_WEIGHT = 2;
     static final double KV_WEIGHT = 2;
     static final double PREFIX_WEIGHT = 3;
@@ -32,26 +30,8 @@ final class LlmdScorers implements Selector {
     /** The weight of a block held on a lower tier only (llm-d's "cpu" medium). */
     static final double CPU_WEIGHT = 0.8;
 
-    private final SplittableRandom random;
-    private boolean missed;
-
     LlmdScorers(long seed) {
-        this.random = new SplittableRandom(seed);
-    }
-
-    @Override
-    public boolean missed() {
-        return missed;
-    }
-
-    @Override
-    public int choose(WorkerLoad[] ws, int n, double[] costs, Request r) {
-        return select(ws, n, costs, r, true);
-    }
-
-    @Override
-    public int preview(WorkerLoad[] ws, int n, double[] costs, Request r) {
-        return select(ws, n, costs, r, false);
+        super(seed);
     }
 
     @Override
@@ -60,7 +40,8 @@ final class LlmdScorers implements Selector {
     }
 
     /** The choice; with {@code draw} false, the first of tied totals instead of a uniform draw. */
-    private int select(WorkerLoad[] ws, int n, double[] costs, Request r, boolean draw) {
+    @Override
+    int select(WorkerLoad[] ws, int n, double[] costs, Request r, boolean draw) {
         int minQ = Integer.MAX_VALUE;
         int maxQ = Integer.MIN_VALUE;
         int maxDepth = 0;

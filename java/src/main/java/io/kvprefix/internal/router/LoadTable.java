@@ -183,29 +183,51 @@ public final class LoadTable {
             Choice out) {
         synchronized (lock) {
             int n = size;
-            if (n == 0) {
-                throw new IllegalStateException("no workers registered: add workers before routing");
-            }
-            scatter(first);
-            scatter(second);
+            Selector.Request r = begin(first, second, eventFed, isl, blockSize, blockCount);
             try {
-                Selector.Request r = request;
-                r.isl = isl;
-                r.blockSize = blockSize;
-                r.now = clock.getAsLong();
-                r.eventFed = eventFed;
-                r.blockCount = blockCount;
                 int i = selector.choose(dense, n, costs, r);
                 charge(dense[i], isl, blockSize, r.now, out);
                 out.cost = costs[i];
                 out.missed = selector.missed();
             } finally {
-                request.blockCount = null;
-                for (int i = 0; i < n; i++) {
-                    dense[i].depth = 0;
-                    dense[i].anyDepth = 0;
-                }
+                end(n);
             }
+        }
+    }
+
+    /**
+     * Starts a decision or a preview (the caller holds {@code lock}): refuses an empty table, reads the
+     * clock, then puts both results' depths on the workers and fills the reused request. {@link #end}
+     * undoes it.
+     */
+    private Selector.Request begin(
+            MatchResult first,
+            MatchResult second,
+            boolean eventFed,
+            int isl,
+            int blockSize,
+            ToLongFunction<Worker> blockCount) {
+        if (size == 0) {
+            throw new IllegalStateException("no workers registered: add workers before routing");
+        }
+        long now = clock.getAsLong();
+        scatter(first);
+        scatter(second);
+        Selector.Request r = request;
+        r.isl = isl;
+        r.blockSize = blockSize;
+        r.now = now;
+        r.eventFed = eventFed;
+        r.blockCount = blockCount;
+        return r;
+    }
+
+    /** Clears what {@link #begin} put on the first {@code n} workers and the request. */
+    private void end(int n) {
+        request.blockCount = null;
+        for (int i = 0; i < n; i++) {
+            dense[i].depth = 0;
+            dense[i].anyDepth = 0;
         }
     }
 
@@ -307,18 +329,8 @@ public final class LoadTable {
             ToLongFunction<Worker> blockCount) {
         synchronized (lock) {
             int n = size;
-            if (n == 0) {
-                throw new IllegalStateException("no workers registered: add workers before routing");
-            }
-            scatter(first);
-            scatter(second);
+            Selector.Request r = begin(first, second, eventFed, isl, blockSize, blockCount);
             try {
-                Selector.Request r = request;
-                r.isl = isl;
-                r.blockSize = blockSize;
-                r.now = clock.getAsLong();
-                r.eventFed = eventFed;
-                r.blockCount = blockCount;
                 double[] c = new double[n];
                 int preferred = selector.preview(dense, n, c, r);
                 int[] depths = new int[n];
@@ -329,11 +341,7 @@ public final class LoadTable {
                 }
                 return new Costs(workers, depths, c, preferred, selector.missed(), selector.minimumDepth(r));
             } finally {
-                request.blockCount = null;
-                for (int i = 0; i < n; i++) {
-                    dense[i].depth = 0;
-                    dense[i].anyDepth = 0;
-                }
+                end(n);
             }
         }
     }

@@ -1,7 +1,5 @@
 package io.kvprefix.internal.router;
 
-import java.util.SplittableRandom;
-
 /**
  * SGLang's model gateway {@code cache_aware} policy ({@code sglang-cache-aware}, docs/SPEC.md section
  * 6.2), as {@code smg-project/smg} {@code model_gateway/src/policies/cache_aware.rs} (at {@code f8daa883})
@@ -22,33 +20,16 @@ import java.util.SplittableRandom;
  *
  * <p>Thread-safety: not thread-safe; {@link LoadTable} calls it only under its lock.
  */
-final class SglangCacheAware implements Selector {
+final class SglangCacheAware extends TieDrawingSelector {
     static final double CACHE_THRESHOLD = 0.3;
     static final int BALANCE_ABS = 64;
     static final double BALANCE_REL = 1.5;
     static final int MATCHED_TENANTS_CAP = 8;
 
-    private final SplittableRandom random;
-    private boolean missed;
     private int[] capped = new int[MATCHED_TENANTS_CAP];
 
     SglangCacheAware(long seed) {
-        this.random = new SplittableRandom(seed);
-    }
-
-    @Override
-    public boolean missed() {
-        return missed;
-    }
-
-    @Override
-    public int choose(WorkerLoad[] ws, int n, double[] costs, Request r) {
-        return select(ws, n, costs, r, true);
-    }
-
-    @Override
-    public int preview(WorkerLoad[] ws, int n, double[] costs, Request r) {
-        return select(ws, n, costs, r, false);
+        super(seed);
     }
 
     /** Event mode: any overlap; tree mode: the least depth whose tokens are above the threshold. */
@@ -58,7 +39,8 @@ final class SglangCacheAware implements Selector {
     }
 
     /** The choice; with {@code draw} false, the first of tied candidates instead of a uniform draw. */
-    private int select(WorkerLoad[] ws, int n, double[] costs, Request r, boolean draw) {
+    @Override
+    int select(WorkerLoad[] ws, int n, double[] costs, Request r, boolean draw) {
         long sum = 0;
         int minLoad = 0;
         int maxDepth = 0;
