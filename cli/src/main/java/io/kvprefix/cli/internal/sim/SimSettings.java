@@ -34,9 +34,9 @@ public final class SimSettings {
     public static final int DEFAULT_MAX_NUM_SEQS = 256;
     /**
      * Engine-to-router KV event delay on top of the engine's own step (events are published after
-     * the step that computed their blocks): 10 ms, the low end of Dynamo's maintainers' estimate for
-     * ZMQ or NATS "with a busy workload plane" ("usually only 10s of milliseconds",
-     * ai-dynamo/dynamo PR #12781); no measured figure is published (docs/BENCHMARKS.md section 5).
+     * the step that computed their blocks): 10 ms, an assumption. No measured figure of this delay in
+     * a busy deployment is published; Dynamo's event-plane benchmark (ai-dynamo/dynamo PR #10346)
+     * measures single-host loopback only (docs/BENCHMARKS.md section 5).
      */
     public static final Duration DEFAULT_EVENT_DELAY = Duration.ofMillis(10);
     /**
