@@ -65,7 +65,7 @@ KVP_API int64_t kvp_hash_blocks(const uint32_t *tokens, int64_t n_tokens, int32_
 /*
  * As kvp_hash_blocks, with multimodal extras: the bytes of block b are its tokens followed by
  * mm_hashes[mm_offsets[b] .. mm_offsets[b+1]), each as 8 bytes little-endian. The caller sorts each
- * block's extras ascending (the contract's order) before the call.
+ * block's extras ascending (the order of docs/SPEC.md section 2.1) before the call.
  *   mm_offsets  n_tokens / block_size + 1 non-decreasing values, mm_offsets[0] >= 0
  *   mm_hashes   the extras of every block, block after block
  * Returns the number of blocks, or KVP_EINVAL (also when the offsets decrease).

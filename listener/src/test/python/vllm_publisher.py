@@ -62,7 +62,7 @@ input closes (or 60 s pass). The truth file lists every batch published, dropped
 and, at the end, queries "Q name rank block_size lora|- depth tokens mm|-" (mm: START:END:MM_HASH,
 the multimodal items of the prefix, from the vLLM 0.19+ (identifier, offset) extra_keys): the full token prefix of
 blocks held at the end and of blocks stored over the run, and how many leading blocks of it the
-engine's simulated cache holds at the end (the contract's match depth for that worker).
+engine's simulated cache holds at the end (the match depth of docs/SPEC.md section 4 for that worker).
 Hashes are unsigned decimals, lists comma-separated, "-" for none.
 """
 
@@ -100,7 +100,7 @@ class Cache:
         self.held.clear()
 
     def depth(self, h):
-        """How many leading blocks of the chain ending at h are held now (the contract's match depth)."""
+        """How many leading blocks of the chain ending at h are held now (docs/SPEC.md section 4's match depth)."""
         chain = []
         while h is not None:
             chain.append(h)

@@ -38,9 +38,9 @@ import net.openhft.hashing.LongHashFunction;
  * <p>Thread-safety: immutable; one instance may be shared by any number of threads.
  */
 public final class BlockHasher {
-    /** The contract's default local-hash seed. */
+    /** The default local-hash seed (docs/SPEC.md section 2.1). */
     public static final long DEFAULT_SEED = 1337L;
-    /** The contract's default chain seed. */
+    /** The default chain seed (docs/SPEC.md section 2.2). */
     public static final long DEFAULT_CHAIN_SEED = 1337L;
 
     private final int blockSize;
@@ -87,7 +87,7 @@ public final class BlockHasher {
         return builder().blockSize(blockSize).build();
     }
 
-    /** A builder; every setting has the contract's default except the block size, which must be set. */
+    /** A builder; every setting has the default of docs/SPEC.md section 2 except the block size, which must be set. */
     public static Builder builder() {
         return new Builder();
     }
@@ -315,7 +315,7 @@ public final class BlockHasher {
         kernel.localHashesWithExtras(tokens, offset, blocks, blockSize, offsets, flat, localOut, chainOut);
     }
 
-    /** Sorts {@code a[from..to)} ascending as unsigned 64-bit values (the contract's order). */
+    /** Sorts {@code a[from..to)} ascending as unsigned 64-bit values (the order of docs/SPEC.md section 2.1). */
     private static void sortUnsigned(long[] a, int from, int to) {
         Arrays.sort(a, from, to);
         // After a signed sort, negative values (>= 2^63 unsigned) come first; rotate them to the end.

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
  * }
  * }</pre>
  *
- * <p>Expected answers are derived by hand from the contract, never computed by the code under test;
+ * <p>Expected answers are derived by hand from docs/SPEC.md, never computed by the code under test;
  * {@link BlockHasher} is used only to build inputs (a local hash equal to some chain hash, local
  * hashes of salted tokens). Tests that need more worker slots than the base configuration has raise
  * them ({@link #withSlots}); tests about running out of slots use the base configuration's own count.

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** {@code kvprefix hash}: the contract's vectors through the command line, and its error handling. */
+/** {@code kvprefix hash}: the test vectors of docs/SPEC.md section 2.3 through the command line, and its error handling. */
 class HashCommandTest {
 
     /**

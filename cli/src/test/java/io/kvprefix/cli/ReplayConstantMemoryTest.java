@@ -59,7 +59,7 @@ class ReplayConstantMemoryTest {
         sb.append(OpStreamWriter.line(op)).append('\n');
     }
 
-    /** The answers to iteration k, written from the contract's semantics. */
+    /** The answers to iteration k, written from the match semantics of docs/SPEC.md section 4. */
     private static List<String> answers(long k) {
         List<String> a = new ArrayList<>(4);
         a.add("{\"status\":\"ok\"}");

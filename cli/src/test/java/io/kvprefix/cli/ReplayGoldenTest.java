@@ -22,8 +22,8 @@ import org.junit.jupiter.api.TestFactory;
  * Golden files: every {@code NAME.jsonl} of the op-stream module's golden files
  * ({@code opstream/src/test/resources/replay/}) is replayed through the command line, from the file
  * with every implementation and from standard input with the default one, and its standard output
- * must equal {@code NAME.expected} byte for byte. The expected files are hand-written from the
- * contract (see the README.md next to them).
+ * must equal {@code NAME.expected} byte for byte. The expected files are hand-written from
+ * docs/SPEC.md sections 5 and 7 (see the README.md next to them).
  */
 class ReplayGoldenTest {
 

@@ -25,7 +25,7 @@ import java.util.TreeMap;
 
 /**
  * The reference model of docs/SPEC.md sections 3 and 4: plain maps and sets, no cleverness, written to be
- * read next to the contract and checked line by line. Every other {@link PrefixIndex} is compared with
+ * read next to the specification and checked line by line. Every other {@link PrefixIndex} is compared with
  * it by the differential suite of the op-stream module ({@code io.kvprefix.opstream.testing.Differential}).
  *
  * <ul>
@@ -34,7 +34,7 @@ import java.util.TreeMap;
  *       and the block's local hash with a portable {@link BlockHasher}; the engine's hashes are never
  *       used for it. A worker holds exactly the blocks that are values of its map, so one block under
  *       two names stays held until its last name goes (rule 4 is {@link Map#put}).
- *   <li>Statuses are decided in the contract's order: rule 1 ({@code invalid_block_sequence}), rule 2
+ *   <li>Statuses are decided in the specification's order: rule 1 ({@code invalid_block_sequence}), rule 2
  *       ({@code parent_block_not_found}), then the worker slots ({@code capacity_exceeded}).
  *   <li>Depth is computed literally from the definition: for {@code i = 0, 1, ...}, does the worker
  *       hold a block at position {@code i} whose chain hash is the request's {@code cq[i]}?
@@ -58,7 +58,7 @@ public final class OracleIndex implements PrefixIndex {
     /** How an index fills a result; the only shared code, and it only stores what it is given. */
     private static final MatchResults RESULTS = MatchResults.access();
 
-    /** One block as the contract identifies it: where it sits and the chain hash of the prefix ending in it. */
+    /** One block as docs/SPEC.md section 4 identifies it: where it sits and the chain hash of the prefix ending in it. */
     private record Block(int position, long chain) {}
 
     /** What a name means: its block, and the tiers that hold it under that name (bits of {@link Medium#bit}). */

@@ -68,8 +68,8 @@ public enum DecodeIssue {
     /** TensorRT-LLM event ids that skip numbers (the engine's queue dropped events), or that start
      * again with a {@code created} event (the engine restarted: its workers are cleared). */
     EVENT_ID_GAP("event_id_gap", Category.NOTE),
-    /** A store with a non-zero {@code lora_id} but no {@code lora_name}: applied unsalted (the
-     * contract salts by name only). */
+    /** A store with a non-zero {@code lora_id} but no {@code lora_name}: applied unsalted (docs/SPEC.md
+     * section 2.1 salts by name only). */
     LORA_ID_WITHOUT_NAME("lora_id_without_name", Category.NOTE),
     /** A store whose {@code token_ids} came as (token, next token) pairs (Eagle); the first of each
      * pair is the block's token. */

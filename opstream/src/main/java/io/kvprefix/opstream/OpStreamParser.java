@@ -19,7 +19,7 @@ import java.util.OptionalLong;
  * never through {@code BigInteger}), and only whitespace may follow the object. One instance reuses
  * its scratch buffers from line to line; the results it returns are independent copies.
  *
- * <p>Decisions where the contract leaves room (all answered {@code invalid_input} unless said so):
+ * <p>Decisions where docs/SPEC.md section 5 leaves room (all answered {@code invalid_input} unless said so):
  * <ul>
  *   <li>{@code -0} is a JSON integer (RFC 8259's {@code int} production allows it) with the value 0,
  *       so it is accepted wherever 0 is, also for {@code worker}, {@code dp_rank} and tokens.

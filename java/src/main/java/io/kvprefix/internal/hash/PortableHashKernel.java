@@ -9,7 +9,7 @@ import net.openhft.hashing.LongHashFunction;
  *
  * <p>The two hash functions (local seed, chain seed) are created once, when the kernel is built,
  * never per block. zero-allocation-hashing reads {@code int[]} and {@code long[]} in the platform's
- * byte order; kvprefix supports little-endian platforms only, where that order is the contract's.
+ * byte order; kvprefix supports little-endian platforms only, where that order is the one docs/SPEC.md section 2 hashes.
  *
  * <p>Thread-safety: immutable; shareable by any number of threads.
  */

@@ -29,7 +29,7 @@ import java.util.Random;
  *       {@code match} and {@code remove_worker}; spaces and tabs between tokens; strings with escapes
  *       (escaped slashes, backslash-u escapes of non-ASCII characters and of surrogate pairs) and object
  *       keys written with backslash-u escapes.
- *       A reader that follows the contract reads it as exactly the same op.
+ *       A reader that follows docs/SPEC.md section 5 reads it as exactly the same op.
  *   <li>{@link #malformedCatalogue}: one line per validation case of section 5 (plus a few more),
  *       each an {@link Op.Invalid} carrying its line and the reason; every one must answer
  *       {@code {"status":"invalid_input"}}. {@link #invalidUtf8Lines} gives the byte-level cases a

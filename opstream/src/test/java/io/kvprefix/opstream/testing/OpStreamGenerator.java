@@ -720,7 +720,7 @@ public final class OpStreamGenerator {
         return null;
     }
 
-    /** Stores that break rule 1 or rule 2 in the ways the contract lists. */
+    /** Stores that break rule 1 or rule 2 in the ways docs/SPEC.md section 3 lists. */
     private Op badStore() {
         Worker w = knownWithNames();
         if (w == null) {
