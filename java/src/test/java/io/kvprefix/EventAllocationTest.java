@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.lang.reflect.Method;
 import java.util.SplittableRandom;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -21,19 +20,8 @@ class EventAllocationTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 16})
     void storeAndRemoveAllocateNothing(int batch) throws ReflectiveOperationException {
-        Object bean;
-        Method counter;
-        try {
-            bean = Class.forName("java.lang.management.ManagementFactory")
-                    .getMethod("getThreadMXBean")
-                    .invoke(null);
-            counter = Class.forName("com.sun.management.ThreadMXBean").getMethod("getThreadAllocatedBytes", long.class);
-        } catch (ClassNotFoundException | NoSuchMethodException e) {
-            bean = null;
-            counter = null;
-        }
-        assumeTrue(
-                counter != null && counter.getDeclaringClass().isInstance(bean), "needs HotSpot's allocation counter");
+        ThreadAllocation allocation = ThreadAllocation.counter();
+        assumeTrue(allocation != null, "needs HotSpot's allocation counter");
         try (PrefixIndex index = PrefixIndex.create(IndexConfig.defaults())) {
             SplittableRandom r = new SplittableRandom(5);
             long name = 1;
@@ -66,11 +54,11 @@ class EventAllocationTest {
             }
             long blocks = index.stats().blocks();
             int n = 10 * CYCLE;
-            long before = allocatedBytes(bean, counter);
+            long before = allocation.bytes();
             for (int k = 0; k < n; k++) {
                 cycle(index, stores, removes, k);
             }
-            long perCycle = (allocatedBytes(bean, counter) - before) / n;
+            long perCycle = (allocation.bytes() - before) / n;
             assertEquals(blocks, index.stats().blocks(), "each cycle leaves the index as it found it");
             assertTrue(perCycle < 8, "a store and remove of " + batch + " block(s) allocated " + perCycle + " bytes");
         }
@@ -81,9 +69,5 @@ class EventAllocationTest {
         if (index.apply(stores[c]) != EventStatus.OK || index.apply(removes[c]) != EventStatus.OK) {
             throw new AssertionError("cycle " + k + " was refused");
         }
-    }
-
-    private static long allocatedBytes(Object bean, Method counter) throws ReflectiveOperationException {
-        return (long) counter.invoke(bean, Thread.currentThread().threadId());
     }
 }

@@ -3,7 +3,6 @@ package io.kvprefix;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.lang.reflect.Method;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,29 +11,10 @@ import org.junit.jupiter.api.Test;
  */
 class RouterAllocationTest {
 
-    /**
-     * HotSpot's per-thread allocation counter, reached reflectively: the tests are compiled inside the
-     * {@code io.kvprefix} module, which does not read {@code jdk.management}.
-     */
-    private static long allocatedBytes(Object bean, Method counter) throws ReflectiveOperationException {
-        return (long) counter.invoke(bean, Thread.currentThread().threadId());
-    }
-
     @Test
     void routingAllocatesOnlyTheDecision() throws ReflectiveOperationException {
-        Object bean;
-        Method counter;
-        try {
-            bean = Class.forName("java.lang.management.ManagementFactory")
-                    .getMethod("getThreadMXBean")
-                    .invoke(null);
-            counter = Class.forName("com.sun.management.ThreadMXBean").getMethod("getThreadAllocatedBytes", long.class);
-        } catch (ClassNotFoundException | NoSuchMethodException e) {
-            bean = null;
-            counter = null;
-        }
-        assumeTrue(
-                counter != null && counter.getDeclaringClass().isInstance(bean), "needs HotSpot's allocation counter");
+        ThreadAllocation allocation = ThreadAllocation.counter();
+        assumeTrue(allocation != null, "needs HotSpot's allocation counter");
 
         int[] request = new int[8192];
         for (int i = 0; i < request.length; i++) {
@@ -57,13 +37,13 @@ class RouterAllocationTest {
                     router.route(request).finished();
                 }
                 int n = 2_000;
-                long before = allocatedBytes(bean, counter);
+                long before = allocation.bytes();
                 for (int i = 0; i < n; i++) {
                     RoutingDecision d = router.route(request);
                     d.prefillFinished();
                     d.finished();
                 }
-                long perCall = (allocatedBytes(bean, counter) - before) / n;
+                long perCall = (allocation.bytes() - before) / n;
                 // The decision is about 64 bytes; anything per block (512 blocks) would be kilobytes. The
                 // native match itself allocates about 70 bytes per call today (heap-segment wrappers of
                 // the request), which this bound leaves room for.

@@ -200,7 +200,7 @@ final class ListenCommand implements Callable<Integer> {
         if (nats != null) {
             return NatsListen.run(this);
         }
-        List<EngineEndpoint> specs = parseEngines();
+        List<EngineEndpoint> specs = parseEngines(engines);
         if (specs.isEmpty() && trtllmEvents == null) {
             throw new IllegalArgumentException("give at least one --engine or --trtllm-events, or --nats");
         }
@@ -429,7 +429,8 @@ final class ListenCommand implements Callable<Integer> {
         return m == null ? index : m.instrument(index);
     }
 
-    private List<EngineEndpoint> parseEngines() {
+    /** The {@code --engine} values, parsed and checked (each endpoint once); shared with {@code relay}. */
+    static List<EngineEndpoint> parseEngines(List<String> engines) {
         List<EngineEndpoint> out = new ArrayList<>();
         Set<String> endpoints = new LinkedHashSet<>();
         for (String spec : engines) {

@@ -8,10 +8,7 @@ import io.kvprefix.zmq.EngineEndpoint;
 import io.nats.client.Connection;
 import java.io.PrintStream;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -98,20 +95,7 @@ final class RelayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        List<EngineEndpoint> specs = new ArrayList<>();
-        Set<String> endpoints = new LinkedHashSet<>();
-        for (String spec : engines) {
-            EngineEndpoint e;
-            try {
-                e = EngineEndpoint.parse(spec); // the message names the spec and the fault
-            } catch (IllegalArgumentException ex) {
-                throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
-            }
-            if (!endpoints.add(e.endpoint())) {
-                throw new IllegalArgumentException("--engine: " + e.endpoint() + " is given twice");
-            }
-            specs.add(e);
-        }
+        List<EngineEndpoint> specs = ListenCommand.parseEngines(engines);
         FleetStream fleet = FleetStream.named(stream).withMaxAge(ListenCommand.seconds(retention, "--retention"));
         Duration runFor = duration == null ? null : ListenCommand.seconds(duration, "--duration");
         Duration every = ListenCommand.seconds(statsInterval, "--stats-interval");
