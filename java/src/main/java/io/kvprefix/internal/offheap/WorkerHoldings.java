@@ -12,7 +12,7 @@ import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
  * <p><b>The invariant.</b> A worker's cutoff in a run covers a block if and only if the worker
  * holds that block <em>and every ancestor of it</em>: reach is prefix-closed at every moment. A
  * held block its cutoff does not cover is in {@link #unreachable} and counted in its entry. The
- * writer ({@link ChainWriter}) keeps the invariant after every single entry change: cutoffs grow
+ * writers ({@link Stores}, {@link Removals}) keep the invariant after every single entry change: cutoffs grow
  * parents first and shrink deepest first, which is what lets a concurrent match trust a cutoff
  * without checking the ancestors (docs/SPEC.md section 4).
  *

@@ -26,7 +26,7 @@
  * <p><b>Reach.</b> A worker's cutoff in a run covers a block only while the worker holds that block
  * and every ancestor (the invariant is stated in {@code WorkerHoldings}). Removing a block whose
  * descendants are still held moves them to the worker's unreachable set, deepest first; storing the
- * missing block again takes them back, parents first ({@link io.kvprefix.internal.offheap.Reach}).
+ * missing block again takes them back, parents first ({@link io.kvprefix.internal.offheap.Stores}, {@link io.kvprefix.internal.offheap.Removals}).
  * Reach is therefore prefix-closed at every moment, so a match credits each holder of a run with
  * {@code min(cutoff, matched)} blocks without looking back, exact with holes, re-stores and names
  * reused for other blocks; and a match that overlaps writes reads, per worker, a depth that held at
@@ -39,7 +39,7 @@
  * walk needs them). A run's hashes below its published length never change, lengths and entries are
  * published with release stores and read with acquire loads, and an entry is one 64-bit word.
  *
- * <p><b>Writes</b> ({@link io.kvprefix.internal.offheap.ChainWriter}) go through the shared front
+ * <p><b>Writes</b> ({@link io.kvprefix.internal.offheap.Stores}) go through the shared front
  * door ({@code io.kvprefix.internal.event}). Writers of different workers run side by side: a
  * writer changes a run only under the run's own lock (never nested but parent, then child), claims
  * child records by CAS, and touches the rest of a worker's state only on that worker's thread. A
