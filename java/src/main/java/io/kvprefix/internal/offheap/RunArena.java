@@ -15,6 +15,9 @@ import java.util.List;
  * reader: the {@link Reclaimer} calls these only after the reader gate has drained. The run table
  * grows by copying; the old one is freed the same way.
  *
+ * <p>Locks: its monitor, for allocation and recycling (taken under a run lock, never the other way;
+ * it may take the {@link Reclaimer}'s monitor inside).
+ *
  * <p>Thread-safety: allocation and recycling are synchronised (they happen once per new run, not
  * per block); {@link #address} and {@link #runTable} may be read from any thread without a lock.
  */

@@ -16,6 +16,9 @@ import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
  * parents first and shrink deepest first, which is what lets a concurrent match trust a cutoff
  * without checking the ancestors (docs/SPEC.md section 4).
  *
+ * <p>Locks: none; only its worker's writer changes it (a snapshot and explain read it with every
+ * writer held out).
+ *
  * <p>Thread-safety: not thread-safe. Only the thread applying this worker's events touches it.
  */
 final class WorkerHoldings {
