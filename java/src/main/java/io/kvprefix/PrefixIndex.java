@@ -43,17 +43,19 @@ public interface PrefixIndex extends AutoCloseable {
     }
 
     /**
-     * The off-heap positional index: its table, worker bitsets and name maps live in
-     * {@code MemorySegment}s within the configured memory budget; lock-free matches; concurrent
-     * writes for different worker ids.
+     * The off-heap chain index: runs of blocks, a child table and each worker's names in native
+     * memory within the configured memory budget; lock-free matches, concurrent writes for different
+     * worker ids, matching in libkvprefix if the configuration's {@link Implementation} resolves to
+     * native (docs/SPEC.md section 12).
      */
     static PrefixIndex offHeap(IndexConfig config) {
         return IndexFactory.offHeap(config);
     }
 
     /**
-     * The on-heap index (fastutil maps behind a reader-writer lock): the baseline the off-heap index
-     * is measured against, and a second opinion in tests. One writer at a time.
+     * The heap index (the positional design, fastutil maps behind one lock): the baseline the
+     * benchmarks compare against and a second, independent implementation for the differential
+     * tests; every feature, one writer at a time (docs/SPEC.md section 12 says how it differs).
      */
     static PrefixIndex heap(IndexConfig config) {
         return IndexFactory.heap(config);
