@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kvprefix.testing.TestScale;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -36,14 +37,16 @@ class ReadGateTest {
     }
 
     @Test
-    void synchronizeWaitsForNoReaderThatEntersAfterIt() {
+    void synchronizeWaitsForNoReaderThatEntersAfterIt() throws InterruptedException {
         // One thread is always inside: it enters again before it leaves, for ever. Readers of the
         // new epoch must not hold a grace period back, so synchronize still returns.
         ReadGate gate = new ReadGate();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong handOvers = new AtomicLong();
-        Thread reader = Thread.ofPlatform().daemon().start(() -> {
+        CountDownLatch inside = new CountDownLatch(1);
+        Thread.ofPlatform().daemon().start(() -> {
             int held = gate.enter();
+            inside.countDown();
             while (!stop.get()) {
                 int next = gate.enter();
                 gate.exit(held);
@@ -53,12 +56,13 @@ class ReadGateTest {
             gate.exit(held);
         });
         try {
+            assertTrue(inside.await(GENEROUS.toSeconds(), TimeUnit.SECONDS), "the reader never entered");
             assertTimeoutPreemptively(GENEROUS, () -> {
                 for (int i = 0; i < 20; i++) {
                     gate.synchronize();
                 }
             });
-            assertTrue(handOvers.get() > 0, "the reader never ran");
+            assertTrue(handOvers.get() > 0, "synchronize returned while the reader was still on its first entry");
         } finally {
             stop.set(true);
         }

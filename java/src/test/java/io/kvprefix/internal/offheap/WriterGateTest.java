@@ -79,9 +79,11 @@ class WriterGateTest {
                 }
             });
         }
-        int rounds = TestScale.iterations(2_000, 50_000);
+        // Rounds go on until the writers have entered many times, so the two overlap.
+        long wantEntries = TestScale.iterations(20_000, 500_000);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(GENEROUS_SECONDS);
         int[] seen = new int[1];
-        for (int i = 0; i < rounds; i++) {
+        while (entries.get() < wantEntries && System.nanoTime() < deadline) {
             gate.exclusively(() -> {
                 for (int k = 0; k < 16; k++) {
                     seen[0] = Math.max(seen[0], inside.get());
@@ -94,7 +96,7 @@ class WriterGateTest {
         for (Thread t : writers) {
             t.join(Duration.ofSeconds(GENEROUS_SECONDS).toMillis());
         }
-        assertTrue(entries.get() > 0, "the writers never ran");
+        assertTrue(entries.get() >= wantEntries, "the writers entered only " + entries.get() + " times");
         assertEquals(0, seen[0], "a writer was inside while an exclusive body ran");
     }
 
