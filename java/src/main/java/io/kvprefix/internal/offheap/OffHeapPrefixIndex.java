@@ -142,14 +142,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         if (medium != Medium.GPU) {
             return tiers.storeLower(h, worker, medium, hasParent, parentHash, blockHashes, locals, n, ws);
         }
-        int parent = -1;
-        if (hasParent) {
-            parent = h == null ? -1 : h.names.get(parentHash);
-            if (parent < 0) {
-                return EventStatus.PARENT_BLOCK_NOT_FOUND;
-            }
-        }
-        EventStatus s = stores.store(h, worker, parent, blockHashes, locals, n, ws);
+        EventStatus s = stores.store(h, worker, hasParent, parentHash, blockHashes, locals, n, ws);
         if (s == EventStatus.OK && (h = state.workers.get(worker)).anyTier != null) {
             return tiers.mirrorStore(h, hasParent, parentHash, blockHashes, locals, n, ws);
         }

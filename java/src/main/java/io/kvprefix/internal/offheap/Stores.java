@@ -16,10 +16,10 @@ import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 
 /**
- * The store room: a GPU store on one worker's holdings, end to end (docs/SPEC.md section 3, rules 3
- * and 5): room reserved before anything changes, each block placed (the next block of a run, a run
- * hanging from it, a block appended to the worker's run, or a new run), the worker's reach grown
- * parents first. A store that moves a name pins its path, then drops what lost its last name
+ * The store room: a GPU store on one worker's holdings, end to end (docs/SPEC.md section 3, rules
+ * 2, 3 and 5): the parent looked up, room reserved before anything changes, each block placed (the
+ * next block of a run, a run hanging from it, a block appended to the worker's run, or a new run),
+ * the worker's reach grown parents first. A store that moves a name pins its path, then drops what lost its last name
  * ({@link Removals#loseOne}) and adds what gained its first; one that runs out of memory half-way
  * undoes itself. The design is in this package's {@code package-info.java}.
  *
@@ -63,12 +63,35 @@ final class Stores {
     // ------------------------------------------------------------------ the store
 
     /**
+     * A GPU store of {@code worker}'s ({@code h}: its holdings, null for a new worker) after its block
+     * named {@code parentName} (if {@code hasParent}): rule 2, then {@link #storeAfter}.
+     */
+    EventStatus store(
+            WorkerHoldings h,
+            Worker worker,
+            boolean hasParent,
+            long parentName,
+            long[] names,
+            long[] locals,
+            int n,
+            WriteScratch ws) {
+        int parent = -1;
+        if (hasParent) {
+            parent = h == null ? -1 : h.names.get(parentName);
+            if (parent < 0) {
+                return EventStatus.PARENT_BLOCK_NOT_FOUND;
+            }
+        }
+        return storeAfter(h, worker, parent, names, locals, n, ws);
+    }
+
+    /**
      * Stores on {@code h} (null: a new worker, which gets a slot) after block {@code parent} (-1: a
      * new chain): room is reserved in the child table, the run arena and the name map before
      * anything changes, so a store applies whole or not at all. Null to retry after the child table
      * grew ({@code ws.needChildRecords}).
      */
-    EventStatus store(
+    EventStatus storeAfter(
             WorkerHoldings h, Worker worker, int parent, long[] names, long[] locals, int n, WriteScratch ws) {
         ChildTable ct = generations.children();
         int records = childRecordsFor(n);
@@ -95,30 +118,12 @@ final class Stores {
         }
     }
 
-    /**
-     * A slot and a name map with room for the names {@code names0[0..n)} for a worker's first store
-     * (none for a lower tier's), or null if there is no room for either.
-     */
+    /** A new worker's holdings, known to the index, with room for {@code names0[0..n)}; null if no slot or memory is left. */
     WorkerHoldings newWorker(Worker worker, long[] names0, int n) {
-        int slot = slots.claim(worker);
-        if (slot == WorkerSlots.FULL) {
-            return null;
+        WorkerHoldings h = WorkerHoldings.open(worker, slots, pool, config.expectedBlocksPerWorker(), names0, n);
+        if (h != null) {
+            state.workers.put(worker, h);
         }
-        // Sized for the worker's expected share up front (if the config says and the budget allows), then this store.
-        NameMap names = NameMap.create(pool, (int) Math.min(1 << 26, config.expectedBlocksPerWorker()));
-        if (names == null) {
-            names = NameMap.create(pool, 0); // the share does not fit the budget: start small
-        }
-        if (names != null && !names.ensureRoomFor(names0, n)) {
-            names.free();
-            names = null;
-        }
-        if (names == null) {
-            slots.releaseUnused(slot);
-            return null;
-        }
-        WorkerHoldings h = new WorkerHoldings(worker, slot, names);
-        state.workers.put(worker, h);
         return h;
     }
 

@@ -65,7 +65,7 @@ final class TierViews {
             return EventStatus.OK;
         }
         long saved = ws.heldDelta;
-        EventStatus s = stores.store(a, a.worker, parent, names, locals, n, ws);
+        EventStatus s = stores.storeAfter(a, a.worker, parent, names, locals, n, ws);
         ws.heldDelta = saved; // pairs count the GPU views only
         if (s == null) {
             return null;
@@ -151,7 +151,7 @@ final class TierViews {
             while (j < n && a.names.get(names[j]) < 0) {
                 j++;
             }
-            EventStatus s = stores.store(
+            EventStatus s = stores.storeAfter(
                     a, a.worker, prev, Arrays.copyOfRange(names, i, j), Arrays.copyOfRange(locals, i, j), j - i, ws);
             if (s != EventStatus.OK) {
                 undo(a, added, retagged, ws);

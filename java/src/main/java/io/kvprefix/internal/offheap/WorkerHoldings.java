@@ -51,6 +51,31 @@ final class WorkerHoldings {
         this.names = names;
     }
 
+    /**
+     * A new worker's GPU view: a slot from {@code slots} and a name map sized for {@code expected}
+     * names (the worker's share, if the budget allows) with room for {@code names0[0..n)} (none for a
+     * lower tier's first store); null, and nothing taken, if there is no slot or memory for either.
+     */
+    static WorkerHoldings open(Worker worker, WorkerSlots slots, MemoryPool pool, long expected, long[] names0, int n) {
+        int slot = slots.claim(worker);
+        if (slot == WorkerSlots.FULL) {
+            return null;
+        }
+        NameMap names = NameMap.create(pool, (int) Math.min(1 << 26, expected));
+        if (names == null) {
+            names = NameMap.create(pool, 0); // the share does not fit the budget: start small
+        }
+        if (names != null && !names.ensureRoomFor(names0, n)) {
+            names.free();
+            names = null;
+        }
+        if (names == null) {
+            slots.releaseUnused(slot);
+            return null;
+        }
+        return new WorkerHoldings(worker, slot, names);
+    }
+
     boolean hasUnreachable() {
         return unreachable != null && !unreachable.isEmpty();
     }

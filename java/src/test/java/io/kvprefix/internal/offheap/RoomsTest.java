@@ -117,7 +117,7 @@ class RoomsTest {
     private void store(Worker w, long parentName, long[] names, long[] locals) {
         WorkerHoldings h = state.workers.get(w);
         int parent = parentName < 0 ? -1 : h.names.get(parentName);
-        assertEquals(EventStatus.OK, stores.store(h, w, parent, names, locals, names.length, ws));
+        assertEquals(EventStatus.OK, stores.storeAfter(h, w, parent, names, locals, names.length, ws));
     }
 
     private int depth(Worker w, long... locals) {
