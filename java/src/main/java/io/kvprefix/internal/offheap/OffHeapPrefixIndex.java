@@ -175,16 +175,9 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         if (h == null) {
             return;
         }
-        tiers.drop(h, writeScratch.get());
-        state.heldPairs.add(-removals.clear(h, writeScratch.get()));
-        // Give the memory back: a fresh minimal map, or (if even that does not fit) the old one emptied.
-        NameMap fresh = h.names.capacity() > NameMap.MIN_CAPACITY ? NameMap.create(state.pool, 0) : null;
-        if (fresh != null) {
-            h.names.free();
-            h.names = fresh;
-        } else {
-            h.names.clear();
-        }
+        WriteScratch ws = writeScratch.get();
+        tiers.drop(h, ws);
+        state.heldPairs.add(-removals.clearWorker(h, ws));
     }
 
     /**

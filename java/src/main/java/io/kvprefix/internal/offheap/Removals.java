@@ -31,8 +31,10 @@ final class Removals {
     private final Generations generations;
     private final Reclaimer reclaimer;
     private final ReachWatch watch;
+    private final MemoryPool pool;
 
     Removals(ChainState state) {
+        this.pool = state.pool;
         this.arena = state.arena;
         this.generations = state.generations;
         this.reclaimer = state.generations.reclaimer();
@@ -118,6 +120,23 @@ final class Removals {
         long held = h.distinct;
         h.distinct = 0;
         h.clearSideSets();
+        return held;
+    }
+
+    /**
+     * A {@code cleared} worker (its any-tier view already dropped): {@link #clear}, then its memory
+     * given back, a fresh minimal name map or, if even that does not fit, the old one emptied.
+     * Returns how many blocks it held.
+     */
+    long clearWorker(WorkerHoldings h, WriteScratch s) {
+        long held = clear(h, s);
+        NameMap fresh = h.names.capacity() > NameMap.MIN_CAPACITY ? NameMap.create(pool, 0) : null;
+        if (fresh != null) {
+            h.names.free();
+            h.names = fresh;
+        } else {
+            h.names.clear();
+        }
         return held;
     }
 
