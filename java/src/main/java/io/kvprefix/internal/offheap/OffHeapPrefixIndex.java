@@ -11,6 +11,7 @@ import io.kvprefix.Medium;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.internal.Explanations;
+import io.kvprefix.internal.MatchResults;
 import io.kvprefix.internal.event.DecodedEvent;
 import io.kvprefix.internal.event.EventDecoder;
 import io.kvprefix.internal.event.IndexWriter;
@@ -26,18 +27,22 @@ import java.util.TreeMap;
 
 /**
  * The off-heap chain index, kvprefix's default {@link PrefixIndex}: a facade over one
- * {@link ChainState} that routes each operation to the room that owns it ({@link Stores},
- * {@link Removals}, {@link TierViews}, {@link Matches}, {@link ChainSnapshot}, {@link ChainExplainer}).
- * The design and the table of rights are in this package's {@code package-info.java}.
+ * {@link ChainState} that brackets each call with its gates and routes it to the room that owns it
+ * ({@link Stores}, {@link Removals}, {@link TierViews}; a match's {@link MatchKernel} and
+ * {@link MatchReport}; {@link ChainSnapshot}, {@link ChainExplainer}). The design and the table of
+ * rights are in this package's {@code package-info.java}.
  *
  * <p>Locks: an event enters both gates ({@link Generations#enterWrite}) for the length of its
- * change; slots of removed workers are released, and the child table grown, after it left them.
+ * change; slots of removed workers are released, and the child table grown, after it left them; a
+ * match enters the reader gate.
  *
  * <p>Thread-safety: {@link #match}, {@link #stats} and the other reads from any number of threads
  * at any time; {@link #apply} concurrently for events of different worker ids, never concurrently
  * for events of one worker id; {@link #close} from any thread.
  */
 public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
+    private static final MatchResults RESULTS = MatchResults.access();
+
     private final ChainState state;
     private final BlockHasher hasher;
     private final EventDecoder decoder;
@@ -46,7 +51,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     private final Stores stores;
     private final Removals removals;
     private final TierViews tiers;
-    private final Matches matches;
+    private final MatchReport report;
+    private final MatchKernel kernel;
+    private final RunArena arena;
+    private final int maxWorkers;
+    private final ThreadLocal<ReadScratch> readScratch;
     private final ThreadLocal<WriteScratch> writeScratch;
     /** Test hook on every entry change (package-private: set only by this package's tests). */
     final ReachWatch watch;
@@ -65,7 +74,11 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         this.removals = new Removals(state);
         this.stores = new Stores(state, removals);
         this.tiers = new TierViews(state, stores, removals);
-        this.matches = new Matches(state);
+        this.report = new MatchReport(state);
+        this.kernel = state.kernel;
+        this.arena = state.arena;
+        this.maxWorkers = state.config.maxWorkers();
+        this.readScratch = state.readScratch;
         this.writeScratch = state.writeScratch;
         this.watch = state.watch;
     }
@@ -214,7 +227,21 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     public void match(long[] localHashes, int offset, int length, MatchResult into) {
         Objects.checkFromIndexSize(offset, length, localHashes.length);
         Objects.requireNonNull(into, "into");
-        matches.match(localHashes, offset, length, into);
+        ReadScratch s = readScratch.get();
+        int token = generations.enterRead();
+        try {
+            checkOpen();
+            s.ensure(length, maxWorkers);
+            RESULTS.reset(into, length);
+            if (length > 0) {
+                report.report(
+                        into,
+                        s,
+                        kernel.matchHashes(generations.children(), arena.runTable(), localHashes, offset, length, s));
+            }
+        } finally {
+            generations.exitRead(token);
+        }
     }
 
     @Override
@@ -222,8 +249,29 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         Objects.checkFromIndexSize(offset, length, tokens.length);
         Objects.requireNonNull(into, "into");
         hashers.checkChainSeed(h);
-        state.checkOpen();
-        matches.match(tokens, offset, length, h, into);
+        checkOpen();
+        ReadScratch s = readScratch.get();
+        int blocks = h.blockCount(length);
+        int token = generations.enterRead();
+        try {
+            checkOpen();
+            s.ensure(blocks, maxWorkers);
+            RESULTS.reset(into, blocks);
+            if (blocks > 0) {
+                report.report(
+                        into,
+                        s,
+                        kernel.matchTokens(generations.children(), arena.runTable(), tokens, offset, length, h, s));
+            }
+        } finally {
+            generations.exitRead(token);
+        }
+    }
+
+    private void checkOpen() {
+        if (generations.closed()) {
+            throw Generations.closedException();
+        }
     }
 
     // =================================================================== snapshots
@@ -260,13 +308,13 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
     public MatchExplanation explain(int[] tokens, int offset, int length, BlockHasher h) {
         Objects.requireNonNull(h, "hasher");
         hashers.checkChainSeed(h);
-        state.checkOpen();
+        checkOpen();
         return Explanations.ofTokens(this, hashers.salts(), tokens, offset, length, h, this::probe);
     }
 
     /** Every known worker's walk over {@code q}, with the writers held out (see {@link ChainExplainer}). */
     private List<Explanations.Probe> probe(long[] q) {
-        state.checkOpen();
+        checkOpen();
         return generations.withWritersHeldOut(() -> ChainExplainer.probe(
                 generations.children(), state.arena.runTable(), List.copyOf(state.workers.values()), q, q.length));
     }
@@ -275,14 +323,14 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     @Override
     public long blockCount(Worker worker) {
-        state.checkOpen();
+        checkOpen();
         WorkerHoldings h = state.workers.get(worker);
         return h == null ? 0 : h.distinct;
     }
 
     @Override
     public List<Worker> workers() {
-        state.checkOpen();
+        checkOpen();
         List<Worker> out = new ArrayList<>(state.workers.keySet());
         out.sort(null);
         return List.copyOf(out);
@@ -301,7 +349,7 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         int capacity;
         int token = generations.enterRead();
         try {
-            state.checkOpen();
+            checkOpen();
             for (WorkerHoldings h : state.workers.values()) {
                 perWorker.put(h.worker, h.distinct);
                 heap += h.heapBytes();

@@ -45,7 +45,8 @@
  * <thead><tr><th>operation</th><th>room</th><th>reader gate</th><th>writer gate</th>
  *     <th>run lock</th><th>what it may write</th><th>what a concurrent match sees</th></tr></thead>
  * <tbody>
- * <tr><td>match</td><td>{@code Matches}</td><td>entered for the walk</td><td>no</td><td>none</td>
+ * <tr><td>match</td><td>the facade brackets it, {@code MatchKernel} walks, {@code MatchReport} answers</td>
+ *     <td>entered for the walk</td><td>no</td><td>none</td>
  *     <td>its thread's {@code ReadScratch}</td><td>(it is the reader)</td></tr>
  * <tr><td>store, names all new (most stores)</td><td>{@code Stores}</td><td>entered for the event</td>
  *     <td>entered, shared</td><td>one run at a time, parent before child; a branch keeps the

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The store and removal rooms on their own, over a bare {@link ChainState} (no facade): what each
+ * The store and removal rooms on their own, over a bare {@link ChainState} (no facade; depths read
+ * with the match kernel and {@link MatchReport}): what each
  * writes, read back from the records themselves. A store that continues its worker's run appends in
  * place; one that diverges inside a run branches there (the child table, the run's child list and
  * child count); removing a middle block makes what lies below it unreachable and storing it again
@@ -28,7 +29,7 @@ class RoomsTest {
     private final ChainState state = ChainState.create(IndexConfig.defaults());
     private final Removals removals = new Removals(state);
     private final Stores stores = new Stores(state, removals);
-    private final Matches matches = new Matches(state);
+    private final MatchReport report = new MatchReport(state);
     private final WriteScratch ws = new WriteScratch();
     private static final Worker A = Worker.of(1);
     private static final Worker B = Worker.of(2);
@@ -121,8 +122,12 @@ class RoomsTest {
     }
 
     private int depth(Worker w, long... locals) {
+        ReadScratch s = new ReadScratch();
+        s.ensure(locals.length, state.config.maxWorkers());
+        int n = state.kernel.matchHashes(
+                state.generations.children(), state.arena.runTable(), locals, 0, locals.length, s);
         MatchResult r = new MatchResult();
-        matches.match(locals, 0, locals.length, r);
+        report.report(r, s, n);
         return r.depthOf(w);
     }
 }
