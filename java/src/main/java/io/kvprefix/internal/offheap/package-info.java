@@ -38,7 +38,8 @@
  * layouts ({@code ChildTable}, {@code NameMap}, {@code Runs}, {@code RunLock}, {@code RunArena},
  * {@code RunLinks}, {@code WorkerHoldings}, {@code ChainLayout}), never the facade
  * ({@link io.kvprefix.internal.offheap.OffHeapPrefixIndex}), which only routes each call to its room
- * and brackets an event with the gates. Each class opens with the locks it takes ("Locks:").
+ * and brackets it with the gates (a match's walk runs in its frame: the kernel is the read room).
+ * Each class opens with the locks it takes ("Locks:"); RoomRulesTest holds these rules.
  *
  * <table class="striped">
  * <caption>The table of rights: who may write what, under which gate and lock</caption>
