@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * What metrics cost on the match and routing paths (docs/SPEC.md section 8): the same work as
+ * What metrics cost on the match and routing paths (docs/METRICS.md): the same work as
  * {@link RouterBenchmark} (an 8k-token request at 16-token blocks, 16 workers holding a growing share
  * of it plus {@link MatchBenchmark#FILLER} unrelated blocks each, the off-heap index) measured
  * {@code bare}, with the match-timing decorator on a Prometheus registry ({@code timed}: two

@@ -52,7 +52,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code parent_block_not_found}, counted like every status. A restart (the sequence goes back, the
  * publisher's identity changes, or the replayed anchor differs) clears them too, and the new stream is
  * fetched from 0. Replay answers that contradict the request or the live stream are counted and never
- * believed. The rules are stated in docs/SPEC.md section 10. Malformed frames, batches and events are
+ * believed. The rules are stated in docs/LISTENER.md section 3. Malformed frames, batches and events are
  * counted per {@link DecodeIssue}, logged once per engine and kind, and skipped; nothing an engine
  * sends can stop the subscriber.
  *

@@ -12,7 +12,7 @@ import java.util.OptionalLong;
  * that replay; an engine that answers nothing is quiet (nothing is lost); one whose buffer starts
  * later has lost the range (a counted resync). Without the hash, the request starts at
  * {@code lastSeq + 1} and a restart whose new numbering has passed {@code lastSeq} cannot be told
- * from a quiet engine (docs/SPEC.md section 10).
+ * from a quiet engine (docs/LISTENER.md section 4).
  *
  * <p>Thread-safety: immutable.
  *

@@ -16,7 +16,7 @@ import java.util.Objects;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The meters of a {@link PrefixIndex} (docs/SPEC.md section 8): its size and memory as gauges
+ * The meters of a {@link PrefixIndex} (docs/METRICS.md section 1): its size and memory as gauges
  * ({@code kvprefix_index_workers}, {@code _blocks}, {@code _entries}, {@code _capacity},
  * {@code kvprefix_index_memory_bytes{area="native"|"heap"}}), and its rebuilds and events per status as
  * counters ({@code kvprefix_index_rebuilds_total}, {@code kvprefix_index_events_total{status}}), all read

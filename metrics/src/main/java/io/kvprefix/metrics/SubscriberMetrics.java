@@ -23,7 +23,7 @@ import java.util.Objects;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The meters of a {@link KvEventSubscriber} (docs/SPEC.md section 8), per engine (labels
+ * The meters of a {@link KvEventSubscriber} (docs/METRICS.md section 1), per engine (labels
  * {@code engine}, its endpoint, and {@code worker}, its worker id): every counter of
  * {@link SubscriberStats} ({@code kvprefix_subscriber_batches_total}, {@code _gaps_total},
  * {@code _replays_total}, {@code _resyncs_total}, {@code _blocks_stored_total}, ...), events by kind and

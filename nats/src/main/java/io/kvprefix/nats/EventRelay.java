@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Relays engines' KV-event batches to a {@link FleetStream}: subscribes to each engine exactly as
  * {@code kvprefix listen} does (a {@link KvEventSubscriber}: sequence tracking, gaps filled by the
  * engine's replay socket, clears where a range is lost for good) and publishes every engine's
- * batches, in sequence order and undecoded, to the engine's subject (docs/SPEC.md section 9).
+ * batches, in sequence order and undecoded, to the engine's subject (docs/FLEET.md).
  *
  * <pre>{@code
  * try (EventRelay relay = EventRelay.builder(natsConnection, FleetStream.defaults()).build()) {

@@ -43,9 +43,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * numbers: duplicates are skipped. If the stream's retention has dropped messages the replica needed
  * (it started, or was away, longer than the stream keeps messages), it says so in a log line, clears
  * every engine's workers and goes on from the oldest message there is: a counted <em>resync</em>.
- * docs/SPEC.md section 9 states the rules.
+ * docs/FLEET.md states the rules.
  *
- * <p><b>Snapshots</b> ({@link Builder#snapshots}, docs/SPEC.md section 9.5): every interval the
+ * <p><b>Snapshots</b> ({@link Builder#snapshots}, docs/FLEET.md section 5): every interval the
  * replica is cut between two messages, its index saved with the stream sequence it covers and its
  * engines' state, and the file uploaded to the stream's object store bucket; a replica that starts
  * restores the newest snapshot there ({@link #index()} is then the restored index) and consumes from
@@ -263,7 +263,7 @@ public final class StreamReplica implements AutoCloseable {
         /**
          * Publishes a snapshot of the index every {@code interval} (and at {@link StreamReplica#close()})
          * to the stream's object store bucket, and starts from the newest one there instead of from
-         * the stream's start (docs/SPEC.md section 9.5); {@code images} saves and restores the index.
+         * the stream's start (docs/FLEET.md section 5); {@code images} saves and restores the index.
          */
         public Builder snapshots(IndexImages images, Duration interval) {
             this.images = Objects.requireNonNull(images, "images");

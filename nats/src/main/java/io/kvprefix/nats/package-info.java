@@ -1,5 +1,5 @@
 /**
- * A router fleet on NATS JetStream: several replicas, one index (docs/SPEC.md section 9).
+ * A router fleet on NATS JetStream: several replicas, one index (docs/FLEET.md).
  *
  * <ul>
  *   <li>{@link io.kvprefix.nats.EventRelay}: reads engines as {@code kvprefix listen} does and

@@ -12,7 +12,7 @@ import java.util.TreeMap;
  * Sequence tracking for one engine: decides, batch by batch, what to apply, when to ask the
  * engine's replay socket (a vLLM-style ROUTER) for batches, and when a range is lost for good. It
  * owns no socket; the {@link Port} does the I/O. Times are {@link System#nanoTime()} values passed
- * in by the caller. The rules are docs/SPEC.md section 10; in short:
+ * in by the caller. The rules are docs/LISTENER.md section 3; in short:
  * <ul>
  *   <li>the live stream is the authority; with a replay endpoint the engine is asked at once (at the
  *       start, from 0 or a restored point, and after every reconnection), and on every gap;
