@@ -7,7 +7,8 @@ import java.util.Locale;
  * Predicts at the start of a run whether it fits in memory, so that a run too large for the JVM is
  * refused in one line before any work rather than dying minutes later with an
  * {@link OutOfMemoryError}. The figures per unit are upper bounds measured with
- * {@code kvprefix footprint} and with {@code -Xlog:gc} on the built-in workload (docs/OPERATING.md section 7).
+ * {@code kvprefix footprint} and with {@code -Xlog:gc} on the built-in workload (docs/OPERATING.md
+ * section 7).
  *
  * <p>Thread-safety: stateless.
  */

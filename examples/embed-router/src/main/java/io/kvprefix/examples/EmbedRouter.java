@@ -126,7 +126,10 @@ public final class EmbedRouter {
         expect(lora.localHashes(tokens)[0] != local[0], "a LoRA name salts the hashes");
     }
 
-    /** docs/LISTENER.md section 7, the listener from Java: a subscriber per router, engines added and removed at run time. */
+    /**
+     * docs/LISTENER.md section 7, the listener from Java: a subscriber per router, engines added and
+     * removed at run time.
+     */
     static void subscribing() throws Exception {
         try (PrefixIndex index = PrefixIndex.create(IndexConfig.defaults())) {
             try (KvEventSubscriber sub = KvEventSubscriber.builder(index).build()) { // one I/O thread
@@ -158,8 +161,8 @@ public final class EmbedRouter {
     }
 
     /**
-     * docs/OPERATING.md section 6, why a request missed: {@link Router#explain} per worker, with the lines it prints here
-     * (checked): worker 1 holds the first 2 of the request's 4 blocks; worker 2 held 3 and lost the
+     * docs/OPERATING.md section 6, why a request missed: {@link Router#explain} per worker, with the
+     * lines it prints here (checked): worker 1 holds the first 2 of the request's 4 blocks; worker 2 held 3 and lost the
      * second (a hole); worker 3 holds all 4 but has a hundredth of the capacity; worker 4 holds 3
      * under a LoRA adapter and is not a member of the router.
      */
