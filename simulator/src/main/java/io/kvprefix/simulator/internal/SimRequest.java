@@ -1,56 +1,47 @@
-package io.kvprefix.cli.internal.sim;
+package io.kvprefix.simulator.internal;
 
-import io.kvprefix.KvEvent;
 import io.kvprefix.RoutingDecision;
+import io.kvprefix.simulator.EngineRequest;
 import io.kvprefix.workload.TraceRequest;
-import java.util.List;
 
 /**
- * One request in flight in a simulation: the trace request, where it went, and its progress through
- * its engine.
+ * One request in flight in a simulation: the trace request, when it arrived, where it went, and the
+ * router's decision for it (its progress through its engine is the {@link EngineRequest}'s).
  *
  * <p>Thread-safety: not thread-safe; owned by the simulation thread.
  */
-public final class SimRequest {
-    /** The request from the trace. */
-    public final TraceRequest trace;
-    /** Arrival, simulated nanoseconds. */
-    final long arrivalNs;
-    /** The worker it was routed to. */
-    int worker = -1;
-    /** The router's decision (the Router-backed policies only). */
-    RoutingDecision decision;
-    /** Whatever else the policy keeps for this request. */
-    Object policyState;
+public final class SimRequest extends EngineRequest {
+    private final long arrivalNs;
+    private int worker = -1;
+    private RoutingDecision decision;
 
-    /** Tokens found cached when the engine admitted it (on the GPU or loaded back from its CPU tier). */
-    long cachedTokens;
-    /** Leading blocks found on the GPU at admission. */
-    int gpuCachedBlocks;
-    /** Blocks after them loaded back from the CPU tier. */
-    int loadedBlocks;
-    /** Events of its admission not yet published. */
-    List<KvEvent> admission;
-    /** Stored blocks of the admission published so far (chunked engines). */
-    int publishedBlocks;
-    /** Whether the admission's evictions were published (chunked engines). */
-    boolean removalsPublished;
-    /** Prompt tokens computed or cached so far (chunked engines). */
-    long computed;
-    /** Prompt tokens still to compute (chunked engines). */
-    long prefillLeft;
-    /** Tokens it has in the current step (chunked engines). */
-    int chunk;
-    /** Output tokens still to decode (chunked engines). */
-    int outputLeft;
-
-    SimRequest(TraceRequest trace, long arrivalNs) {
-        this.trace = trace;
+    /** A request of {@code trace} arriving at simulated time {@code arrivalNs}. */
+    public SimRequest(TraceRequest trace, long arrivalNs) {
+        super(trace);
         this.arrivalNs = arrivalNs;
     }
 
-    /** The worker it was routed to. */
+    /** Arrival, simulated nanoseconds. */
+    public long arrivalNs() {
+        return arrivalNs;
+    }
+
+    /** The worker it was routed to (-1 before). */
     public int worker() {
         return worker;
+    }
+
+    /** It goes to {@code w}. */
+    public void routedTo(int w) {
+        worker = w;
+    }
+
+    /** The router's decision (the Router-backed policies only; null otherwise and once finished). */
+    RoutingDecision decision() {
+        return decision;
+    }
+
+    void decision(RoutingDecision d) {
+        decision = d;
     }
 }
