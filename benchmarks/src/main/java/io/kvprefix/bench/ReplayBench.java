@@ -7,6 +7,7 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
+import io.kvprefix.opstream.Implementations;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamReader;
 import java.io.IOException;

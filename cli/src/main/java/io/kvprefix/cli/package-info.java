@@ -13,7 +13,7 @@
  * the workloads ({@code kvprefix-workloads}); {@code bench}, {@code sweep} and {@code jmh} run the
  * benchmarks ({@code kvprefix-benchmarks}, whose JMH suites are packaged into this module's jar, so
  * {@code kvprefix jmh} finds them); {@code listen} runs the ZMQ subscriber ({@code kvprefix-zmq}).
- * Every index is made by name through {@link io.kvprefix.bench.Implementations}. Nothing depends on
+ * Every index is made by name through {@link io.kvprefix.opstream.Implementations}. Nothing depends on
  * this module, so no cycle can pass through it. {@code simulate} and {@code demo} run the routing
  * simulation of {@code kvprefix-simulator}.
  */
