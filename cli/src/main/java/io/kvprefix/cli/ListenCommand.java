@@ -29,20 +29,15 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kvprefix listen}: subscribes to real engines' KV events (vLLM / SGLang over ZMQ) and
- * applies them to an index; prints a stats line to standard error every few seconds; after
- * {@code --duration} (or on Ctrl-C / SIGTERM) runs the match lines of {@code --queries} against the
- * index, prints their result lines on standard output, then one JSON stats object as the last line.
+ * {@code kvprefix listen}: subscribes to real engines' KV events (vLLM / SGLang over ZMQ) and applies
+ * them to an index until {@code --duration} or Ctrl-C / SIGTERM ({@link Lifecycle}), then answers the
+ * match lines of {@code --queries} and prints one JSON stats object as the last line. Snapshots:
+ * docs/SNAPSHOT.md; metrics and health: docs/SPEC.md section 8 ({@link ListenMetrics}); with
+ * {@code --nats}, the fleet replica ({@link NatsListen}).
  *
- * <p>With {@code --snapshot FILE} it restores the index from FILE at start and resumes each engine
- * after its last applied batch, and saves FILE every {@code --snapshot-interval} and at the end
- * (docs/SNAPSHOT.md). With {@code --metrics-port} it serves {@code /metrics}, {@code /health/live}
- * and {@code /health/ready} while it listens ({@link ListenMetrics}).
- *
- * <p>Exit status: 0 after a run (whatever the engines sent); 2 for a usage error (a bad
- * {@code --engine} spec or option value, a queries file that cannot be opened, a metrics port that is
- * out of range or cannot be bound); 1 if reading the queries file fails on the way or the final
- * snapshot cannot be written.
+ * <p>Exit status: 0 after a run (whatever the engines sent); 2 for a usage error (a bad option value,
+ * a queries file that cannot be opened, a metrics port that cannot be bound); 1 if reading the queries
+ * file fails on the way or the final snapshot cannot be written.
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
