@@ -261,6 +261,17 @@ class EngineTest {
     }
 
     @Test
+    void aPromptShorterThanABlockIsComputedAndStoresNothing() {
+        Host h = new Host();
+        Engine e = Engine.create(settings(EngineModel.VLLM_CHUNKED, 32), cache(100), h);
+        EngineRequest r = submit(h, e, 0, tokens(10, 8), 1);
+        h.runUntilIdle();
+        assertEquals(0, r.trace().blocks());
+        assertEquals(List.of("0.0000 admitted #0 cached 0", "1.6250 first #0", "1.6250 finished #0"), h.log);
+        assertEquals(0, e.cache().blockCount());
+    }
+
+    @Test
     void decodeRunsGiveTheSameTimesAsSteppingOneByOne() {
         List<String> logs = new ArrayList<>();
         for (boolean runs : new boolean[] {false, true}) {
