@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.LongUnaryOperator;
 
 /**
  * A mock inference engine with an LRU prefix cache of full KV blocks, behaving like vLLM with prefix
@@ -42,7 +43,7 @@ public final class MockEngine {
     private final java.util.LinkedHashMap<Long, Boolean> cpu = new java.util.LinkedHashMap<>(16, 0.75f, true);
 
     private long lowerTierTotal;
-    private final LocalHashTable hashes;
+    private final LongUnaryOperator localHash;
     private final int tokensPerBlock;
     private final Long2ObjectOpenHashMap<Block> blocks = new Long2ObjectOpenHashMap<>();
     private final Int2ObjectOpenHashMap<Block[]> running = new Int2ObjectOpenHashMap<>();
@@ -91,6 +92,27 @@ public final class MockEngine {
      * @param hashes local hashes of the block ids (its block size is the engine's tokens per block)
      */
     public MockEngine(Worker worker, int capacity, int cpuCapacity, LocalHashTable hashes) {
+        this(
+                worker,
+                capacity,
+                cpuCapacity,
+                Objects.requireNonNull(hashes, "hashes").tokensPerBlock(),
+                hashes::localHash);
+    }
+
+    /**
+     * An empty engine whose blocks are named by any ids, not only a trace's hash ids: {@code localHashOfId}
+     * gives the local hash {@code L} of the block named {@code id}. With the identity, a block is named by
+     * its own local hash, which is how an engine fed real token ids names its blocks.
+     *
+     * @param worker the worker whose events it emits
+     * @param capacity the most blocks its GPU caches, at least 1
+     * @param cpuCapacity the most blocks its CPU tier holds, at least 0
+     * @param tokensPerBlock tokens per block, at least 1
+     * @param localHashOfId the local hash of the block named by an id
+     */
+    public MockEngine(
+            Worker worker, int capacity, int cpuCapacity, int tokensPerBlock, LongUnaryOperator localHashOfId) {
         if (cpuCapacity < 0) {
             throw new IllegalArgumentException("CPU capacity must be >= 0 blocks, got " + cpuCapacity);
         }
@@ -99,9 +121,12 @@ public final class MockEngine {
         if (capacity < 1) {
             throw new IllegalArgumentException("cache capacity must be >= 1 block, got " + capacity);
         }
+        if (tokensPerBlock < 1) {
+            throw new IllegalArgumentException("tokens per block must be >= 1, got " + tokensPerBlock);
+        }
         this.capacity = capacity;
-        this.hashes = Objects.requireNonNull(hashes, "hashes");
-        this.tokensPerBlock = hashes.tokensPerBlock();
+        this.localHash = Objects.requireNonNull(localHashOfId, "localHashOfId");
+        this.tokensPerBlock = tokensPerBlock;
         queue.prev = queue;
         queue.next = queue;
     }
@@ -127,6 +152,11 @@ public final class MockEngine {
     /** The worker this engine is. */
     public Worker worker() {
         return worker;
+    }
+
+    /** Tokens per block of the cache. */
+    public int tokensPerBlock() {
+        return tokensPerBlock;
     }
 
     /** The most blocks the cache holds. */
@@ -241,43 +271,57 @@ public final class MockEngine {
         int evict = Math.max(0, blocks.size() + toStore - capacity);
         List<KvEvent> events = new ArrayList<>(2);
         if (evict > 0) {
-            long[] removed = new long[evict];
-            for (int k = 0; k < evict; k++) {
-                removed[k] = evictHead();
-            }
-            if (cpuCapacity > 0) {
-                offload(removed, events);
-            }
-            events.add(new KvEvent.Removed(worker, removed));
+            evict(evict, events);
         }
         if (toStore > 0) {
-            Block parent = cached > 0 ? pinned[cached - 1] : null;
-            long[] storedE = Arrays.copyOfRange(e, cached, cached + toStore);
-            long[] storedL = hashes.localHashes(ids, cached, cached + toStore);
-            for (int i = 0; i < toStore; i++) {
-                if (blocks.containsKey(storedE[i])) {
-                    throw new IllegalStateException("engine hash collision at block " + (cached + i) + " of request #"
-                            + request.index() + " on worker " + worker);
-                }
-                Block b = new Block(storedE[i], storedL[i], parent);
-                if (parent != null) {
-                    parent.children++;
-                }
-                b.refs = 1;
-                inUse++;
-                blocks.put(b.e, b);
-                pinned[cached + i] = b;
-                parent = b;
-            }
-            storedTotal += toStore;
-            events.add(new KvEvent.Stored(
-                    worker,
-                    cached > 0 ? OptionalLong.of(pinned[cached - 1].e) : OptionalLong.empty(),
-                    storedE,
-                    storedL));
+            store(request, e, cached, toStore, pinned, events);
         }
         running.put(request.index(), cached + toStore == n ? pinned : Arrays.copyOf(pinned, cached + toStore));
         return new AdmitResult(cached, toStore, need - toStore, evict, events, lower);
+    }
+
+    /** Evicts {@code evict} blocks from the head of the LRU queue (offloading them to the CPU tier, if any). */
+    private void evict(int evict, List<KvEvent> events) {
+        long[] removed = new long[evict];
+        for (int k = 0; k < evict; k++) {
+            removed[k] = evictHead();
+        }
+        if (cpuCapacity > 0) {
+            offload(removed, events);
+        }
+        events.add(new KvEvent.Removed(worker, removed));
+    }
+
+    /**
+     * Caches {@code request}'s blocks {@code [cached, cached + toStore)} (engine hashes {@code e}), pinned,
+     * after the cached prefix, into {@code pinned}; their stored event goes to {@code events}.
+     */
+    private void store(TraceRequest request, long[] e, int cached, int toStore, Block[] pinned, List<KvEvent> events) {
+        long[] ids = request.hashIds();
+        Block parent = cached > 0 ? pinned[cached - 1] : null;
+        long[] storedE = Arrays.copyOfRange(e, cached, cached + toStore);
+        long[] storedL = new long[toStore];
+        for (int i = 0; i < toStore; i++) {
+            storedL[i] = localHash.applyAsLong(ids[cached + i]);
+        }
+        for (int i = 0; i < toStore; i++) {
+            if (blocks.containsKey(storedE[i])) {
+                throw new IllegalStateException("engine hash collision at block " + (cached + i) + " of request #"
+                        + request.index() + " on worker " + worker);
+            }
+            Block b = new Block(storedE[i], storedL[i], parent);
+            if (parent != null) {
+                parent.children++;
+            }
+            b.refs = 1;
+            inUse++;
+            blocks.put(b.e, b);
+            pinned[cached + i] = b;
+            parent = b;
+        }
+        storedTotal += toStore;
+        events.add(new KvEvent.Stored(
+                worker, cached > 0 ? OptionalLong.of(pinned[cached - 1].e) : OptionalLong.empty(), storedE, storedL));
     }
 
     /**
@@ -380,30 +424,7 @@ public final class MockEngine {
         if (cpu.size() > cpuCapacity) {
             fail(cpu.size() + " blocks on the CPU tier, capacity " + cpuCapacity);
         }
-        Set<Block> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        int queued = 0;
-        for (Block b = queue.next; b != queue; b = b.next) {
-            if (b.next.prev != b) {
-                fail("free queue links broken at " + Long.toUnsignedString(b.e));
-            }
-            if (b.refs != 0) {
-                fail("block " + Long.toUnsignedString(b.e) + " is queued as free with " + b.refs + " pins");
-            }
-            if (blocks.get(b.e) != b) {
-                fail("queued block " + Long.toUnsignedString(b.e) + " is not cached");
-            }
-            if (!seen.add(b)) {
-                fail("block " + Long.toUnsignedString(b.e) + " is queued twice");
-            }
-            if (b.parent != null && seen.contains(b.parent)) {
-                fail("block " + Long.toUnsignedString(b.parent.e) + " would be evicted before its child "
-                        + Long.toUnsignedString(b.e));
-            }
-            queued++;
-        }
-        if (queued != freeCount) {
-            fail("free queue holds " + queued + " blocks, counter says " + freeCount);
-        }
+        Set<Block> seen = checkFreeQueue();
         IdentityHashMap<Block, int[]> pins = new IdentityHashMap<>();
         for (Block[] req : running.values()) {
             for (Block b : req) {
@@ -444,6 +465,35 @@ public final class MockEngine {
         if (pinnedBlocks != inUse) {
             fail(pinnedBlocks + " blocks pinned, counter says " + inUse);
         }
+    }
+
+    /** Checks the free queue (links, pins, membership, each once, leaf before parent); the blocks in it. */
+    private Set<Block> checkFreeQueue() {
+        Set<Block> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        int queued = 0;
+        for (Block b = queue.next; b != queue; b = b.next) {
+            if (b.next.prev != b) {
+                fail("free queue links broken at " + Long.toUnsignedString(b.e));
+            }
+            if (b.refs != 0) {
+                fail("block " + Long.toUnsignedString(b.e) + " is queued as free with " + b.refs + " pins");
+            }
+            if (blocks.get(b.e) != b) {
+                fail("queued block " + Long.toUnsignedString(b.e) + " is not cached");
+            }
+            if (!seen.add(b)) {
+                fail("block " + Long.toUnsignedString(b.e) + " is queued twice");
+            }
+            if (b.parent != null && seen.contains(b.parent)) {
+                fail("block " + Long.toUnsignedString(b.parent.e) + " would be evicted before its child "
+                        + Long.toUnsignedString(b.e));
+            }
+            queued++;
+        }
+        if (queued != freeCount) {
+            fail("free queue holds " + queued + " blocks, counter says " + freeCount);
+        }
+        return seen;
     }
 
     private void fail(String what) {

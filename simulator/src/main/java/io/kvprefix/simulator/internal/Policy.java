@@ -1,6 +1,7 @@
-package io.kvprefix.cli.internal.sim;
+package io.kvprefix.simulator.internal;
 
 import io.kvprefix.KvEvent;
+import io.kvprefix.simulator.SimSettings;
 import io.kvprefix.workload.Rng;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 
@@ -8,7 +9,7 @@ import it.unimi.dsi.fastutil.ints.IntArrayList;
  * A routing policy in the simulation: it picks one of the registered workers for each arriving
  * request and hears when the request's prefill and the whole request finish. The cache-aware
  * policies are kvprefix's {@link io.kvprefix.Router} with one of its named policies
- * ({@link RouterPolicy}); the cache-blind baselines are here.
+ * ({@link RouterBacked}); the cache-blind baselines are here.
  *
  * <p>Thread-safety: not thread-safe; one simulation thread drives one policy.
  */
@@ -145,18 +146,18 @@ public interface Policy extends AutoCloseable {
                 }
             }
             inFlight[best]++;
-            pendingTokens[best] += request.trace.inputLength();
+            pendingTokens[best] += request.inputTokens();
             return best;
         }
 
         @Override
         public void prefillDone(SimRequest request) {
-            pendingTokens[request.worker] -= request.trace.inputLength();
+            pendingTokens[request.worker()] -= request.inputTokens();
         }
 
         @Override
         public void finished(SimRequest request) {
-            inFlight[request.worker]--;
+            inFlight[request.worker()]--;
         }
     }
 }
