@@ -55,8 +55,8 @@ public final class ChatTemplate {
         j.registerTag(new TemplateFunctions.GenerationTag());
         j.registerFunction(new ELFunctionDefinition(
                 "", "raise_exception", TemplateFunctions.class, "raiseException", Object.class));
-        j.registerFunction(new ELFunctionDefinition(
-                "", "strftime_now", TemplateFunctions.class, "strftimeNow", String.class));
+        j.registerFunction(
+                new ELFunctionDefinition("", "strftime_now", TemplateFunctions.class, "strftimeNow", String.class));
         j.registerFunction(new ELFunctionDefinition("", "py_none", PyNone.class, "none"));
         return new ChatTemplate(source, j);
     }

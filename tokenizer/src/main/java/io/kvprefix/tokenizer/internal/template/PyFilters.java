@@ -72,7 +72,9 @@ public final class PyFilters {
         Object indent = k.getOrDefault("indent", a.length > 1 ? a[1] : null);
         Object separators = k.getOrDefault("separators", a.length > 2 ? a[2] : null);
         Object sortKeys = k.getOrDefault("sort_keys", a.length > 3 ? a[3] : Boolean.FALSE);
-        String ind = PyNone.isNone(indent) ? null : indent instanceof Number n ? " ".repeat(n.intValue()) : indent.toString();
+        String ind = PyNone.isNone(indent)
+                ? null
+                : indent instanceof Number n ? " ".repeat(n.intValue()) : indent.toString();
         String itemSep = null;
         String keySep = null;
         if (!PyNone.isNone(separators)) {

@@ -184,7 +184,8 @@ public final class PyFormat {
      * filter calls it (its defaults: {@code ensure_ascii=False}, no indent, Python's default separators
      * {@code ", "} and {@code ": "}, or {@code ","} and {@code ": "} with an indent).
      */
-    public static String json(Object v, boolean ensureAscii, String indent, String itemSep, String keySep, boolean sortKeys) {
+    public static String json(
+            Object v, boolean ensureAscii, String indent, String itemSep, String keySep, boolean sortKeys) {
         String items = itemSep != null ? itemSep : indent == null ? ", " : ",";
         String keys = keySep != null ? keySep : ": ";
         StringBuilder b = new StringBuilder();
@@ -192,8 +193,7 @@ public final class PyFormat {
         return b.toString();
     }
 
-    private record JsonWriter(
-            StringBuilder b, boolean ascii, String indent, String items, String keys, boolean sort) {
+    private record JsonWriter(StringBuilder b, boolean ascii, String indent, String items, String keys, boolean sort) {
         void write(Object v, int level) {
             if (PyNone.isNone(v)) {
                 b.append("null");

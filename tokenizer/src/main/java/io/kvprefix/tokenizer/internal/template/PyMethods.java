@@ -22,8 +22,22 @@ import jinjava.javax.el.ELResolver;
 public final class PyMethods extends ELResolver {
     /** The {@code str} methods handled here. */
     public static final Set<String> STRING_METHODS = Set.of(
-            "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace", "upper", "lower", "title",
-            "capitalize", "find", "count", "isspace", "isdigit", "join");
+            "strip",
+            "lstrip",
+            "rstrip",
+            "startswith",
+            "endswith",
+            "split",
+            "replace",
+            "upper",
+            "lower",
+            "title",
+            "capitalize",
+            "find",
+            "count",
+            "isspace",
+            "isdigit",
+            "join");
     /** The {@code dict} methods handled here. */
     public static final Set<String> DICT_METHODS = Set.of("items", "keys", "values", "get");
 

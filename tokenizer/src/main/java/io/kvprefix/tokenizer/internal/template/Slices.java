@@ -35,9 +35,13 @@ final class Slices {
             from = c + 1;
         }
         parts.add(t.subList(from, close));
-        StringBuilder b = new StringBuilder("(").append(Lexer.join(t.subList(start, open))).append("|py_slice(");
+        StringBuilder b = new StringBuilder("(")
+                .append(Lexer.join(t.subList(start, open)))
+                .append("|py_slice(");
         for (int p = 0; p < 3; p++) {
-            String part = p < parts.size() ? Lexer.join(TemplateSource.rewrite(parts.get(p))).strip() : "";
+            String part = p < parts.size()
+                    ? Lexer.join(TemplateSource.rewrite(parts.get(p))).strip()
+                    : "";
             b.append(p > 0 ? ", " : "").append(part.isEmpty() ? "py_none()" : part);
         }
         b.append("))");

@@ -20,14 +20,60 @@ public final class TemplateSource {
     private TemplateSource() {}
 
     static final Set<String> STATEMENTS = Set.of(
-            "if", "elif", "else", "endif", "for", "endfor", "set", "macro", "endmacro", "break", "continue",
-            "generation", "endgeneration");
+            "if",
+            "elif",
+            "else",
+            "endif",
+            "for",
+            "endfor",
+            "set",
+            "macro",
+            "endmacro",
+            "break",
+            "continue",
+            "generation",
+            "endgeneration");
     static final Set<String> FILTERS = Set.of(
-            "tojson", "items", "trim", "string", "length", "count", "join", "reverse", "upper", "lower", "title",
-            "capitalize", "replace", "py_slice", "first", "last", "list", "safe", "selectattr", "rejectattr", "map");
+            "tojson",
+            "items",
+            "trim",
+            "string",
+            "length",
+            "count",
+            "join",
+            "reverse",
+            "upper",
+            "lower",
+            "title",
+            "capitalize",
+            "replace",
+            "py_slice",
+            "first",
+            "last",
+            "list",
+            "safe",
+            "selectattr",
+            "rejectattr",
+            "map");
     static final Set<String> TESTS = Set.of(
-            "none", "defined", "undefined", "true", "false", "boolean", "integer", "float", "number", "string",
-            "mapping", "iterable", "sequence", "equalto", "eq", "in", "odd", "even");
+            "none",
+            "defined",
+            "undefined",
+            "true",
+            "false",
+            "boolean",
+            "integer",
+            "float",
+            "number",
+            "string",
+            "mapping",
+            "iterable",
+            "sequence",
+            "equalto",
+            "eq",
+            "in",
+            "odd",
+            "even");
     static final Set<String> FUNCTIONS = Set.of("namespace", "raise_exception", "strftime_now", "range", "py_none");
     static final Set<String> LOOP = Set.of("index", "index0", "first", "last", "length", "revindex", "revindex0");
     private static final Set<String> KEYWORDS =
@@ -126,11 +172,14 @@ public final class TemplateSource {
             }
             if (prev.equals("|")) {
                 need(FILTERS, x.text(), "the filter |" + x.text(), refused);
-            } else if (prev.equals("is") || (prev.equals("not") && k > 1 && s.get(k - 2).is("is"))) {
+            } else if (prev.equals("is")
+                    || (prev.equals("not") && k > 1 && s.get(k - 2).is("is"))) {
                 need(TESTS, x.text(), "the test 'is " + x.text() + "'", refused);
             } else if (prev.equals(".")) {
                 checkAttribute(s, k, call, refused);
-            } else if (call && !macros.contains(x.text()) && !(statement && k == 1 && s.get(0).is("macro"))) {
+            } else if (call
+                    && !macros.contains(x.text())
+                    && !(statement && k == 1 && s.get(0).is("macro"))) {
                 need(FUNCTIONS, x.text(), "the function " + x.text() + "()", refused);
             }
         }
@@ -178,7 +227,10 @@ public final class TemplateSource {
     private static boolean keywordArgument(List<Lexer.Token> t, int k) {
         int name = Lexer.previous(t, k);
         int before = name < 0 ? -1 : Lexer.previous(t, name);
-        return name >= 0 && t.get(name).name() && before >= 0 && (t.get(before).is("(") || t.get(before).is(","));
+        return name >= 0
+                && t.get(name).name()
+                && before >= 0
+                && (t.get(before).is("(") || t.get(before).is(","));
     }
 
     private static void wrapArgument(List<Lexer.Token> t, int k) {
