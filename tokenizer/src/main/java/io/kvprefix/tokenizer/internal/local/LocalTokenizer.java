@@ -32,6 +32,7 @@ public final class LocalTokenizer implements PromptTokenizer {
     private final HfTokenizer tokenizer;
     private final Map<String, ChatTemplate> templates = new LinkedHashMap<>();
     private final Map<String, Boolean> openaiFormat = new LinkedHashMap<>();
+    private final Map<String, String> sources;
     private final Map<String, Object> specialTokens;
     private final SegmentCache cache;
     private final String cacheOff;
@@ -41,6 +42,7 @@ public final class LocalTokenizer implements PromptTokenizer {
         this.dir = dir;
         this.tokenizer = tokenizer;
         this.specialTokens = files.specialTokens();
+        this.sources = files.chatTemplates();
         files.chatTemplates().forEach((name, source) -> {
             try {
                 templates.put(name, ChatTemplate.compile(source));
@@ -155,25 +157,47 @@ public final class LocalTokenizer implements PromptTokenizer {
     }
 
     private String render(ObjectNode body, String name, ChatTemplate template) throws TokenizeException {
-        boolean generation = flag(body, "add_generation_prompt", true);
-        boolean cont = flag(body, "continue_final_message", false);
-        if (generation && cont) { // HuggingFace refuses the pair; add_generation_prompt defaults to true
-            throw Prompts.bad("continue_final_message needs \"add_generation_prompt\": false");
-        }
-        List<Object> messages = Conversation.messages(body.get("messages"), openaiFormat.get(name));
-        Map<String, Object> vars = new LinkedHashMap<>(specialTokens);
-        vars.putAll(templateKwargs(body.get("chat_template_kwargs")));
-        vars.put("messages", messages);
-        vars.put("tools", Conversation.tools(body.get("tools")));
-        vars.put("documents", PyValues.of(body.get("documents")));
-        vars.put("add_generation_prompt", generation);
+        Map<String, Object> vars = variables(body, name);
         String text;
         try {
             text = template.render(vars);
         } catch (ChatTemplate.RenderFailure e) {
             throw new TokenizeException(TokenizeException.TEMPLATE_ERROR, e.getMessage(), e);
         }
-        return cont ? continueFinal(text, messages) : text;
+        if (!flag(body, "continue_final_message", false)) {
+            return text;
+        }
+        @SuppressWarnings("unchecked")
+        List<Object> messages = (List<Object>) vars.get("messages");
+        return continueFinal(text, messages);
+    }
+
+    /**
+     * The variables the chat template of {@code body} is rendered with, as HuggingFace's
+     * {@code apply_chat_template} passes them: the special tokens, {@code chat_template_kwargs},
+     * {@code messages}, {@code tools}, {@code documents}, {@code add_generation_prompt}.
+     */
+    public Map<String, Object> templateVariables(ObjectNode body) throws TokenizeException {
+        return variables(body, templateName(body));
+    }
+
+    /** The source of the template {@code body} is rendered with, as {@code tokenizer_config.json} has it. */
+    public String templateSource(ObjectNode body) throws TokenizeException {
+        return sources.get(templateName(body));
+    }
+
+    private Map<String, Object> variables(ObjectNode body, String name) throws TokenizeException {
+        boolean generation = flag(body, "add_generation_prompt", true);
+        if (generation && flag(body, "continue_final_message", false)) { // HuggingFace refuses the pair
+            throw Prompts.bad("continue_final_message needs \"add_generation_prompt\": false");
+        }
+        Map<String, Object> vars = new LinkedHashMap<>(specialTokens);
+        vars.putAll(templateKwargs(body.get("chat_template_kwargs")));
+        vars.put("messages", Conversation.messages(body.get("messages"), openaiFormat.get(name)));
+        vars.put("tools", Conversation.tools(body.get("tools")));
+        vars.put("documents", PyValues.of(body.get("documents")));
+        vars.put("add_generation_prompt", generation);
+        return vars;
     }
 
     @SuppressWarnings("unchecked")
