@@ -2,6 +2,7 @@ package io.kvprefix.tokenizer;
 
 import io.kvprefix.tokenizer.internal.TokenIdsOnly;
 import io.kvprefix.tokenizer.internal.local.LocalTokenizer;
+import io.kvprefix.tokenizer.internal.render.RenderTokenizer;
 import java.nio.file.Path;
 
 /**
@@ -48,7 +49,7 @@ public final class Tokenizers {
             return LocalTokenizer.open(Path.of(spec.substring("local:".length())), options);
         }
         if (spec.startsWith("render:") && spec.length() > "render:".length()) {
-            throw new UnsupportedOperationException("tokenizer spec '" + spec + "': render mode is not built yet");
+            return RenderTokenizer.open(spec.substring("render:".length()), options);
         }
         throw new IllegalArgumentException("tokenizer spec '" + spec + "' is none of " + FORMS);
     }
