@@ -103,7 +103,12 @@ public final class TemplateSource {
             int[] body = Lexer.region(src, open);
             List<Lexer.Token> tokens = Lexer.tokens(src.substring(body[0], body[1]));
             check(tokens, kind == '%', macros, refused);
-            out.append(src, open, body[0]).append(Lexer.join(rewrite(tokens))).append(src, body[1], body[2]);
+            List<Lexer.Token> sig = Lexer.significant(tokens);
+            boolean macro =
+                    kind == '%' && !sig.isEmpty() && sig.get(0).is("macro"); // Jinjava splits its parameters at commas
+            out.append(src, open, body[0])
+                    .append(Lexer.join(rewrite(tokens, !macro)))
+                    .append(src, body[1], body[2]);
             i = body[2];
         }
         if (!refused.isEmpty()) {
@@ -203,6 +208,10 @@ public final class TemplateSource {
 
     /** The tokens with slices turned into {@code py_slice} and the {@code none} literal into {@code py_none()}. */
     static List<Lexer.Token> rewrite(List<Lexer.Token> in) {
+        return rewrite(in, true);
+    }
+
+    private static List<Lexer.Token> rewrite(List<Lexer.Token> in, boolean wrapKeywords) {
         List<Lexer.Token> t = new ArrayList<>(in);
         for (int k = 0; k < t.size(); k++) {
             Lexer.Token x = t.get(k);
@@ -216,7 +225,7 @@ public final class TemplateSource {
                 if (close > 0 && !colons.isEmpty()) {
                     k = Slices.replace(t, k, close, colons);
                 }
-            } else if (x.is("=") && keywordArgument(t, k)) {
+            } else if (wrapKeywords && x.is("=") && keywordArgument(t, k)) {
                 wrapArgument(t, k);
             }
         }
