@@ -3,7 +3,7 @@ package io.kvprefix.tokenizer;
 import java.time.Duration;
 
 /**
- * Settings for {@link Tokenizers#open(String, TokenizerOptions)} (docs/TOKENIZER.md sections 5 and 6).
+ * Settings for {@link Tokenizers#open(String, TokenizerOptions)} (docs/TOKENIZER.md sections 4 and 6).
  *
  * <p>Thread-safety: immutable.
  *
