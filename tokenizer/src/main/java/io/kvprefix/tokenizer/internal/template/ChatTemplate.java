@@ -3,9 +3,11 @@ package io.kvprefix.tokenizer.internal.template;
 import com.hubspot.jinjava.Jinjava;
 import com.hubspot.jinjava.JinjavaConfig;
 import com.hubspot.jinjava.LegacyOverrides;
-import com.hubspot.jinjava.interpret.RenderResult;
+import com.hubspot.jinjava.interpret.Context;
+import com.hubspot.jinjava.interpret.JinjavaInterpreter;
 import com.hubspot.jinjava.interpret.TemplateError;
 import com.hubspot.jinjava.lib.fn.ELFunctionDefinition;
+import com.hubspot.jinjava.tree.Node;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +19,8 @@ import jinjava.javax.el.ELResolver;
  * {@code lstrip_blocks}, {@code raise_exception}, {@code strftime_now}, {@code tojson},
  * {@code generation}) and Python's Jinja semantics (docs/TOKENIZER.md section 3).
  *
- * <p>Thread-safety: thread-safe; each render has its own interpreter.
+ * <p>Thread-safety: thread-safe; the template is parsed once, and each render has its own interpreter
+ * and context over that tree.
  */
 public final class ChatTemplate {
     /** A render that failed: the template raised, or an expression could not be evaluated. */
@@ -31,12 +34,12 @@ public final class ChatTemplate {
 
     private static final long MAX_OUTPUT = 64L << 20;
 
-    private final String source;
     private final Jinjava jinjava;
+    private final Node tree;
 
-    private ChatTemplate(String source, Jinjava jinjava) {
-        this.source = source;
+    private ChatTemplate(Jinjava jinjava, Node tree) {
         this.jinjava = jinjava;
+        this.tree = tree;
     }
 
     /**
@@ -58,7 +61,15 @@ public final class ChatTemplate {
         j.registerFunction(
                 new ELFunctionDefinition("", "strftime_now", TemplateFunctions.class, "strftimeNow", String.class));
         j.registerFunction(new ELFunctionDefinition("", "py_none", PyNone.class, "none"));
-        return new ChatTemplate(source, j);
+        JinjavaInterpreter parser = j.newInterpreter();
+        try (var current = JinjavaInterpreter.closeablePushCurrent(parser).get()) {
+            Node tree = current.value().parse(source); // once: a render walks the tree, it does not change it
+            List<String> errors = fatal(parser.getErrorsCopy());
+            if (!errors.isEmpty()) {
+                throw new IllegalArgumentException("the chat template does not parse: " + String.join("; ", errors));
+            }
+            return new ChatTemplate(j, tree);
+        }
     }
 
     private static JinjavaConfig config() {
@@ -87,24 +98,32 @@ public final class ChatTemplate {
 
     /** Renders the template with these variables (Python values: see {@link PyValues}). */
     public String render(Map<String, Object> variables) throws RenderFailure {
-        RenderResult r;
-        try {
-            r = jinjava.renderForResult(source, variables);
+        JinjavaConfig config = jinjava.getGlobalConfig();
+        Context context = new Context(jinjava.getGlobalContextCopy(), variables, config.getDisabled());
+        JinjavaInterpreter interpreter = new JinjavaInterpreter(jinjava, context, config);
+        String out;
+        try (var current = JinjavaInterpreter.closeablePushCurrent(interpreter).get()) {
+            out = current.value().render(tree, false);
         } catch (TemplateFunctions.Raised e) {
             throw new RenderFailure("the chat template raised: " + e.getMessage());
         } catch (RuntimeException e) {
             throw new RenderFailure("the chat template failed: " + e);
         }
-        List<String> fatal = new ArrayList<>();
-        for (TemplateError e : r.getErrors()) {
-            if (e.getSeverity() == TemplateError.ErrorType.FATAL) {
-                fatal.add(describe(e));
-            }
-        }
+        List<String> fatal = fatal(interpreter.getErrorsCopy());
         if (!fatal.isEmpty()) {
             throw new RenderFailure(String.join("; ", fatal));
         }
-        return r.getOutput();
+        return out;
+    }
+
+    private static List<String> fatal(List<TemplateError> errors) {
+        List<String> out = new ArrayList<>();
+        for (TemplateError e : errors) {
+            if (e.getSeverity() == TemplateError.ErrorType.FATAL) {
+                out.add(describe(e));
+            }
+        }
+        return out;
     }
 
     private static String describe(TemplateError e) {
