@@ -55,7 +55,18 @@ final class JavaNames {
             Map.entry("True", "Python's literal, in the op-stream format's list of what is not JSON"),
             Map.entry("NaN", "a JavaScript literal that is not JSON"),
             Map.entry("Infinity", "a JavaScript literal that is not JSON"),
-            Map.entry("Match", "the op-stream format's example of an op in the wrong case"));
+            Map.entry("Match", "the op-stream format's example of an op in the wrong case"),
+            Map.entry("CompletionRequest", "vLLM's OpenAI completion request model"),
+            Map.entry("ChatCompletionRequest", "vLLM's OpenAI chat request model"),
+            Map.entry("GenerateRequest", "vLLM's /inference/v1/generate request model"),
+            Map.entry("ErrorResponse", "vLLM's OpenAI error body model"),
+            Map.entry("ChatCompletionToolsParam", "vLLM's tool parameter model"),
+            Map.entry("Utils", "DJL's ai.djl.util.Utils"),
+            Map.entry("Ec2Utils", "DJL's usage-ping class"),
+            Map.entry("AutoTokenizer", "HuggingFace transformers' tokenizer loader"),
+            Map.entry("ImmutableSandboxedEnvironment", "Python Jinja2's sandbox, as HuggingFace renders templates"),
+            Map.entry("AssistantTracker", "HuggingFace transformers' Jinja extension"),
+            Map.entry("None", "Python's literal, in the chat templates' semantics"));
 
     private static final List<String> JDK_PACKAGES = List.of(
             "java.lang",
@@ -73,6 +84,7 @@ final class JavaNames {
             "java.io",
             "java.math",
             "java.net",
+            "java.net.http",
             "java.nio",
             "java.nio.channels",
             "java.nio.charset",
