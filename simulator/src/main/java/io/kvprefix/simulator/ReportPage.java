@@ -1,6 +1,6 @@
-package io.kvprefix.cli.internal.sim;
+package io.kvprefix.simulator;
 
-import static io.kvprefix.cli.internal.sim.SimulationReport.f;
+import static io.kvprefix.simulator.SimulationReport.f;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -57,7 +57,7 @@ final class ReportPage {
                 .append(".</p>\n");
         h.append("<p class=\"note\">Engines: ")
                 .append(
-                        settings.engine() == SimSettings.EngineModel.VLLM_CHUNKED
+                        settings.engine() == EngineModel.VLLM_CHUNKED
                                 ? "vLLM V1's scheduler with chunked prefill: each step has a budget of "
                                         + f("%,d", settings.maxBatchedTokens())
                                         + " tokens, running requests first (a decode takes one token), then waiting ones first"

@@ -1,4 +1,4 @@
-package io.kvprefix.cli.internal.sim;
+package io.kvprefix.simulator;
 
 import io.kvprefix.workload.LocalHashTable;
 import io.kvprefix.workload.Trace;

@@ -1,7 +1,10 @@
-package io.kvprefix.cli.internal.sim;
+package io.kvprefix.simulator;
 
 import io.kvprefix.KvEvent;
 import io.kvprefix.Worker;
+import io.kvprefix.simulator.internal.Policies;
+import io.kvprefix.simulator.internal.Policy;
+import io.kvprefix.simulator.internal.SimRequest;
 import io.kvprefix.workload.AdmitResult;
 import io.kvprefix.workload.LocalHashTable;
 import io.kvprefix.workload.MockEngine;
@@ -14,34 +17,17 @@ import java.util.function.LongConsumer;
 
 /**
  * A discrete-event simulation of one routing policy in front of {@code N} simulated engines
- * ({@link SimEngine}), replaying a trace in simulated time.
+ * ({@link Engine}), replaying a trace in simulated time: arrivals, engine work, event delivery after
+ * the delay, metrics snapshots, a late join (the package description, <i>The loop</i>). The same trace
+ * and settings give the same simulated results.
  *
- * <ul>
- *   <li><b>Arrival</b> (the request's timestamp divided by {@link SimSettings#rate()}): the policy
- *       picks one of the registered workers (this call is timed on the wall clock: the policy's cost per
- *       decision) and the request joins that engine's waiting queue.
- *   <li><b>Engine work</b>: the engine model ({@link SimSettings.EngineModel}) admits requests into
- *       its {@link MockEngine} (which finds the cached prefix, evicts and stores), computes prefill
- *       and decode, and publishes KV events; the time to first token is taken when the prefill's last
- *       token is computed; the policy hears of it ({@code prefillDone}) and of the request's end
- *       ({@code finished}).
- *   <li><b>Event delivery</b>: what an engine publishes reaches the policy's index
- *       {@link SimSettings#eventDelayNs()} later, in publication order.
- *   <li><b>Metrics</b>: policies that read engine metrics (llm-d's scorers) get a snapshot of every
- *       engine's waiting requests, running requests and KV usage every
- *       {@link SimSettings#METRICS_REFRESH}.
- *   <li><b>Join</b>: with {@link SimSettings#joinAt()} the last worker registers with the policy at
- *       that fraction of the arrival span; with {@link SimSettings#slowFactor()} worker 0 runs slower.
- * </ul>
- * Timers at the same simulated time run in the order they were set, all before an arrival at that
- * time; the same trace and settings give the same simulated results.
- *
- * <p>Thread-safety: not thread-safe; one instance runs once, on one thread.
+ * <p>Thread-safety: not thread-safe; one instance runs once, on one thread ({@link #run} is safe to call
+ * from several threads at once: each call has its own instance).
  */
-public final class Simulator implements SimEngine.Host {
+public final class Simulator implements EngineHost {
     private final Trace trace;
     private final SimSettings settings;
-    private final SimEngine[] engines;
+    private final Engine[] engines;
     private final boolean[] joined;
     private final PriorityQueue<Timer> timers = new PriorityQueue<>();
     private final Policy policy;
@@ -82,18 +68,18 @@ public final class Simulator implements SimEngine.Host {
         this.trace = trace;
         this.settings = settings;
         int n = settings.workers();
-        this.engines = new SimEngine[n];
+        this.engines = new Engine[n];
         this.joined = new boolean[n];
         for (int w = 0; w < n; w++) {
             MockEngine cache = new MockEngine(Worker.of(w), settings.cacheBlocks(), settings.cpuBlocks(), hashes);
             double slowness = w == 0 ? settings.slowFactor() : 1.0;
-            engines[w] = SimEngine.create(w, cache, trace.tokensPerBlock(), this, settings, slowness);
+            engines[w] = Engine.create(settings.engineSettings(slowness), cache, this);
         }
         this.ttftNs = new long[trace.size()];
         this.decisionNs = new long[trace.size()];
         this.requestsPerWorker = new long[n];
         this.trackElsewhere = n <= ELSEWHERE_MAX_WORKERS;
-        this.policy = kind.create(settings, trace.tokensPerBlock(), () -> now);
+        this.policy = Policies.create(kind, settings, trace.tokensPerBlock(), () -> now);
     }
 
     /**
@@ -160,9 +146,10 @@ public final class Simulator implements SimEngine.Host {
     }
 
     private void scrape() {
-        for (SimEngine e : engines) {
-            if (joined[e.index]) {
-                policy.metrics(e.index, e.waitingRequests(), e.runningRequests(), e.kvUsage());
+        for (int w = 0; w < engines.length; w++) {
+            if (joined[w]) {
+                Engine e = engines[w];
+                policy.metrics(w, e.waitingRequests(), e.runningRequests(), e.kvUsage());
             }
         }
         if (arrived < trace.size()) {
@@ -184,9 +171,9 @@ public final class Simulator implements SimEngine.Host {
         if (w < 0 || w >= engines.length || !joined[w]) {
             throw new IllegalStateException(policy.name() + " chose worker " + w + ", which is not registered");
         }
-        q.worker = w;
+        q.routedTo(w);
         requestsPerWorker[w]++;
-        engines[w].enqueue(q);
+        engines[w].submit(q);
     }
 
     /** The request's tokens: block {@code i} is {@code tokensPerBlock} copies of its id (docs/SPEC.md section 2.3). */
@@ -216,7 +203,7 @@ public final class Simulator implements SimEngine.Host {
     }
 
     @Override
-    public void publish(List<KvEvent> events) {
+    public void publish(EngineRequest source, int firstBlock, List<KvEvent> events) {
         if (events.isEmpty() || !policy.wantsEvents()) {
             return;
         }
@@ -228,15 +215,18 @@ public final class Simulator implements SimEngine.Host {
     }
 
     @Override
-    public void admitted(SimRequest r, AdmitResult a) {
-        inputTokens += r.trace.inputLength();
-        reusedTokens += r.cachedTokens;
+    public void admitted(EngineRequest er, AdmitResult a) {
+        SimRequest r = (SimRequest) er;
+        inputTokens += r.inputTokens();
+        reusedTokens += r.cachedTokens();
         if (trackElsewhere) {
-            int full = r.trace.fullBlocks(trace.tokensPerBlock());
+            int full = r.trace().fullBlocks(trace.tokensPerBlock());
             int best = 0;
-            for (SimEngine e : engines) {
-                if (e.index != r.worker && joined[e.index]) {
-                    best = Math.max(best, e.cache.cachedPrefixAnyTier(r.trace.hashIds(), full));
+            for (int w = 0; w < engines.length; w++) {
+                if (w != r.worker() && joined[w]) {
+                    best = Math.max(
+                            best,
+                            engines[w].cache().cachedPrefixAnyTier(r.trace().hashIds(), full));
                 }
             }
             int own = a.cachedBlocks() + a.lowerTierBlocks();
@@ -245,14 +235,15 @@ public final class Simulator implements SimEngine.Host {
     }
 
     @Override
-    public void firstToken(SimRequest r) {
-        ttftNs[r.trace.index()] = now - r.arrivalNs;
+    public void firstToken(EngineRequest er) {
+        SimRequest r = (SimRequest) er;
+        ttftNs[r.trace().index()] = now - r.arrivalNs();
         policy.prefillDone(r);
     }
 
     @Override
-    public void finished(SimRequest r) {
-        policy.finished(r);
+    public void finished(EngineRequest r) {
+        policy.finished((SimRequest) r);
         lastDone = now;
     }
 
@@ -307,7 +298,7 @@ public final class Simulator implements SimEngine.Host {
         for (TraceRequest r : trace.requests()) {
             long u = r.inputLength() - (long) hit[r.index()] * trace.tokensPerBlock();
             double seconds;
-            if (s.engine() == SimSettings.EngineModel.VLLM_CHUNKED) {
+            if (s.engine() == EngineModel.VLLM_CHUNKED) {
                 u = Math.max(1, u);
                 long steps = (u + s.maxBatchedTokens() - 1) / s.maxBatchedTokens();
                 seconds = steps / s.decodeTokensPerS() + u / s.prefillTokensPerS();

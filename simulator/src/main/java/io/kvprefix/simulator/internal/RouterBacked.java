@@ -1,4 +1,4 @@
-package io.kvprefix.cli.internal.sim;
+package io.kvprefix.simulator.internal;
 
 import io.kvprefix.BlockHasher;
 import io.kvprefix.IndexConfig;
@@ -9,6 +9,7 @@ import io.kvprefix.Router;
 import io.kvprefix.RoutingDecision;
 import io.kvprefix.RoutingPolicy;
 import io.kvprefix.Worker;
+import io.kvprefix.simulator.SimSettings;
 import java.util.function.LongSupplier;
 
 /**
@@ -88,19 +89,19 @@ final class RouterBacked implements Policy {
     @Override
     public int route(SimRequest request, int[] tokens, int length) {
         RoutingDecision d = router.route(tokens, 0, length, hasher);
-        request.decision = d;
+        request.decision(d);
         return (int) d.worker().workerId();
     }
 
     @Override
     public void prefillDone(SimRequest request) {
-        request.decision.prefillFinished();
+        request.decision().prefillFinished();
     }
 
     @Override
     public void finished(SimRequest request) {
-        request.decision.finished();
-        request.decision = null;
+        request.decision().finished();
+        request.decision(null);
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.kvprefix.cli.internal.sim;
+package io.kvprefix.simulator;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,7 +18,7 @@ class SimulatorTest {
                 .workers(workers)
                 .cacheBlocks(1000)
                 .seed(1)
-                .engine(SimSettings.EngineModel.ONE_AT_A_TIME)
+                .engine(EngineModel.ONE_AT_A_TIME)
                 .eventDelay(Duration.ZERO)
                 .build();
     }
@@ -118,13 +118,8 @@ class SimulatorTest {
         SimSettings s = chunked(4).toBuilder().eventDelay(Duration.ofMillis(10)).build();
         for (PolicyKind k : PolicyKind.values()) {
             PolicyResult with = Simulator.run(t, hashes, s, k, n -> {});
-            PolicyResult without;
-            SimEngine.Chunked.decodeRuns = false;
-            try {
-                without = Simulator.run(t, hashes, s, k, n -> {});
-            } finally {
-                SimEngine.Chunked.decodeRuns = true;
-            }
+            PolicyResult without =
+                    Simulator.run(t, hashes, s.toBuilder().decodeRuns(false).build(), k, n -> {});
             String what = k.key();
             assertEquals(without.reusedTokens(), with.reusedTokens(), what);
             assertArrayEquals(without.requestsPerWorker(), with.requestsPerWorker(), what);
@@ -213,7 +208,7 @@ class SimulatorTest {
     void tierAwareRoutingKeepsHitsAfterGpuTurnover() {
         Trace t = io.kvprefix.workload.SyntheticTrace.generate(4000, 42);
         LocalHashTable hashes = LocalHashTable.forTrace(t);
-        for (SimSettings.EngineModel engine : SimSettings.EngineModel.values()) {
+        for (EngineModel engine : EngineModel.values()) {
             for (int cpu : new int[] {0, 8192}) {
                 SimSettings s = SimSettings.builder()
                         .cacheBlocks(128)

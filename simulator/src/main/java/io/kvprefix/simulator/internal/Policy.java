@@ -1,6 +1,7 @@
-package io.kvprefix.cli.internal.sim;
+package io.kvprefix.simulator.internal;
 
 import io.kvprefix.KvEvent;
+import io.kvprefix.simulator.SimSettings;
 import io.kvprefix.workload.Rng;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 
@@ -145,18 +146,18 @@ public interface Policy extends AutoCloseable {
                 }
             }
             inFlight[best]++;
-            pendingTokens[best] += request.trace.inputLength();
+            pendingTokens[best] += request.inputTokens();
             return best;
         }
 
         @Override
         public void prefillDone(SimRequest request) {
-            pendingTokens[request.worker] -= request.trace.inputLength();
+            pendingTokens[request.worker()] -= request.inputTokens();
         }
 
         @Override
         public void finished(SimRequest request) {
-            inFlight[request.worker]--;
+            inFlight[request.worker()]--;
         }
     }
 }

@@ -1,4 +1,4 @@
-package io.kvprefix.cli.internal.sim;
+package io.kvprefix.simulator;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,22 +1,14 @@
-package io.kvprefix.cli.internal.sim;
+package io.kvprefix.simulator;
 
 import io.kvprefix.workload.MockEngine;
 import java.time.Duration;
 import java.util.Locale;
 
 /**
- * The settings of a routing simulation: the deployment, the engine model, the event delay, the
- * scenario (request rate, a slow engine, a late joiner) and the routers' options. Every policy of one
- * comparison runs with the same settings.
- *
- * <p><b>Engine models</b> ({@link EngineModel}). {@code vllm-chunked} (the default) steps like vLLM
- * V1's scheduler with chunked prefill: each step has a budget of {@link #maxBatchedTokens()} tokens,
- * running requests first (a decode takes 1 token, a partly prefilled prompt the rest of its prompt up
- * to the budget), then waiting requests first come first served, at most {@link #maxNumSeqs()}
- * running; a step lasts {@code 1/decodeTokensPerS + tokens/prefillTokensPerS}, so a decode-only step
- * gives each request {@code decodeTokensPerS} tokens per second and prefill runs at up to
- * {@code prefillTokensPerS}. {@code one-at-a-time} is the older model: one prefill at a time per
- * worker, first come first served, decode beside it at {@code decodeTokensPerS} per request.
+ * The settings of a routing simulation: the deployment, the engine model ({@link EngineModel}; the
+ * package description has its step rules), the event delay, the scenario (request rate, a slow engine,
+ * a late joiner) and the routers' options. Every policy of one comparison runs with the same settings;
+ * {@link #engineSettings} gives one engine's.
  *
  * <p>Thread-safety: immutable.
  */
@@ -49,37 +41,6 @@ public final class SimSettings {
     /** How often llm-d's scheduler refreshes the engines' metrics ({@code defaultRefreshInterval}): 50 ms. */
     public static final Duration METRICS_REFRESH = Duration.ofMillis(50);
 
-    /** How an engine schedules prefill and decode. */
-    public enum EngineModel {
-        /** vLLM V1 with chunked prefill: a token budget per step (see the class comment). */
-        VLLM_CHUNKED("vllm-chunked"),
-        /** One prefill at a time per worker, decode beside it. */
-        ONE_AT_A_TIME("one-at-a-time");
-
-        private final String key;
-
-        EngineModel(String key) {
-            this.key = key;
-        }
-
-        /** The {@code --engine} key. */
-        public String key() {
-            return key;
-        }
-
-        /** The model with this key. */
-        public static EngineModel of(String key) {
-            String k = key.strip().toLowerCase(Locale.ROOT);
-            for (EngineModel m : values()) {
-                if (m.key.equals(k)) {
-                    return m;
-                }
-            }
-            throw new IllegalArgumentException(
-                    "unknown engine model '" + key + "': known are vllm-chunked, one-at-a-time");
-        }
-    }
-
     private final int workers;
     private final int cacheBlocks;
     private final int cpuBlocks;
@@ -100,6 +61,7 @@ public final class SimSettings {
     private final boolean spreadMisses;
     private final Duration predictedTtl;
     private final long predictedMaxBlocks;
+    private final boolean decodeRuns;
 
     private SimSettings(Builder b) {
         this.workers = b.workers;
@@ -122,6 +84,7 @@ public final class SimSettings {
         this.spreadMisses = b.spreadMisses;
         this.predictedTtl = b.predictedTtl;
         this.predictedMaxBlocks = b.predictedMaxBlocks;
+        this.decodeRuns = b.decodeRuns;
     }
 
     /** The defaults: 16 workers of 16,384 blocks, vllm-chunked engines, 10 ms event delay, the routers' defaults, seed 42. */
@@ -157,6 +120,7 @@ public final class SimSettings {
         b.spreadMisses = spreadMisses;
         b.predictedTtl = predictedTtl;
         b.predictedMaxBlocks = predictedMaxBlocks;
+        b.decodeRuns = decodeRuns;
         return b;
     }
 
@@ -266,6 +230,19 @@ public final class SimSettings {
         return predictedMaxBlocks;
     }
 
+    /** The settings of one engine of this simulation, {@code slowness} times slower than set. */
+    public EngineSettings engineSettings(double slowness) {
+        return new EngineSettings(
+                engine,
+                prefillTokensPerS,
+                decodeTokensPerS,
+                maxBatchedTokens,
+                maxNumSeqs,
+                onloadTokensPerS,
+                slowness,
+                decodeRuns);
+    }
+
     /** A one-line description of the engines and the scenario, for tables. */
     public String describe() {
         StringBuilder sb =
@@ -337,6 +314,7 @@ public final class SimSettings {
         private boolean spreadMisses = false;
         private Duration predictedTtl = Duration.ofSeconds(120);
         private long predictedMaxBlocks = 1L << 20;
+        private boolean decodeRuns = true;
 
         private Builder() {}
 
@@ -484,6 +462,12 @@ public final class SimSettings {
                 throw new IllegalArgumentException(flag + " must be a positive number, got " + v);
             }
             return v;
+        }
+
+        /** Runs of decode-only steps as one timer (on by default; the tests turn it off to see it changes nothing). */
+        Builder decodeRuns(boolean on) {
+            decodeRuns = on;
+            return this;
         }
 
         public SimSettings build() {

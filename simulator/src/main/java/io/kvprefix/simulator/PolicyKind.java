@@ -1,11 +1,9 @@
-package io.kvprefix.cli.internal.sim;
+package io.kvprefix.simulator;
 
 import io.kvprefix.RoutingPolicy;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.LongSupplier;
 
 /**
  * The policies a simulation can compare, by the name {@code --policies} takes and reports show. The
@@ -52,14 +50,6 @@ public enum PolicyKind {
     RANDOM("random", "a uniformly random worker"),
     /** The worker with the fewest requests in flight (ties: fewest queued prefill tokens, then the lowest). */
     LEAST_LOADED("least-loaded", "the fewest requests in flight");
-
-    /**
-     * SMG's {@code max_tree_size} CLI default (2^26 tokens, {@code model_gateway/src/main.rs}); its tree
-     * has no time to live, only this bound (least recently used first).
-     */
-    static final long SGLANG_MAX_TREE_TOKENS = 1L << 26;
-    /** No time to live: SMG's tree and llm-d's LRU evict by size only. */
-    static final Duration NO_TTL = Duration.ofDays(36_500);
 
     private final String key;
     private final String description;
@@ -121,60 +111,5 @@ public enum PolicyKind {
         throw new IllegalArgumentException("unknown policy '" + key + "': known policies are all, "
                 + String.join(
                         ", ", List.of(values()).stream().map(PolicyKind::key).toList()));
-    }
-
-    /** A fresh policy of this kind for a simulation with {@code settings} at {@code blockSize}. */
-    public Policy create(SimSettings s, int blockSize, LongSupplier clock) {
-        return switch (this) {
-            case KVPREFIX_TTFT -> events(RoutingPolicy.KVPREFIX_TTFT, s, blockSize, clock);
-            case KVPREFIX_TTFT_PREDICTED ->
-                RouterBacked.events(
-                        key,
-                        RouterBacked.builder(s, RoutingPolicy.KVPREFIX_TTFT, clock)
-                                .predicted(true)
-                                .predictedTtl(s.predictedTtl())
-                                .predictedMaxBlocks(s.predictedMaxBlocks()),
-                        s,
-                        blockSize);
-            case DYNAMO_COST -> events(RoutingPolicy.DYNAMO_COST, s, blockSize, clock);
-            case DYNAMO_COST_GPU_ONLY ->
-                RouterBacked.gpuEventsOnly(
-                        key, RouterBacked.builder(s, RoutingPolicy.DYNAMO_COST, clock), s, blockSize);
-            case DYNAMO_COST_APPROX ->
-                RouterBacked.predicted(
-                        key,
-                        RouterBacked.builder(s, RoutingPolicy.DYNAMO_COST, clock)
-                                .predictedTtl(s.predictedTtl())
-                                .predictedMaxBlocks(s.predictedMaxBlocks()),
-                        s,
-                        blockSize);
-            case SGLANG_CACHE_AWARE ->
-                RouterBacked.predicted(
-                        key,
-                        RouterBacked.builder(s, RoutingPolicy.SGLANG_CACHE_AWARE, clock)
-                                .predictedTtl(NO_TTL)
-                                .predictedMaxBlocks(Math.max(1, SGLANG_MAX_TREE_TOKENS / blockSize)),
-                        s,
-                        blockSize);
-            case SGLANG_CACHE_AWARE_EVENTS -> events(RoutingPolicy.SGLANG_CACHE_AWARE, s, blockSize, clock);
-            // llm-d's approximate producer keeps one LRU per server sized by the engine's block count
-            // (autoTune); here one LRU of the fleet's total stands in for them
-            case LLM_D_SCORERS ->
-                RouterBacked.predicted(
-                        key,
-                        RouterBacked.builder(s, RoutingPolicy.LLM_D_SCORERS, clock)
-                                .predictedTtl(NO_TTL)
-                                .predictedMaxBlocks((long) s.workers() * s.cacheBlocks()),
-                        s,
-                        blockSize);
-            case LLM_D_SCORERS_PRECISE -> events(RoutingPolicy.LLM_D_SCORERS, s, blockSize, clock);
-            case ROUND_ROBIN -> new Policy.RoundRobin(key);
-            case RANDOM -> new Policy.RandomPolicy(key, s.seed());
-            case LEAST_LOADED -> new Policy.LeastLoaded(key, s.workers());
-        };
-    }
-
-    private Policy events(RoutingPolicy p, SimSettings s, int blockSize, LongSupplier clock) {
-        return RouterBacked.events(key, RouterBacked.builder(s, p, clock), s, blockSize);
     }
 }
