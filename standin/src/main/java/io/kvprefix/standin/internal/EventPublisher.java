@@ -41,6 +41,7 @@ public final class EventPublisher implements AutoCloseable {
     private final LinkedBlockingQueue<List<WireEvent>> queue = new LinkedBlockingQueue<>();
     private final ArrayDeque<Kept> buffer = new ArrayDeque<>();
     private final AtomicLong published = new AtomicLong();
+    private final AtomicLong queued = new AtomicLong();
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -76,11 +77,13 @@ public final class EventPublisher implements AutoCloseable {
     }
 
     private static int bind(ZMQ.Socket s, String host, int port) {
-        if (port == 0) {
-            return s.bindToRandomPort("tcp://" + host, 1024, 65535);
+        if (port != 0) {
+            s.bind("tcp://" + host + ":" + port);
+            return port;
         }
-        s.bind("tcp://" + host + ":" + port);
-        return port;
+        s.bind("tcp://" + host + ":*"); // the system's choice of a free ephemeral port
+        String endpoint = s.getLastEndpoint();
+        return Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
     }
 
     /** The PUB socket's port. */
@@ -98,9 +101,15 @@ public final class EventPublisher implements AutoCloseable {
         return published.get();
     }
 
+    /** Batches queued so far: once a batch is queued, its sequence number is below this. */
+    public long queued() {
+        return queued.get();
+    }
+
     /** Queues one batch (nothing if {@code events} is empty). */
     public void publish(List<WireEvent> events) {
         if (!events.isEmpty() && running) {
+            queued.incrementAndGet();
             queue.add(events);
         }
     }
