@@ -236,6 +236,7 @@ class ModuleLayoutTest {
                         "workloads",
                         "simulator",
                         "benchmarks",
+                        "standin",
                         "cli")),
                 "" + seen);
     }
