@@ -152,6 +152,41 @@ class StandinEngineTest {
         }
     }
 
+    @Test
+    void hundredsOfConcurrentStreamsAllFinishAndLeaveNothingRunning() throws Exception {
+        try (Standin s = Standin.start(StandinSettings.builder()
+                .engines(2)
+                .timeScale(0.02)
+                .limits(64, 2048)
+                .build())) {
+            int n = 400;
+            java.util.List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> all =
+                    new java.util.ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                int port = s.engines().get(i % 2).http();
+                int[] p = StandinApiTest.prompt(1_000 + i % 50, 60 + i % 7);
+                all.add(Http.CLIENT.sendAsync(
+                        Http.to(port, "/v1/completions")
+                                .header("content-type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(
+                                        "{\"prompt\":" + StandinApiTest.ids(p) + ",\"max_tokens\":20,\"stream\":true}"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString()));
+            }
+            for (var f : all) {
+                HttpResponse<String> r = f.get(120, java.util.concurrent.TimeUnit.SECONDS);
+                assertEquals(200, r.statusCode());
+                assertEquals(21, r.body().split("\n\n").length, "20 tokens and [DONE]");
+                assertTrue(r.body().endsWith("data: [DONE]\n\n"));
+            }
+            for (Standin.BoundEngine e : s.engines()) {
+                await(() -> metric(e.http(), "vllm:num_requests_running") == 0, "nothing running");
+                assertEquals(0.0, metric(e.http(), "vllm:num_requests_waiting"));
+                assertEquals(n / 2 * 20.0, metric(e.http(), "vllm:generation_tokens_total"));
+            }
+        }
+    }
+
     /** Seconds from sending a streamed request to its first body byte. */
     private static double firstByteSeconds(int port, int[] prompt, int maxTokens) throws Exception {
         long t0 = System.nanoTime();
