@@ -73,12 +73,18 @@ public final class Exchange implements Generation.Listener {
             response.writeHead();
         }
         handle = engine.submit(new Generation.Request(request.prompt(), request.maxTokens(), seed), this);
-        response.closeHandler(v -> {
-            if (!ended) {
-                ended = true;
-                handle.abort();
-            }
-        });
+        response.closeHandler(v -> gone());
+        if (response.closed()) {
+            gone(); // the client left while the request was being read or tokenized
+        }
+    }
+
+    /** The client went away: the engine aborts the request (vLLM aborts on disconnect). */
+    private void gone() {
+        if (!ended) {
+            ended = true;
+            handle.abort();
+        }
     }
 
     @Override
@@ -101,6 +107,9 @@ public final class Exchange implements Generation.Listener {
     }
 
     private void onToken(int index, int tokenId) {
+        if (response.closed()) {
+            gone();
+        }
         if (ended) {
             return;
         }
