@@ -106,6 +106,33 @@ class StandinEngineTest {
     }
 
     @Test
+    void aPrefixCacheResetClearsTheEngineAndTheIndex() throws Exception {
+        try (Standin s = Standin.start(StandinSettings.builder()
+                        .timeScale(0.02)
+                        .promptTokensDetails(true)
+                        .build());
+                PrefixIndex index = PrefixIndex.create(IndexConfig.defaults());
+                KvEventSubscriber sub = KvEventSubscriber.builder(index).build()) {
+            Standin.BoundEngine e = s.engines().get(0);
+            sub.addEngine(endpoint(e));
+            int[] p = StandinApiTest.prompt(21, 70);
+            String body = "{\"prompt\":" + StandinApiTest.ids(p) + ",\"max_tokens\":1}";
+            cachedTokens(Http.post(e.http(), "/v1/completions", body));
+            awaitQuiet(sub, s);
+            assertEquals(4, index.match(p).depthOf(Worker.of(e.worker())));
+            HttpResponse<String> reset = Http.post(e.http(), "/reset_prefix_cache", "");
+            assertEquals(200, reset.statusCode());
+            assertEquals("", reset.body());
+            await(() -> index.match(p).depthOf(Worker.of(e.worker())) == 0, "AllBlocksCleared reached the index");
+            assertEquals(0, cachedTokens(Http.post(e.http(), "/v1/completions", body)), "the engine's cache is empty");
+            assertEquals(
+                    1,
+                    sub.stats().total().events(SubscriberStats.EventKind.CLEARED),
+                    sub.stats().toJson());
+        }
+    }
+
+    @Test
     void aClientThatGoesAwayAbortsItsRequestAndFreesItsBlocks() throws Exception {
         // 10 ms per output token: the 20,000 asked for would take 200 s, far past the wait for the abort
         try (Standin s = Standin.start(

@@ -31,7 +31,8 @@ public final class OpenAiServer {
             "/inference/v1/generate",
             "/tokenize",
             "/v1/completions/render",
-            "/v1/chat/completions/render");
+            "/v1/chat/completions/render",
+            "/reset_prefix_cache");
     private static final Set<String> GETS = Set.of("/health", "/v1/models", "/metrics");
 
     private final Vertx vertx;
@@ -77,6 +78,11 @@ public final class OpenAiServer {
         }
         if (!post) {
             get(req, path);
+            return;
+        }
+        if (path.equals("/reset_prefix_cache")) { // vLLM's dev-mode route: no body, 200, the result unchecked
+            engine.resetPrefixCache();
+            req.response().setStatusCode(200).end();
             return;
         }
         String type = req.getHeader("content-type");
