@@ -235,6 +235,7 @@ class ModuleLayoutTest {
                         "opstream",
                         "workloads",
                         "simulator",
+                        "tokenizer",
                         "benchmarks",
                         "standin",
                         "cli")),
