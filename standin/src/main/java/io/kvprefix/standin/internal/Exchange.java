@@ -31,10 +31,10 @@ public final class Exchange implements Generation.Listener {
     private final VllmBodies.Head head;
     private final HttpServerResponse response;
     private final Context context;
-    private final PromptSource tokens;
     private final boolean promptTokensDetails;
     private final int[] output;
     private final StringBuilder text = new StringBuilder();
+    private final java.util.function.IntFunction<String> detokenizer;
 
     /** Set on the context. */
     private int produced;
@@ -56,9 +56,9 @@ public final class Exchange implements Generation.Listener {
         this.head = head;
         this.response = response;
         this.context = context;
-        this.tokens = tokens;
         this.promptTokensDetails = promptTokensDetails;
         this.output = new int[request.maxTokens()];
+        this.detokenizer = tokens.detokenizer();
     }
 
     /** The request's prompt tokens. */
@@ -115,7 +115,7 @@ public final class Exchange implements Generation.Listener {
         }
         output[index] = tokenId;
         produced = index + 1;
-        String piece = kind == Kind.GENERATE ? "" : tokens.decode(tokenId);
+        String piece = kind == Kind.GENERATE ? "" : detokenizer.apply(tokenId);
         text.append(piece);
         if (!request.stream()) {
             return;
