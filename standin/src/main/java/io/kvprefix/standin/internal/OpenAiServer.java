@@ -129,14 +129,14 @@ public final class OpenAiServer {
         // tokenizing blocks: on a worker thread, unordered (requests of one connection's loop in parallel)
         vertx.executeBlocking(work, false)
                 .onComplete(
-                        r -> answer(req, r.succeeded() ? r.result() : ApiError.badRequest(String.valueOf(r.cause()))));
+                        r -> answer(req, r.succeeded() ? r.result() : ApiError.internal(String.valueOf(r.cause()))));
     }
 
     private static Object call(java.util.concurrent.Callable<Object> work) {
         try {
             return work.call();
         } catch (Exception e) {
-            return ApiError.badRequest(String.valueOf(e));
+            return ApiError.internal(String.valueOf(e));
         }
     }
 
