@@ -237,6 +237,7 @@ class ModuleLayoutTest {
                         "simulator",
                         "tokenizer",
                         "benchmarks",
+                        "standin",
                         "cli")),
                 "" + seen);
     }
