@@ -13,8 +13,9 @@ public final class IndexConfig {
     /** Unlimited memory budget. */
     public static final long UNLIMITED = Long.MAX_VALUE;
     /**
-     * The default jump size of the heap index's jump search: 4, chosen (by JumpSizeBenchmark) when
-     * the off-heap index was still a positional table with a jump search of its own.
+     * The default jump size of the heap index's jump search: 4, chosen by JumpSizeBenchmark when the
+     * off-heap index was still a positional table with a jump search of its own (benchmarks/JOURNAL.md
+     * section 3.2).
      */
     public static final int DEFAULT_JUMP_SIZE = 4;
     /** The largest number of worker slots an index supports. */

@@ -30,6 +30,7 @@ import picocli.CommandLine.ScopeType;
             DemoCommand.class,
             SimulateCommand.class,
             HashCommand.class,
+            TokenizeCommand.class,
             GenOpsCommand.class,
             ReplayCommand.class,
             ListenCommand.class,
@@ -40,6 +41,7 @@ import picocli.CommandLine.ScopeType;
             JmhCommand.class,
             FootprintCommand.class,
             SnapshotBenchCommand.class,
+            StandinCommand.class,
         })
 public final class Main implements Runnable {
     @Option(

@@ -9,9 +9,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A snapshot of a {@link StreamReplica}'s counters: where it is in the stream, how far behind, the
- * lag of the batches it applied (engine publish to replica apply, wall clock), and per engine the
- * records, events per kind and status, and decode issues, as {@code kvprefix listen} reports them.
+ * A snapshot of a {@link StreamReplica}'s counters, as {@code kvprefix listen --nats} prints them
+ * (docs/FLEET.md section 4).
  *
  * <p>Thread-safety: immutable (the counter arrays are copies and not handed out).
  *
@@ -22,7 +21,7 @@ import java.util.Objects;
  * @param resyncs times messages the replica needed had been dropped by the stream's retention
  * @param messages messages applied
  * @param badMessages messages skipped as unreadable
- * @param lastLagMicros lag of the last batch applied, µs, -1 if none
+ * @param lastLagMicros lag of the last batch applied (engine publish to replica apply), µs, -1 if none
  * @param lagP50Micros median lag, µs, -1 if none
  * @param lagP99Micros 99th-percentile lag, µs, -1 if none
  * @param lagMaxMicros largest lag, µs
@@ -31,7 +30,8 @@ import java.util.Objects;
  * @param bootstrapSeq the stream sequence of the snapshot the replica started from, -1 if none
  * @param bootstrapMillis how long finding, downloading and restoring that snapshot took, -1 if none
  * @param snapshotsPublished snapshots this replica published
- * @param engines per engine, in order of their first message
+ * @param engines per engine (records, events per kind and status, decode issues), in order of their
+ *     first message
  */
 public record ReplicaStats(
         String stream,
@@ -195,47 +195,52 @@ public record ReplicaStats(
         events(sb, null);
         sb.append(",\"engines\":[");
         for (int i = 0; i < engines.size(); i++) {
-            EngineStats e = engines.get(i);
-            sb.append(i > 0 ? "," : "").append("{\"endpoint\":");
-            Json.string(sb, e.engine().endpoint());
-            sb.append(",\"worker\":").append(Long.toUnsignedString(e.engine().workerId()));
-            sb.append(",\"subject\":");
-            Json.string(sb, e.subject());
-            sb.append(",\"next_record\":").append(e.nextRecord());
-            sb.append(",\"last_seq\":").append(e.lastSeq());
-            sb.append(",\"batches\":").append(e.batches());
-            sb.append(",\"clears\":").append(e.clears());
-            sb.append(",\"duplicates\":").append(e.duplicates());
-            sb.append(",\"gaps\":").append(e.gaps());
-            sb.append(",\"apply_errors\":").append(e.applyErrors());
-            sb.append(",\"bad_frames\":").append(e.badFrames());
-            sb.append(",\"events\":");
-            events(sb, e);
-            for (DecodeIssue.Category cat : DecodeIssue.Category.values()) {
-                sb.append(",\"")
-                        .append(
-                                switch (cat) {
-                                    case ERROR -> "decode_errors";
-                                    case IGNORED -> "ignored";
-                                    case NOTE -> "notes";
-                                })
-                        .append("\":{");
-                boolean first = true;
-                for (DecodeIssue d : DecodeIssue.values()) {
-                    if (d.category() == cat) {
-                        sb.append(first ? "" : ",")
-                                .append('"')
-                                .append(d.wireName())
-                                .append("\":")
-                                .append(e.issues(d));
-                        first = false;
-                    }
+            sb.append(i > 0 ? "," : "");
+            engine(sb, engines.get(i));
+        }
+        return sb.append("]}").toString();
+    }
+
+    /** One engine's object in {@link #toJson}. */
+    private void engine(StringBuilder sb, EngineStats e) {
+        sb.append("{\"endpoint\":");
+        Json.string(sb, e.engine().endpoint());
+        sb.append(",\"worker\":").append(Long.toUnsignedString(e.engine().workerId()));
+        sb.append(",\"subject\":");
+        Json.string(sb, e.subject());
+        sb.append(",\"next_record\":").append(e.nextRecord());
+        sb.append(",\"last_seq\":").append(e.lastSeq());
+        sb.append(",\"batches\":").append(e.batches());
+        sb.append(",\"clears\":").append(e.clears());
+        sb.append(",\"duplicates\":").append(e.duplicates());
+        sb.append(",\"gaps\":").append(e.gaps());
+        sb.append(",\"apply_errors\":").append(e.applyErrors());
+        sb.append(",\"bad_frames\":").append(e.badFrames());
+        sb.append(",\"events\":");
+        events(sb, e);
+        for (DecodeIssue.Category cat : DecodeIssue.Category.values()) {
+            sb.append(",\"")
+                    .append(
+                            switch (cat) {
+                                case ERROR -> "decode_errors";
+                                case IGNORED -> "ignored";
+                                case NOTE -> "notes";
+                            })
+                    .append("\":{");
+            boolean first = true;
+            for (DecodeIssue d : DecodeIssue.values()) {
+                if (d.category() == cat) {
+                    sb.append(first ? "" : ",")
+                            .append('"')
+                            .append(d.wireName())
+                            .append("\":")
+                            .append(e.issues(d));
+                    first = false;
                 }
-                sb.append('}');
             }
             sb.append('}');
         }
-        return sb.append("]}").toString();
+        sb.append('}');
     }
 
     private void events(StringBuilder sb, EngineStats only) {

@@ -13,55 +13,16 @@ import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.LongUnaryOperator;
 
 /**
  * A mock inference engine with an LRU prefix cache of full KV blocks, behaving like vLLM with prefix
  * caching on, and emitting the KV events such an engine sends (docs/SPEC.md section 3). One engine per
- * worker.
- *
- * <p><b>Model.</b> The cache holds at most {@link #capacity()} blocks. A block is either <em>in use</em>
- * (pinned by one or more running requests) or <em>free</em> (cached, evictable). Free blocks sit in an
- * LRU queue in the order they were freed.
- * <ul>
- *   <li>{@link #admit(TraceRequest)} finds the longest prefix of the request's full blocks that is
- *       cached and pins it (a free block leaves the queue), then allocates the remaining full blocks:
- *       while the cache is full it evicts the block at the head of the queue (least recently freed),
- *       then stores the new blocks, pinned. Events: one {@link KvEvent.Removed} listing the evicted
- *       blocks in eviction order, then one {@link KvEvent.Stored} for the new blocks with the parent =
- *       the last cached block before them (no parent when they start at position 0).
- *   <li>{@link #release(TraceRequest)} (the request finished) unpins its blocks <em>tail first</em>, so a
- *       request's last block is queued, and later evicted, before its first, as vLLM's free queue does.
- *       A block still used by another request stays pinned.
- * </ul>
- * Consequences (checked by {@link #checkInvariants()}): a block in use is never evicted; a block is
- * evicted only after every cached child of it (leaf first), so every cached block's parent is cached,
- * an eviction never orphans a block, and a stored event's parent is always held.
- *
- * <p><b>Only full blocks.</b> A request of {@code input_length} tokens has
- * {@link TraceRequest#fullBlocks(int) input_length / tokensPerBlock} full blocks; ids past them (the
- * partial last block) are never stored.
- *
- * <p><b>A request larger than the free room.</b> When the new blocks outnumber {@code capacity} minus
- * the blocks pinned by running requests (this one's cached prefix included), vLLM would preempt a
- * running request or keep this one waiting. This engine has no scheduler: it evicts every free block it
- * needs, caches the leading new blocks that fit, and reports the rest as
- * {@link AdmitResult#uncachedBlocks()}; they are never stored (the next request with that prompt gets a
- * shorter hit). With {@code gen-ops} (each request released right after its admission) this happens only
- * to a request of more than {@code capacity} full blocks.
- *
- * <p><b>Engine hashes.</b> A block's engine hash {@code E} is its own scheme, deliberately unlike
- * kvprefix's chain hash: {@link #engineHash} chains the block <em>ids</em> (not tokens, not local hashes)
- * through the SplitMix64 mixer, {@code E[0] = engineHash(false, 0, id[0])},
- * {@code E[i] = engineHash(true, E[i-1], id[i])}. So {@code E} names a whole prefix, as vLLM's block
- * hashes do, and the same prompt gets the same names on every engine. Stored events carry
- * {@code (E, L)} with {@code L} from the {@link LocalHashTable}.
- *
- * <p><b>CPU tier.</b> With a CPU capacity above 0 the engine offloads like vLLM's offloading connector
- * used as a victim cache: a block the GPU evicts goes to a CPU LRU of that many blocks (a
- * {@link KvEvent.Copied} on {@link Medium#CPU} names it before the GPU's {@link KvEvent.Removed}), the
- * CPU evicts its least recently used block when full (a removal on the CPU), and a request whose
- * prefix continues on the CPU after its GPU hit loads those blocks back ({@link AdmitResult#lowerTierBlocks()}:
- * stored on the GPU again, not computed; they stay on the CPU too).
+ * worker. {@link #admit(TraceRequest)} pins the longest cached prefix of a request's full blocks,
+ * evicts least recently freed blocks as needed and stores the rest; {@link #release(TraceRequest)}
+ * unpins them tail first, as vLLM's free queue does. The model, its invariants
+ * ({@link #checkInvariants()}), a request larger than the free room, the engine hashes
+ * ({@link #engineHash}) and the CPU tier are this package's description, <em>The mock engine</em>.
  *
  * <p>Requests are identified by {@link TraceRequest#index()}: one request may be admitted once until it
  * is released.
@@ -82,7 +43,7 @@ public final class MockEngine {
     private final java.util.LinkedHashMap<Long, Boolean> cpu = new java.util.LinkedHashMap<>(16, 0.75f, true);
 
     private long lowerTierTotal;
-    private final LocalHashTable hashes;
+    private final LongUnaryOperator localHash;
     private final int tokensPerBlock;
     private final Long2ObjectOpenHashMap<Block> blocks = new Long2ObjectOpenHashMap<>();
     private final Int2ObjectOpenHashMap<Block[]> running = new Int2ObjectOpenHashMap<>();
@@ -131,6 +92,27 @@ public final class MockEngine {
      * @param hashes local hashes of the block ids (its block size is the engine's tokens per block)
      */
     public MockEngine(Worker worker, int capacity, int cpuCapacity, LocalHashTable hashes) {
+        this(
+                worker,
+                capacity,
+                cpuCapacity,
+                Objects.requireNonNull(hashes, "hashes").tokensPerBlock(),
+                hashes::localHash);
+    }
+
+    /**
+     * An empty engine whose blocks are named by any ids, not only a trace's hash ids: {@code localHashOfId}
+     * gives the local hash {@code L} of the block named {@code id}. With the identity, a block is named by
+     * its own local hash, which is how an engine fed real token ids names its blocks.
+     *
+     * @param worker the worker whose events it emits
+     * @param capacity the most blocks its GPU caches, at least 1
+     * @param cpuCapacity the most blocks its CPU tier holds, at least 0
+     * @param tokensPerBlock tokens per block, at least 1
+     * @param localHashOfId the local hash of the block named by an id
+     */
+    public MockEngine(
+            Worker worker, int capacity, int cpuCapacity, int tokensPerBlock, LongUnaryOperator localHashOfId) {
         if (cpuCapacity < 0) {
             throw new IllegalArgumentException("CPU capacity must be >= 0 blocks, got " + cpuCapacity);
         }
@@ -139,9 +121,12 @@ public final class MockEngine {
         if (capacity < 1) {
             throw new IllegalArgumentException("cache capacity must be >= 1 block, got " + capacity);
         }
+        if (tokensPerBlock < 1) {
+            throw new IllegalArgumentException("tokens per block must be >= 1, got " + tokensPerBlock);
+        }
         this.capacity = capacity;
-        this.hashes = Objects.requireNonNull(hashes, "hashes");
-        this.tokensPerBlock = hashes.tokensPerBlock();
+        this.localHash = Objects.requireNonNull(localHashOfId, "localHashOfId");
+        this.tokensPerBlock = tokensPerBlock;
         queue.prev = queue;
         queue.next = queue;
     }
@@ -167,6 +152,11 @@ public final class MockEngine {
     /** The worker this engine is. */
     public Worker worker() {
         return worker;
+    }
+
+    /** Tokens per block of the cache. */
+    public int tokensPerBlock() {
+        return tokensPerBlock;
     }
 
     /** The most blocks the cache holds. */
@@ -281,43 +271,57 @@ public final class MockEngine {
         int evict = Math.max(0, blocks.size() + toStore - capacity);
         List<KvEvent> events = new ArrayList<>(2);
         if (evict > 0) {
-            long[] removed = new long[evict];
-            for (int k = 0; k < evict; k++) {
-                removed[k] = evictHead();
-            }
-            if (cpuCapacity > 0) {
-                offload(removed, events);
-            }
-            events.add(new KvEvent.Removed(worker, removed));
+            evict(evict, events);
         }
         if (toStore > 0) {
-            Block parent = cached > 0 ? pinned[cached - 1] : null;
-            long[] storedE = Arrays.copyOfRange(e, cached, cached + toStore);
-            long[] storedL = hashes.localHashes(ids, cached, cached + toStore);
-            for (int i = 0; i < toStore; i++) {
-                if (blocks.containsKey(storedE[i])) {
-                    throw new IllegalStateException("engine hash collision at block " + (cached + i) + " of request #"
-                            + request.index() + " on worker " + worker);
-                }
-                Block b = new Block(storedE[i], storedL[i], parent);
-                if (parent != null) {
-                    parent.children++;
-                }
-                b.refs = 1;
-                inUse++;
-                blocks.put(b.e, b);
-                pinned[cached + i] = b;
-                parent = b;
-            }
-            storedTotal += toStore;
-            events.add(new KvEvent.Stored(
-                    worker,
-                    cached > 0 ? OptionalLong.of(pinned[cached - 1].e) : OptionalLong.empty(),
-                    storedE,
-                    storedL));
+            store(request, e, cached, toStore, pinned, events);
         }
         running.put(request.index(), cached + toStore == n ? pinned : Arrays.copyOf(pinned, cached + toStore));
         return new AdmitResult(cached, toStore, need - toStore, evict, events, lower);
+    }
+
+    /** Evicts {@code evict} blocks from the head of the LRU queue (offloading them to the CPU tier, if any). */
+    private void evict(int evict, List<KvEvent> events) {
+        long[] removed = new long[evict];
+        for (int k = 0; k < evict; k++) {
+            removed[k] = evictHead();
+        }
+        if (cpuCapacity > 0) {
+            offload(removed, events);
+        }
+        events.add(new KvEvent.Removed(worker, removed));
+    }
+
+    /**
+     * Caches {@code request}'s blocks {@code [cached, cached + toStore)} (engine hashes {@code e}), pinned,
+     * after the cached prefix, into {@code pinned}; their stored event goes to {@code events}.
+     */
+    private void store(TraceRequest request, long[] e, int cached, int toStore, Block[] pinned, List<KvEvent> events) {
+        long[] ids = request.hashIds();
+        Block parent = cached > 0 ? pinned[cached - 1] : null;
+        long[] storedE = Arrays.copyOfRange(e, cached, cached + toStore);
+        long[] storedL = new long[toStore];
+        for (int i = 0; i < toStore; i++) {
+            storedL[i] = localHash.applyAsLong(ids[cached + i]);
+        }
+        for (int i = 0; i < toStore; i++) {
+            if (blocks.containsKey(storedE[i])) {
+                throw new IllegalStateException("engine hash collision at block " + (cached + i) + " of request #"
+                        + request.index() + " on worker " + worker);
+            }
+            Block b = new Block(storedE[i], storedL[i], parent);
+            if (parent != null) {
+                parent.children++;
+            }
+            b.refs = 1;
+            inUse++;
+            blocks.put(b.e, b);
+            pinned[cached + i] = b;
+            parent = b;
+        }
+        storedTotal += toStore;
+        events.add(new KvEvent.Stored(
+                worker, cached > 0 ? OptionalLong.of(pinned[cached - 1].e) : OptionalLong.empty(), storedE, storedL));
     }
 
     /**
@@ -420,30 +424,7 @@ public final class MockEngine {
         if (cpu.size() > cpuCapacity) {
             fail(cpu.size() + " blocks on the CPU tier, capacity " + cpuCapacity);
         }
-        Set<Block> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        int queued = 0;
-        for (Block b = queue.next; b != queue; b = b.next) {
-            if (b.next.prev != b) {
-                fail("free queue links broken at " + Long.toUnsignedString(b.e));
-            }
-            if (b.refs != 0) {
-                fail("block " + Long.toUnsignedString(b.e) + " is queued as free with " + b.refs + " pins");
-            }
-            if (blocks.get(b.e) != b) {
-                fail("queued block " + Long.toUnsignedString(b.e) + " is not cached");
-            }
-            if (!seen.add(b)) {
-                fail("block " + Long.toUnsignedString(b.e) + " is queued twice");
-            }
-            if (b.parent != null && seen.contains(b.parent)) {
-                fail("block " + Long.toUnsignedString(b.parent.e) + " would be evicted before its child "
-                        + Long.toUnsignedString(b.e));
-            }
-            queued++;
-        }
-        if (queued != freeCount) {
-            fail("free queue holds " + queued + " blocks, counter says " + freeCount);
-        }
+        Set<Block> seen = checkFreeQueue();
         IdentityHashMap<Block, int[]> pins = new IdentityHashMap<>();
         for (Block[] req : running.values()) {
             for (Block b : req) {
@@ -484,6 +465,35 @@ public final class MockEngine {
         if (pinnedBlocks != inUse) {
             fail(pinnedBlocks + " blocks pinned, counter says " + inUse);
         }
+    }
+
+    /** Checks the free queue (links, pins, membership, each once, leaf before parent); the blocks in it. */
+    private Set<Block> checkFreeQueue() {
+        Set<Block> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        int queued = 0;
+        for (Block b = queue.next; b != queue; b = b.next) {
+            if (b.next.prev != b) {
+                fail("free queue links broken at " + Long.toUnsignedString(b.e));
+            }
+            if (b.refs != 0) {
+                fail("block " + Long.toUnsignedString(b.e) + " is queued as free with " + b.refs + " pins");
+            }
+            if (blocks.get(b.e) != b) {
+                fail("queued block " + Long.toUnsignedString(b.e) + " is not cached");
+            }
+            if (!seen.add(b)) {
+                fail("block " + Long.toUnsignedString(b.e) + " is queued twice");
+            }
+            if (b.parent != null && seen.contains(b.parent)) {
+                fail("block " + Long.toUnsignedString(b.parent.e) + " would be evicted before its child "
+                        + Long.toUnsignedString(b.e));
+            }
+            queued++;
+        }
+        if (queued != freeCount) {
+            fail("free queue holds " + queued + " blocks, counter says " + freeCount);
+        }
+        return seen;
     }
 
     private void fail(String what) {

@@ -10,7 +10,7 @@ import java.util.Map;
  * Where each engine's stream stood when a snapshot was taken, kept in the snapshot's metadata
  * (docs/SNAPSHOT.md): one entry per engine that had applied a batch, key
  * {@code kvprefix.zmq.engine:ENDPOINT}, value {@code WORKER_ID LAST_APPLIED RANK,RANK,...} (unsigned
- * decimals; the ranks of that worker id the engine fed, {@code -} for none). A restored subscriber
+ * decimals, ranks ascending; the ranks of that worker id the engine fed, {@code -} for none). A restored subscriber
  * goes on after {@code LAST_APPLIED} for an engine at the same endpoint with the same worker id.
  *
  * <p>Thread-safety: stateless.
@@ -31,12 +31,15 @@ public final class EnginePositions {
             if (last < 0) {
                 continue; // nothing applied yet: a restart starts this engine afresh
             }
+            // ranks in ascending order, whatever order their first batches arrived in: the same state
+            // always writes the same metadata
             StringBuilder ranks = new StringBuilder();
-            for (Worker w : s.workersFed()) {
-                if (w.workerId() == s.engine().workerId()) {
-                    ranks.append(ranks.isEmpty() ? "" : ",").append(Integer.toUnsignedString(w.dpRank()));
-                }
-            }
+            s.workersFed().stream()
+                    .filter(w -> w.workerId() == s.engine().workerId())
+                    .mapToInt(Worker::dpRank)
+                    .boxed()
+                    .sorted(Integer::compareUnsigned)
+                    .forEach(r -> ranks.append(ranks.isEmpty() ? "" : ",").append(Integer.toUnsignedString(r)));
             out.put(
                     PREFIX + s.engine().endpoint(),
                     Long.toUnsignedString(s.engine().workerId()) + " " + last + " " + (ranks.isEmpty() ? "-" : ranks));
