@@ -9,24 +9,10 @@ import java.util.Objects;
 import net.openhft.hashing.LongHashFunction;
 
 /**
- * Dynamo-compatible KV block hashing (kvprefix docs/SPEC.md section 2), bit for bit.
- *
- * <ul>
- *   <li>A block is {@code blockSize} consecutive tokens; a request of {@code n} tokens has
- *       {@code n / blockSize} blocks and a partial tail is dropped.
- *   <li>Local hash: {@code L = XXH3_64(bytes, seed)}, where {@code bytes} are the block's tokens as
- *       4-byte little-endian values (tokens are unsigned 32-bit; a Java {@code int} carries the same
- *       bits), followed by the block's multimodal hashes, sorted ascending, as 8-byte little-endian
- *       values. The seed is 1337 plus the LoRA / namespace salt ({@link #saltedSeed}).
- *   <li>Chain hash: {@code C[0] = L[0]}, {@code C[i] = XXH3_64(le64(C[i-1]) ++ le64(L[i]), chainSeed)},
- *       chain seed 1337. The salt never changes the chain seed.
- * </ul>
- *
- * <p>Two implementations give identical output: the native library (one FFM downcall per call,
- * hashing every block and the chain) and pure Java (zero-allocation-hashing); see
- * {@link Implementation}. Ranges and the block size are checked in Java before any native call:
- * a bad range throws {@link IndexOutOfBoundsException}, a block size below 1
- * {@link IllegalArgumentException}.
+ * Dynamo-compatible KV block hashing, bit for bit: the local hash of each full block of
+ * {@code blockSize} tokens (a partial tail is dropped; a token is an unsigned 32-bit value, which a
+ * Java {@code int} carries bit for bit), salted by a LoRA name or cache namespace, with a block's
+ * multimodal hashes, and the chain hash over them (docs/SPEC.md sections 2.1 and 2.2).
  *
  * <pre>{@code
  * BlockHasher h = BlockHasher.of(16);                  // seed 1337, native if available
@@ -34,6 +20,10 @@ import net.openhft.hashing.LongHashFunction;
  * long[] chain = h.chainHashes(local);                 // position-dependent prefix hashes
  * BlockHasher lora = BlockHasher.builder().blockSize(16).loraName("adapter-a").build();
  * }</pre>
+ *
+ * <p>The native library (one FFM downcall per call) and pure Java give identical output
+ * ({@link Implementation}). Ranges and the block size are checked in Java before any native call: a
+ * bad range throws {@link IndexOutOfBoundsException}, a block size below 1 {@link IllegalArgumentException}.
  *
  * <p>Thread-safety: immutable; one instance may be shared by any number of threads.
  */

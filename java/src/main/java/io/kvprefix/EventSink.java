@@ -9,10 +9,10 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Applies KV events to a {@link PrefixIndex} on writer threads, the usual deployment shape: events
- * of one worker id always go to the same thread (sticky routing), so a worker's events apply in
- * the order they were submitted and writers never contend on one worker's state. Statuses are
- * counted by the index ({@link PrefixIndex#eventCount}) and, optionally, passed to a listener on
- * the writer thread.
+ * of one worker id always go to the same thread (sticky routing, {@link #laneOf}), so a worker's
+ * events apply in the order they were submitted and writers never contend on one worker's state.
+ * Statuses are counted by the index ({@link PrefixIndex#eventCount}) and, optionally, passed to a
+ * listener on the writer thread.
  *
  * <pre>{@code
  * try (EventSink sink = EventSink.create(index, 2, null)) {
@@ -20,16 +20,6 @@ import java.util.concurrent.locks.LockSupport;
  *     sink.flush();                // waits until everything submitted so far is applied
  * }
  * }</pre>
- *
- * <p>A worker id is given its writer when its first event is submitted: the writer with the fewest
- * worker ids so far, the first such on a tie, so that with one producer the n-th new worker id goes to
- * writer {@code n % threads}, and it keeps that writer for the life of the sink. Sixteen workers on
- * two writers are eight and eight; a hash of the id split the same sixteen nine and seven, and one
- * writer had 56% of the blocks to apply.
- *
- * <p>Each writer has a bounded lock-free queue (multi-producer, single consumer). An exception
- * thrown while applying (for example because the index was closed) is recorded, stops that
- * writer, and is rethrown by the next {@link #submit}, {@link #flush} or {@link #close}.
  *
  * <p>Thread-safety: {@link #submit} and {@link #flush} may be called from any number of threads;
  * events submitted by one thread for one worker id are applied in submission order. A
@@ -89,13 +79,22 @@ public final class EventSink implements AutoCloseable {
 
     /**
      * The writer that applies events of {@code workerId}; a worker id not seen before is given its
-     * writer now, as its first {@link #submit} would.
+     * writer now, as its first {@link #submit} would: the writer with the fewest worker ids so far, the
+     * first such on a tie, so that with one producer the n-th new worker id goes to writer
+     * {@code n % threads}, and it keeps that writer for the life of the sink. (Sixteen workers on two
+     * writers are eight and eight; a hash of the id split the same sixteen nine and seven, and one
+     * writer had 56% of the blocks to apply.)
      */
     public int laneOf(long workerId) {
         return assignments.laneOf(workerId);
     }
 
-    /** Queues {@code event} for its worker's writer; blocks while that writer's queue is full. */
+    /**
+     * Queues {@code event} for its worker's writer (each writer has a bounded lock-free queue, multi-
+     * producer, single consumer); blocks while that writer's queue is full. An exception thrown while
+     * applying (for example because the index was closed) is recorded, stops that writer, and is
+     * rethrown by the next {@code submit}, {@link #flush} or {@link #close}.
+     */
     public void submit(KvEvent event) {
         Objects.requireNonNull(event, "event");
         inFlight.incrementAndGet();

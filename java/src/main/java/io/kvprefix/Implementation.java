@@ -5,25 +5,21 @@ import java.util.Locale;
 
 /**
  * Which code path does the hashing and matching: the native library through FFM, the pure-Java
- * path, or whichever is available.
- *
- * <p>The default comes from the system property {@value #PROPERTY} (or the environment variable
- * {@code KVPREFIX_IMPL}): {@code auto} (the default), {@code native} or {@code portable}. Both paths
- * give bit-identical answers; the native one is faster.
- *
- * <ul>
- *   <li>{@link #AUTO}: native if {@code libkvprefix} loads, otherwise portable, announced by one
- *       warning line on the {@code io.kvprefix} {@link System.Logger} saying why.
- *   <li>{@link #NATIVE}: native, or an {@link IllegalStateException} naming every place the loader
- *       looked.
- *   <li>{@link #PORTABLE}: pure Java, never touches native code.
- * </ul>
+ * path, or whichever is available. Both paths give bit-identical answers; the native one is faster.
+ * The default comes from the system property {@value #PROPERTY} (or the environment variable
+ * {@code KVPREFIX_IMPL}): {@code auto} (the default), {@code native} or {@code portable}.
  *
  * <p>Thread-safety: an immutable enum; {@link #resolve()} may be called from any thread.
  */
 public enum Implementation {
+    /**
+     * Native if {@code libkvprefix} loads, otherwise portable, announced by one warning line on the
+     * {@code io.kvprefix} {@link System.Logger} saying why.
+     */
     AUTO,
+    /** Native, or an {@link IllegalStateException} naming every place the loader looked. */
     NATIVE,
+    /** Pure Java, never touches native code. */
     PORTABLE;
 
     /** System property that sets the default implementation: {@code auto}, {@code native} or {@code portable}. */

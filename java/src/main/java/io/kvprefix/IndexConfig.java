@@ -3,29 +3,9 @@ package io.kvprefix;
 import java.util.Objects;
 
 /**
- * Settings of a {@link PrefixIndex}. Every setting has a default; {@link #defaults()} is a complete
- * configuration.
- *
- * <ul>
- *   <li>{@code blockSize} (16): block size for {@link PrefixIndex#match(int[])}, the token form of a match.
- *       Token-form events carry their own block size.
- *   <li>{@code seed} (1337) and {@code chainSeed} (1337): hashing seeds (docs/SPEC.md section 2); LoRA and
- *       namespace salts are added per event or per request.
- *   <li>{@code maxWorkers} (1,024): worker slots; a store for a new worker when every slot is taken answers
- *       {@link EventStatus#CAPACITY_EXCEEDED}. A slot is freed by {@link KvEvent.RemoveWorker}.
- *   <li>{@code memoryBudgetBytes} (unlimited): the most memory the index may hold; a store that would need
- *       more answers {@link EventStatus#CAPACITY_EXCEEDED}.
- *   <li>{@code jumpSize} (4, measured): positions skipped per step of the jump search (an implementation detail that
- *       never changes an answer).
- *   <li>{@code expectedBlocks} (0 = no hint): distinct blocks the index is expected to hold at
- *       once, for example workers times their cache blocks; the index sizes itself for that many up
- *       front instead of growing through rebuilds. Only a hint: it grows past it as needed.
- *   <li>{@code expectedWorkers} (0 = no hint): workers the index is expected to hold blocks of at
- *       once; with {@code expectedBlocks}, each worker's names are sized for its even share
- *       ({@code expectedBlocks / expectedWorkers}) when it first stores, instead of growing from a
- *       few. Only a hint.
- *   <li>{@code implementation} ({@link Implementation#fromEnvironment()}): native or portable hashing and matching.
- * </ul>
+ * Settings of a {@link PrefixIndex}. Every setting has a default ({@link #defaults()} is a complete
+ * configuration), each accessor says what its setting means, and the builder checks each value.
+ * Which implementation uses which setting: docs/SPEC.md section 12.
  *
  * <p>Thread-safety: immutable.
  */
@@ -33,8 +13,9 @@ public final class IndexConfig {
     /** Unlimited memory budget. */
     public static final long UNLIMITED = Long.MAX_VALUE;
     /**
-     * The default jump size: fastest or within noise of the fastest for both read paths on the
-     * Mooncake conversation trace and the built-in workload (JumpSizeBenchmark, benchmarks/JOURNAL.md section 3.2).
+     * The default jump size of the heap index's jump search: 4, chosen by JumpSizeBenchmark when the
+     * off-heap index was still a positional table with a jump search of its own (benchmarks/JOURNAL.md
+     * section 3.2).
      */
     public static final int DEFAULT_JUMP_SIZE = 4;
     /** The largest number of worker slots an index supports. */
@@ -86,38 +67,68 @@ public final class IndexConfig {
                 .expectedWorkers(expectedWorkers);
     }
 
+    /**
+     * Block size (16) of the token form of a match ({@link PrefixIndex#match(int[])}); token-form
+     * events carry their own.
+     */
     public int blockSize() {
         return blockSize;
     }
 
+    /** The local hash's seed (1337; docs/SPEC.md section 2.1); LoRA and namespace salts are added per event or request. */
     public long seed() {
         return seed;
     }
 
+    /** The chain hash's seed (1337; docs/SPEC.md section 2.2). */
     public long chainSeed() {
         return chainSeed;
     }
 
+    /**
+     * Worker slots (1,024): a store for a new worker when every slot is taken answers
+     * {@link EventStatus#CAPACITY_EXCEEDED}; {@link KvEvent.RemoveWorker} frees a slot.
+     */
     public int maxWorkers() {
         return maxWorkers;
     }
 
+    /**
+     * The most memory the index may hold ({@link #UNLIMITED}); a store that would need more answers
+     * {@link EventStatus#CAPACITY_EXCEEDED}. The off-heap index counts its native bytes exactly, the
+     * heap index an estimate of its heap.
+     */
     public long memoryBudgetBytes() {
         return memoryBudgetBytes;
     }
 
+    /**
+     * Positions skipped per step of the heap index's jump search ({@link #DEFAULT_JUMP_SIZE}); never
+     * changes an answer. The off-heap chain index has no jump search and does not read it.
+     */
     public int jumpSize() {
         return jumpSize;
     }
 
+    /** Native or portable hashing and matching ({@link Implementation#fromEnvironment()}). */
     public Implementation implementation() {
         return implementation;
     }
 
+    /**
+     * Distinct blocks the index is expected to hold at once (0: no hint), for example workers times
+     * their cache blocks: the index sizes itself for that many up front instead of growing through
+     * rebuilds. Only a hint: it grows past it as needed.
+     */
     public long expectedBlocks() {
         return expectedBlocks;
     }
 
+    /**
+     * Workers the index is expected to hold blocks of at once (0: no hint); with
+     * {@link #expectedBlocks()}, each worker's names are sized for its even share when it first
+     * stores, instead of growing from a few. Only a hint.
+     */
     public int expectedWorkers() {
         return expectedWorkers;
     }

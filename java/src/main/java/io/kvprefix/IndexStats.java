@@ -9,14 +9,17 @@ import java.util.Map;
  *
  * @param workers workers known to the index (holding blocks or not)
  * @param blocks (worker, block) pairs held, summed over workers
- * @param entries distinct {@code (position, local hash, chain hash)} entries in the positional table
+ * @param entries distinct blocks stored: blocks in the off-heap index's live runs; the heap index's
+ *     {@code (position, local hash, chain hash)} entries
  * @param nativeBytes off-heap bytes the index holds now (0 for the heap index); the off-heap index's
  *     memory budget bounds this, the heap index's bounds its estimate in {@code heapBytes}
  * @param heapBytes an estimate of the Java heap the index's own structures take (for the off-heap
  *     index: its per-worker side sets and child-run lists)
- * @param capacity slots of the off-heap table (it grows past 70% of them); the entry count for the heap index
- * @param rebuilds table rebuilds so far (growth, widening for more workers, shrinking); 0 for the heap index
- * @param bitsetWords 64-bit words of each entry's worker bitset
+ * @param capacity records of the off-heap index's child table (it is rebuilt bigger past 70% of
+ *     them); the entry count for the heap index
+ * @param rebuilds child-table rebuilds of the off-heap index so far; 0 for the heap index
+ * @param bitsetWords 64-bit words of each heap-index entry's worker bitset; 0 for the off-heap index,
+ *     which keeps one holder entry per worker in a run instead
  * @param nativeMatch true if matches run in the native kernel
  * @param blocksPerWorker blocks held per worker
  * @param events events applied so far, per status

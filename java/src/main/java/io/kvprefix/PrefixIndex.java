@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * A global index of the KV-cache blocks every worker holds, fed by the engines' events, answering
- * for a request how many leading blocks each worker has cached (docs/SPEC.md sections 3 and 4).
+ * for a request how many leading blocks each worker has cached, exactly (docs/SPEC.md sections 3
+ * and 4; which implementation carries what: section 12).
  *
  * <pre>{@code
  * try (PrefixIndex index = PrefixIndex.create(IndexConfig.defaults())) {
@@ -17,23 +18,11 @@ import java.util.Map;
  * }
  * }</pre>
  *
- * <p><b>Semantics.</b> The depth of a worker is the largest {@code k} such that for every
- * {@code i < k} the worker holds a block at position {@code i} whose chain hash is the request's
- * chain hash at {@code i}. This is exact under everything the events allow: chunk-hash collisions,
- * removed middle blocks (their descendants stay held but cannot match), re-stored blocks, one block
- * under several engine hashes, engine hash schemes unrelated to kvprefix's.
- *
- * <p><b>Thread-safety.</b> {@link #match} may be called from any number of threads at any time,
- * also while events are applied; a match that overlaps writes returns, per worker, a depth that was
- * true at some moment during the call or a value between two such depths, and exact answers once
- * writes stop. {@link #apply} may be called concurrently for events of <em>different worker ids</em>,
- * never concurrently for events of the same worker id (all its dp ranks; {@link KvEvent.RemoveWorker}
- * touches every rank of its id); an implementation may document a stricter rule. {@link EventSink}
- * applies events on writer threads with exactly this routing. After {@link #close()},
- * {@link #apply}, {@link #match}, {@link #explain}, {@link #blockCount}, {@link #workers} and {@link #stats} fail with
- * {@link IllegalStateException} ("index closed"); calls already running complete or fail the same
- * way, and memory is released after they drain. {@link #config}, {@link #hasher} and
- * {@link #eventCount} keep answering (they hold no index memory).
+ * <p>Thread-safety: {@link #match} from any number of threads at any time, also while events are
+ * applied; {@link #apply} concurrently for events of different worker ids, never for two of one
+ * worker id ({@link EventSink} routes them so); after {@link #close()}, {@link #apply},
+ * {@link #match}, {@link #explain}, {@link #blockCount}, {@link #workers} and {@link #stats} fail
+ * with "index closed" (docs/SPEC.md section 4, <em>Concurrency</em>, states each rule).
  */
 public interface PrefixIndex extends AutoCloseable {
 
@@ -43,17 +32,19 @@ public interface PrefixIndex extends AutoCloseable {
     }
 
     /**
-     * The off-heap positional index: its table, worker bitsets and name maps live in
-     * {@code MemorySegment}s within the configured memory budget; lock-free matches; concurrent
-     * writes for different worker ids.
+     * The off-heap chain index: runs of blocks, a child table and each worker's names in native
+     * memory within the configured memory budget; lock-free matches, concurrent writes for different
+     * worker ids, matching in libkvprefix if the configuration's {@link Implementation} resolves to
+     * native (docs/SPEC.md section 12).
      */
     static PrefixIndex offHeap(IndexConfig config) {
         return IndexFactory.offHeap(config);
     }
 
     /**
-     * The on-heap index (fastutil maps behind a reader-writer lock): the baseline the off-heap index
-     * is measured against, and a second opinion in tests. One writer at a time.
+     * The heap index (the positional design, fastutil maps behind one lock): the baseline the
+     * benchmarks compare against and a second, independent implementation for the differential
+     * tests; every feature, one writer at a time (docs/SPEC.md section 12 says how it differs).
      */
     static PrefixIndex heap(IndexConfig config) {
         return IndexFactory.heap(config);

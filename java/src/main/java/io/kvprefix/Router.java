@@ -16,7 +16,9 @@ import java.util.function.ToLongFunction;
 
 /**
  * Picks the worker for each request: KV-cache-aware routing with load balancing on top of a
- * {@link PrefixIndex}, with one of the policies of docs/SPEC.md section 6 ({@link RoutingPolicy}).
+ * {@link PrefixIndex}, with one of the policies of docs/SPEC.md section 6 ({@link RoutingPolicy}),
+ * which also states the load it tracks from its own decisions, the workers it routes among, its
+ * options (each on its {@link Builder} method) and what a decision costs (section 6.5).
  *
  * <pre>{@code
  * Router router = Router.builder().index(index).policy("kvprefix-ttft")
@@ -26,38 +28,6 @@ import java.util.function.ToLongFunction;
  * ...first token out...  d.prefillFinished();
  * ...request done...     d.finished();
  * }</pre>
- *
- * <p><b>Policies</b> ({@link Builder#policy}; docs/SPEC.md section 6 states each exactly): NVIDIA
- * Dynamo's cost, the default ({@code dynamo-cost}: {@code overlapWeight * prefill_blocks +
- * decode_blocks}, lowest wins, ties to the worker holding fewer blocks, then the lower worker; a
- * temperature samples, seeded by {@link Builder#seed}); SGLang's model gateway
- * ({@code sglang-cache-aware}); llm-d's default scorer profile ({@code llm-d-scorers}, which reads the
- * engine metrics given to {@link #reportEngineMetrics}); and {@code kvprefix-ttft}, kvprefix's own:
- * the least estimated time to first token, from the prefill backlog the router sent each worker, the
- * progress the worker has made on it since, and each worker's prefill speed, which the router learns
- * from the time between a decision and its {@link RoutingDecision#prefillFinished()}.
- *
- * <p><b>Load</b> comes from the router's own decisions only: {@code isl - d * bs} prefill tokens until
- * {@link RoutingDecision#prefillFinished()}, {@code floor(isl / bs)} decode blocks and one request until
- * {@link RoutingDecision#finished()}. <b>Options</b> (the defaults reproduce docs/SPEC.md section 6.1):
- * overlap weight, temperature, seed, minimum match, miss spreading, lower-tier credit, capacity weights,
- * predicted mode.
- *
- * <p><b>Workers.</b> The router routes only among workers registered with {@link Builder#worker},
- * {@link #addWorker} and not removed with {@link #removeWorker}; workers the index knows but the
- * router does not are ignored. Workers may join and leave at any time; each join or leave costs O(1).
- *
- * <p><b>Predicted mode.</b> Without KV events (or to cover the delay before an engine's events
- * arrive), the router records each decision's blocks as held by the chosen worker in a predicted index
- * it owns, for {@link Builder#predictedTtl} after the last decision that routed them, at most
- * {@link Builder#predictedMaxBlocks} in total (the oldest go first), expired inline at each routing
- * call and on {@link #expire()}. With an event-fed index too, a worker's depth is the larger of the two.
- *
- * <p><b>Cost.</b> Without predicted mode a decision is one {@link PrefixIndex#match(int[], int, int,
- * BlockHasher, MatchResult)} call (hash and match; one native downcall on the native path), outside
- * any lock, then O(workers) work under a short lock; nothing is allocated but the decision (and, with
- * kvprefix-ttft, one small node for its pending prefill). In predicted mode the request is hashed once,
- * matched against both indexes, and its new blocks are stored in the predicted index, which allocates.
  *
  * <p>Thread-safety: thread-safe; any number of threads may route, add and remove workers and release
  * decisions at once (the per-worker load table is guarded by one short lock, the match runs outside it).
@@ -116,6 +86,10 @@ public final class Router implements AutoCloseable {
     /**
      * Routes the request {@code tokens[offset .. offset+length)} hashed with {@code hasher} (for example
      * salted for a LoRA adapter, or another block size). The request's {@code isl} is {@code length}.
+     * Without predicted mode this is one {@link PrefixIndex#match(int[], int, int, BlockHasher,
+     * MatchResult)} call (one native downcall on the native path) outside any lock, then O(workers)
+     * work under a short lock, and nothing is allocated but the decision (with kvprefix-ttft, also one
+     * small node for its pending prefill).
      *
      * @throws IllegalArgumentException if {@code hasher}'s chain seed differs from the index's
      * @throws IllegalStateException if no worker is registered, or the router or its index is closed
@@ -524,7 +498,15 @@ public final class Router implements AutoCloseable {
             return this;
         }
 
-        /** Predicted mode (default off): record each decision's blocks for the chosen worker; see {@link Router}. */
+        /**
+         * Predicted mode (default off), for deployments without KV events or to cover the delay before
+         * an engine's events arrive: the router records each decision's blocks as held by the chosen
+         * worker in a predicted index it owns, for {@link #predictedTtl} after the last decision that
+         * routed them, at most {@link #predictedMaxBlocks} in total (the oldest go first), expired inline
+         * at each routing call and on {@link Router#expire()}. With an event-fed index too, a worker's
+         * depth is the larger of the two. A request is then hashed once and matched against both
+         * indexes, and its new blocks are stored in the predicted index, which allocates.
+         */
         public Builder predicted(boolean on) {
             predicted = on;
             return this;

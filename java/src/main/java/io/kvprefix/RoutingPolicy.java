@@ -5,20 +5,9 @@ import java.util.Locale;
 
 /**
  * The policies a {@link Router} can route with, each by the name {@link Router.Builder#policy(String)}
- * takes. The peers' policies are named after their projects and follow their published source and
- * defaults; docs/SPEC.md section 6 states each one exactly.
- *
- * <ul>
- *   <li>{@link #DYNAMO_COST} (the default): NVIDIA Dynamo's KV router cost, {@code overlap x prefill
- *       + decode load}, lowest wins.
- *   <li>{@link #SGLANG_CACHE_AWARE}: SGLang's model gateway (SMG) {@code cache_aware} policy: the
- *       least-loaded of the workers holding the deepest match, with a spill to the least-loaded worker.
- *   <li>{@link #LLM_D_SCORERS}: llm-d's scheduler with its default profile, the weighted sum of the
- *       queue, KV-cache-utilization and prefix-cache scorers, highest wins.
- *   <li>{@link #KVPREFIX_TTFT}: kvprefix's own: the least estimated time to first token, from the
- *       prefill backlog the router has sent each worker, the progress the worker has made on it and
- *       the speed the router has measured.
- * </ul>
+ * takes: {@link #DYNAMO_COST} (the default), {@link #SGLANG_CACHE_AWARE}, {@link #LLM_D_SCORERS} and
+ * kvprefix's own {@link #KVPREFIX_TTFT}. The peers' policies are named after their projects and
+ * follow their published source and defaults; docs/SPEC.md section 6 states each one exactly.
  *
  * <p>Thread-safety: immutable (an enum).
  */
@@ -45,8 +34,10 @@ public enum RoutingPolicy {
      */
     LLM_D_SCORERS("llm-d-scorers"),
     /**
-     * kvprefix's policy: the least estimated time to first token. It needs {@link RoutingDecision#prefillFinished()}
-     * calls on time (the router learns each worker's prefill speed from them).
+     * kvprefix's policy: the least estimated time to first token, from the prefill backlog the router
+     * has sent each worker, the progress the worker has made on it and the speed the router has
+     * measured. It needs {@link RoutingDecision#prefillFinished()} calls on time (the router learns
+     * each worker's prefill speed from them).
      */
     KVPREFIX_TTFT("kvprefix-ttft");
 

@@ -32,9 +32,10 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * How the jump size changes match cost on a realistic workload: every event of a trace replayed
- * against mock engines (16 workers x 16,384 blocks) is applied, then every request's match is
- * timed against that final state. {@code workload=conversation} reads the Mooncake conversation
+ * How the jump size changes the heap index's match cost on a realistic workload (the jump search is
+ * the heap index's: the off-heap chain index has none and does not read the setting): every event of
+ * a trace replayed against mock engines (16 workers x 16,384 blocks) is applied, then every request's
+ * match is timed against that final state. {@code workload=conversation} reads the Mooncake conversation
  * trace from {@code -Dkvprefix.trace} (default {@code ../shared/traces/conversation_trace.jsonl});
  * {@code workload=synthetic} uses the built-in generator. One operation is one match (the score is
  * the mean over all requests). It was written for the positional off-heap table: the chain index has
@@ -56,7 +57,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class JumpSizeBenchmark {
     static final int REQUESTS = 4096; // matches per invocation (the first REQUESTS of the trace's requests)
 
-    @Param({"offheap-java", "offheap-native"})
+    @Param({"heap"})
     public String impl;
 
     @Param({"2", "4", "8", "16", "32", "64"})

@@ -35,8 +35,9 @@ import java.util.concurrent.locks.StampedLock;
 import net.openhft.hashing.LongHashFunction;
 
 /**
- * The positional prefix index on the Java heap (the design is in this package's
- * {@code package-info.java}): the baseline the off-heap index is measured against.
+ * The positional prefix index on the Java heap: the benchmarks' baseline and the differential tests'
+ * second implementation, carrying every feature (its role and how it differs from the off-heap
+ * index: docs/SPEC.md section 12; its design: this package's {@code package-info.java}).
  *
  * <p>Thread-safety: a {@link StampedLock} guards everything; {@link #apply} takes it exclusively (one
  * writer at a time, whatever the worker), {@link #match} takes it shared.

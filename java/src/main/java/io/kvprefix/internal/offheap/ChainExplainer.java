@@ -19,6 +19,9 @@ import java.util.List;
  * with every writer held out ({@link Generations#withWritersHeldOut}); the walk reads a few words per
  * run and holder and takes no other lock.
  *
+ * <p>Locks: takes none; its caller holds every writer out and is inside the reader gate
+ * ({@link Generations#withWritersHeldOut}).
+ *
  * <p>Thread-safety: stateless; the caller holds the writers out and is inside the read gate.
  */
 final class ChainExplainer {

@@ -6,50 +6,11 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * Every offset, size and bit field of the off-heap chain index's records; no other class writes a
- * numeric offset. The native match kernel ({@code include/kvprefix.h}) reads the same records and
- * states the same numbers; a test compares them.
+ * numeric offset. The records, the publication order and what readers may read are drawn in this
+ * package's {@code package-info.java} (<em>Records</em>); the native match kernel
+ * ({@code include/kvprefix.h}) states the same numbers, and a test compares them.
  *
- * <p>A <b>run</b> is a stretch of consecutive blocks of one chain, stored together: block {@code i}
- * of a run sits at position {@code start + i} and continues block {@code i - 1} (block 0 continues
- * the run's parent block, or starts a chain). A <b>block id</b> is {@code run << 6 | offset}. Runs
- * hang from a block of another run at any offset; the <b>child table</b> finds them.
- *
- * <pre>
- * run record: a 56-byte header, then capacity x 8 bytes of local hashes (capacity 4, 8, 16, 32 or 64)
- *  0 i32 length      blocks stored; only grows; release store after the hashes   | read by matches
- *  4 i32 entries     holder positions in use; release store after the entry      | read by matches
- *  8 u64 chunks      address of the first entry chunk (0 = none yet)             | read by matches
- * 16 u64 entry 0     holder position 0 (inline)                                  | read by matches
- * 24 u64 entry 1     holder position 1 (inline)                                  | read by matches
- * 32 i32 start       position of block 0
- * 36 i32 parent      block id + 1 of the block this run continues (0 = none)
- * 40 i32 lock        writers' lock: bit 0 held, bit 1 dead (being recycled), bit 2 moved (to a bigger record)
- * 44 i32 capacity    blocks this record has room for
- * 48 i32 children    runs hanging from this run (writers only; the list itself is in RunLinks)
- * 52 i32 holders     entries that are not vacant (writers only)
- * 56 u64 local[capacity]   immutable once covered by length
- *
- * holder entry (u64): one worker's holding in one run, written only under the run's lock
- *  bits  0..31  worker slot + 1 (0 = vacant position)
- *  bits 32..39  cutoff: the worker holds blocks [0, cutoff) of the run and every ancestor of them
- *  bits 40..47  unreachable: blocks of this run the worker holds without holding an ancestor
- *  bits 48..55  pins: a store in progress needs the run to stay alive
- *
- * entry chunk: holder positions 2, 3, ... of a run (8, 16, 32, then 64 positions per chunk)
- *  0 u64 next        address of the next chunk (0 = none)
- *  8 i32 capacity    positions in this chunk
- * 16 u64 entry[capacity]
- *
- * child table record (open addressing over a power-of-two number of records)
- *  0 u64 local       local hash of the child run's block 0
- *  8 i32 parent      block id + 1 the child run continues (0 = the run starts a chain)
- * 12 i32 run         run id + 1 of the child; 0 empty, -1 being written, -2 removed (a tombstone)
- * </pre>
- *
- * <p>Publication: a writer fills a run's hashes, then stores its length with release semantics; a
- * new entry is written before the entry count (release); a child record's key before its run field
- * (release). Readers load length, count and run field with acquire semantics and only then read
- * what they cover. An entry is one 64-bit word, so a reader sees it whole.
+ * <p>Locks: none (constants and arithmetic).
  *
  * <p>Thread-safety: constants and stateless accessors; safe from any thread.
  */

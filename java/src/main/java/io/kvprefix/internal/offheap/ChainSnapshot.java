@@ -36,31 +36,34 @@ import java.util.stream.IntStream;
  * Any-tier views (docs/SPEC.md section 3.1) are written as worker records of their own, with
  * their tagged name maps, and linked to their GPU views again on restore.
  *
- * <p>Thread-safety: {@link #write} runs under the writer gate with the reader gate entered (nothing
- * changes or is freed meanwhile); {@link #restore} fills an index nobody else has seen yet.
+ * <p>Locks: {@link #save} holds every writer out and enters the reader gate while it copies (nothing
+ * changes or is freed meanwhile; matches go on), and forces the file after the writers resume;
+ * {@link #restore} takes none: it fills a state nobody else has seen yet.
+ *
+ * <p>Thread-safety: {@link #save} from any thread outside the gates; {@link #restore} is confined.
  */
 final class ChainSnapshot {
     private ChainSnapshot() {}
 
-    /** Saves {@code index} to {@code file}: the state copied with every writer held out, then forced and renamed. */
-    static void save(OffHeapPrefixIndex index, Path file, Map<String, String> metadata) {
+    /** Saves {@code state} to {@code file}: copied with every writer held out, then forced and renamed. */
+    static void save(ChainState state, Path file, Map<String, String> metadata) {
         Objects.requireNonNull(file, "file");
         Map<String, String> meta = SnapshotFormat.checkMetadata(metadata);
-        try (SnapshotWriter out = SnapshotWriter.create(file, index.config, SnapshotFormat.PRODUCER_CHAIN)) {
-            index.generations.withWritersHeldOut(() -> {
-                long[] counters = new long[index.statusCounts.length];
+        try (SnapshotWriter out = SnapshotWriter.create(file, state.config, SnapshotFormat.PRODUCER_CHAIN)) {
+            state.generations.withWritersHeldOut(() -> {
+                long[] counters = new long[state.statusCounts.length];
                 for (int i = 0; i < counters.length; i++) {
-                    counters[i] = index.statusCounts[i].sum();
+                    counters[i] = state.statusCounts[i].sum();
                 }
                 List<WorkerHoldings> holdings = new ArrayList<>();
-                for (WorkerHoldings h : index.workers.values()) {
+                for (WorkerHoldings h : state.workers.values()) {
                     holdings.add(h);
                     if (h.anyTier != null) {
                         holdings.add(h.anyTier); // its any-tier view (docs/SPEC.md section 3.1)
                     }
                 }
                 holdings.sort((a, b) -> Integer.compare(a.slot, b.slot));
-                write(out, meta, counters, holdings, index.slots, index.arena, index.hashers.salts());
+                write(out, meta, counters, holdings, state.slots, state.arena, state.hashers.salts());
                 return true;
             });
             out.commit();
@@ -137,7 +140,7 @@ final class ChainSnapshot {
         int runs = 0;
         for (int id = 0; id < t.capacity(); id++) {
             long a = t.address(id);
-            if (a == 0 || (Mem.getInt(a + ChainLayout.RUN_LOCK) & ChainLayout.LOCK_DEAD) != 0) {
+            if (a == 0 || RunLock.deadHeldOut(a)) {
                 continue; // no run, or a dead one waiting for the readers to leave
             }
             int len = Runs.length(a);
@@ -275,32 +278,32 @@ final class ChainSnapshot {
         }
     }
 
-    /** A new index holding the state of the snapshot {@code file}; see {@code PrefixIndex.restore}. */
-    static OffHeapPrefixIndex restore(Path file, IndexConfig config) {
+    /** A new index's state holding what the snapshot {@code file} holds; see {@code PrefixIndex.restore}. */
+    static ChainState restore(Path file, IndexConfig config) {
         Objects.requireNonNull(config, "config");
         try (SnapshotReader r = SnapshotReader.open(Objects.requireNonNull(file, "file"), config)) {
             ChainImage im = ChainImage.read(r, config.maxWorkers());
             Map<String, String> meta = r.metadata();
             long[] counters = r.counters();
             List<MatchExplanation.Salt> salts = r.salts();
-            OffHeapPrefixIndex index;
+            ChainState state;
             try {
-                index = OffHeapPrefixIndex.forRestore(config, im.runCount(), im.maxRunId() + 1);
+                state = new ChainState(config, im.runCount(), im.maxRunId() + 1);
             } catch (IllegalArgumentException e) {
                 throw r.bad("does not fit: " + e.getMessage());
             }
             try {
-                restoreRuns(im, index.arena, index.generations.children());
-                restoreWorkers(im, index);
+                restoreRuns(im, state.arena, state.generations.children());
+                restoreWorkers(im, state);
                 for (int i = 0; i < counters.length; i++) {
-                    index.statusCounts[i].add(counters[i]);
+                    state.statusCounts[i].add(counters[i]);
                 }
-                index.hashers.restoreSalts(salts);
-                index.restoredMetadata = meta;
+                state.hashers.restoreSalts(salts);
+                state.restoredMetadata = meta;
                 VarHandle.fullFence(); // the caller publishes the index to other threads as it likes
-                return index;
+                return state;
             } catch (RuntimeException | Error e) {
-                index.close();
+                state.close();
                 throw e;
             }
         } catch (InternalError e) { // a fault on the mapping: the file shrank while it was read
@@ -309,30 +312,30 @@ final class ChainSnapshot {
     }
 
     /** Every worker's GPU view and any-tier view, each name map copied whole, on every core (they are independent). */
-    private static void restoreWorkers(ChainImage im, OffHeapPrefixIndex index) {
+    private static void restoreWorkers(ChainImage im, ChainState state) {
         WorkerHoldings[] views = new WorkerHoldings[im.workerCount()];
         IntStream.range(0, im.workerCount()).parallel().forEach(w -> {
             ChainImage.WorkerRecord r = im.worker(w);
-            views[w] = restoreWorker(im, w, index.pool);
+            views[w] = restoreWorker(im, w, state.pool);
             if (!r.isView()) {
-                index.workers.put(r.worker(), views[w]);
+                state.workers.put(r.worker(), views[w]);
             }
         });
         int anyTier = 0;
         for (int w = 0; w < views.length; w++) {
             ChainImage.WorkerRecord r = im.worker(w);
-            index.slots.restore(r.slot(), r.worker(), r.viewOf());
+            state.slots.restore(r.slot(), r.worker(), r.viewOf());
             if (r.isView()) {
-                index.workers.get(r.worker()).anyTier = views[w];
+                state.workers.get(r.worker()).anyTier = views[w];
                 anyTier++;
             }
         }
-        index.tiers.restored(anyTier);
+        state.tierViews.set(anyTier);
         long held = 0;
-        for (WorkerHoldings h : index.workers.values()) {
+        for (WorkerHoldings h : state.workers.values()) {
             held += h.distinct; // pairs count the GPU views only
         }
-        index.heldPairs.add(held); // a fresh index: from 0
+        state.heldPairs.add(held); // a fresh index: from 0
     }
 
     /** A worker view's holdings: its name map copied whole, its side sets, its count of blocks. */

@@ -18,6 +18,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * tombstone until the next rebuild. Room for new records is reserved before a store inserts, so the
  * table never fills past its load limit and every probe ends at an empty record.
  *
+ * <p>Locks: none; a record is claimed by CAS, its key written, then its run published with a
+ * release store; a rebuild copies the table with every writer held out ({@link Generations#growChildren}).
+ *
  * <p>Thread-safety: readers may probe from any thread; writers insert concurrently (a record is
  * claimed by CAS, its key written, then its run published with release semantics) and remove by
  * CAS; a rebuild into a new generation happens while every writer is held out.

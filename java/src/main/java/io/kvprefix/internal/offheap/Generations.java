@@ -11,6 +11,9 @@ import java.util.function.Supplier;
  * ({@link ReadGate}), and the {@link Reclaimer} that frees what they may still be on. Writers enter
  * both gates for the length of one event: they navigate runs other workers may free.
  *
+ * <p>Locks: owns the two gates; {@link #growChildren}, {@link #withWritersHeldOut} and {@link #close}
+ * hold every writer out ({@link WriterGate#exclusively}) and are called outside the gates.
+ *
  * <p>Thread-safety: {@link #children} and the gates from any thread; {@link #growChildren} and
  * {@link #close} hold every writer out.
  */

@@ -16,6 +16,8 @@ import io.kvprefix.BlockHasher;
  * deepest run it holds credits it with: reach is prefix-closed, so holding there means holding
  * everything before. The walk stops where no holder reaches the end of the matched part.
  *
+ * <p>Locks: takes none; its caller is inside the reader gate.
+ *
  * <p>Thread-safety: immutable; shared by every reading thread.
  */
 final class JavaMatchKernel implements MatchKernel {

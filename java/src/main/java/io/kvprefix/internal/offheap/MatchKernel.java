@@ -14,6 +14,8 @@ import io.kvprefix.IndexConfig;
  * <p>The caller has registered with the reader gate, checked the ranges, and grown {@code s} for
  * the request and the index's worker slots.
  *
+ * <p>Locks: take none; the caller is inside the reader gate.
+ *
  * <p>Thread-safety: implementations are immutable and shared by every reading thread.
  */
 interface MatchKernel {

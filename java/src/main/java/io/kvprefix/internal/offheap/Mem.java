@@ -10,6 +10,8 @@ import java.lang.invoke.VarHandle;
  * semantics, through one global segment. Every structure of the off-heap index lives at addresses
  * its {@link MemoryPool} handed out; the C kernel reads the same addresses.
  *
+ * <p>Locks: none.
+ *
  * <p>Thread-safety: stateless; the memory-ordering contract of each structure is its own (see
  * {@link ChainLayout}).
  */

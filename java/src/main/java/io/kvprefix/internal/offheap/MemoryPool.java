@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * byte held, including an old and a new table held side by side during a rebuild, so the index
  * never holds more than its budget.
  *
+ * <p>Locks: none; the byte count is atomic.
+ *
  * <p>Thread-safety: {@link #allocate} and {@link Block#free()} may be called from any thread; the
  * byte count is atomic.
  */

@@ -8,24 +8,16 @@ import java.util.Arrays;
 
 /**
  * One worker's names: engine hash {@code E} to the id of the block it names, off-heap, 12 bytes a
- * name. The map is cut into <em>segments</em> (extendible hashing): the top bits of a key's mixed
- * hash pick a segment through a directory on the heap, and each segment is an open-addressing table
- * with linear probing and backward-shift deletion (no tombstones): the keys (8 bytes each) and then
- * the values (block id + 1, 4 bytes each; 0 = empty) in one block of pool memory. A segment's
- * capacity is any number of records (the home record is a multiply-shift of the hash, not a mask),
- * so it is sized exactly: it grows by half when 80% full while it is smaller than
- * {@link #MAX_SEGMENT} records, which keeps it between 53% and 80% full, and once it is that large it
- * splits in two by the next hash bit. So a name costs 15 to 23 bytes, and the map grows one segment
- * at a time (at most 96 KiB and a transient copy), never all at once: a worker's names can fill a
- * memory budget to its last few hundred KiB. When the budget does not let a segment grow, it may
- * fill to 90% before a store that falls in it is refused.
+ * name. The map is cut into segments (extendible hashing: the top bits of a key's mixed hash pick a
+ * {@link NameSegment} through a directory on the heap), each an open-addressing table sized exactly
+ * (it grows by half when 80% full below {@link #MAX_SEGMENT} records, then splits by the next hash
+ * bit), so a name costs 15 to 23 bytes and the map grows one segment (at most 96 KiB) at a time: a
+ * worker's names can fill a budget to its last few hundred KiB, and a segment the budget does not
+ * let grow may fill to 90%. A tagged map (an any-tier view, docs/SPEC.md section 3.1) keeps a tier
+ * byte per record. Room for a store's names is made before the store changes anything
+ * ({@link #ensureRoomFor}); if the budget does not allow it, the map holds the same names.
  *
- * <p>A tagged map (a worker's any-tier view, docs/SPEC.md section 3.1) keeps one more byte per
- * record after the values: the tiers that hold the block under that name.
- *
- * <p>Room for a store's names is made before the store changes anything ({@link #ensureRoomFor}): it
- * counts the keys each segment would gain and grows just those; if the budget does not allow it, it
- * answers false and the map holds the same names (some segments may be larger).
+ * <p>Locks: none; only the writer that owns the worker touches it.
  *
  * <p>Thread-safety: not thread-safe. Only the writer that owns the worker touches it.
  */

@@ -3,11 +3,15 @@ package io.kvprefix.internal.offheap;
 import io.kvprefix.internal.snapshot.SnapshotFormat;
 
 /**
- * One segment of a {@link NameMap}: an open-addressing table with linear probing over
- * {@code capacity} records, holding the keys whose mixed hash starts with {@code prefix} (its top
- * {@code depth} bits): the keys (8 bytes each), the values (block id + 1, 4 bytes each; 0 = empty)
- * and, in a tagged map, one tag byte each, in one block of pool memory. A snapshot stores it as it
- * lies (docs/SNAPSHOT.md section 3.3).
+ * One segment of a {@link NameMap}: an open-addressing table with linear probing and
+ * backward-shift deletion (no tombstones) over {@code capacity} records (any number: the home record
+ * is a multiply-shift of the hash, not a mask, so a segment grown by half stays between 53% and 80%
+ * full), holding the keys whose mixed hash starts with {@code prefix} (its top {@code depth} bits):
+ * the keys (8 bytes each), the values (block id + 1, 4 bytes each; 0 = empty) and, in a tagged map,
+ * one tag byte each, in one block of pool memory. A snapshot stores it as it lies (docs/SNAPSHOT.md
+ * section 3.3).
+ *
+ * <p>Locks: none (see {@link NameMap}).
  *
  * <p>Thread-safety: not thread-safe; its map's writer owns it.
  */

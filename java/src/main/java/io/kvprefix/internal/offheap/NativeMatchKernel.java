@@ -9,6 +9,8 @@ import java.lang.foreign.MemorySegment;
  * per request, hashing a token request's blocks only as far as the walk needs them
  * ({@code kvp_match_tokens}, {@code kvp_match_hashes}).
  *
+ * <p>Locks: takes none; its caller is inside the reader gate.
+ *
  * <p>Thread-safety: immutable; shared by every reading thread.
  */
 final class NativeMatchKernel implements MatchKernel {

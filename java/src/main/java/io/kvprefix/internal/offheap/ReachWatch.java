@@ -5,6 +5,8 @@ package io.kvprefix.internal.offheap;
  * intermediate state of an event (IntermediateStatesTest). Null outside tests; costs one volatile
  * read per entry change.
  *
+ * <p>Locks: none.
+ *
  * <p>Thread-safety: the observer is a volatile field; it is called on the thread that changed the entry.
  */
 final class ReachWatch {

@@ -11,6 +11,9 @@ import java.util.concurrent.locks.LockSupport;
  * readers calls {@link #synchronize()}, which returns once every reader that entered before it has
  * left. Counters are striped by thread id and padded to a cache line each.
  *
+ * <p>Locks: this is the reader gate; {@link #synchronize} holds its monitor while it waits, and is
+ * never called from inside a gate.
+ *
  * <p>Thread-safety: {@link #enter}/{@link #exit} from any number of threads; {@link #synchronize}
  * from any thread (calls are serialised internally).
  */

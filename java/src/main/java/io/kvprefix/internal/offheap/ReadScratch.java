@@ -7,6 +7,8 @@ import java.lang.foreign.MemorySegment;
  * kernel writes through. A match kernel leaves its answer in {@link #outSlots} / {@link #outDepths};
  * {@link #indexOf} (one int per worker slot, zero between matches) tells where a slot's answer is.
  *
+ * <p>Locks: none.
+ *
  * <p>Thread-safety: not thread-safe; one instance per reading thread.
  */
 final class ReadScratch {

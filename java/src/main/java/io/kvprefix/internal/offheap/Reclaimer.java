@@ -9,6 +9,10 @@ import java.util.List;
  * they made unreachable (a freed run, an entry chunk, an old table), and {@link #flush} waits on the
  * {@link ReadGate} once for the whole batch, then recycles it.
  *
+ * <p>Locks: its monitor for hand-overs (taken under a run lock or the {@link RunArena} monitor);
+ * a flush holds its flush lock, not the monitor, while it waits on the {@link ReadGate}, and so is
+ * called only from outside the gates.
+ *
  * <p>Thread-safety: thread-safe; hand-overs are synchronised, and a flush waits outside the lock.
  */
 final class Reclaimer {

@@ -15,6 +15,9 @@ import java.util.List;
  * reader: the {@link Reclaimer} calls these only after the reader gate has drained. The run table
  * grows by copying; the old one is freed the same way.
  *
+ * <p>Locks: its monitor, for allocation and recycling (taken under a run lock, never the other way;
+ * it may take the {@link Reclaimer}'s monitor inside).
+ *
  * <p>Thread-safety: allocation and recycling are synchronised (they happen once per new run, not
  * per block); {@link #address} and {@link #runTable} may be read from any thread without a lock.
  */
@@ -129,6 +132,44 @@ final class RunArena {
     }
 
     /**
+     * A new run continuing block {@code parent} (-1: none) at position {@code start}, holding
+     * {@code locals[from .. from+take)} and one entry of {@code slot} with a pin and nothing else; in
+     * the run table but not yet in the child table, so no reader finds it. -1 if the budget does not allow it.
+     */
+    int newRun(int parent, int start, long[] locals, int from, int take, int slot) {
+        int run = allocateRun(ChainLayout.runCapacityFor(take));
+        if (run < 0) {
+            return -1;
+        }
+        long a = address(run);
+        Runs.init(a, parent, start);
+        Runs.append(a, 0, locals, from, take);
+        Runs.addEntry(a, ChainLayout.entry(slot, 0, 0, 1), this); // inline: never needs a chunk
+        return run;
+    }
+
+    /**
+     * Moves the locked run {@code run} at {@code a} into a record of {@code capacity} blocks if it
+     * is smaller: the new record, locked, with the run table pointing at it and the old record left
+     * to the reclaimer (a reader may still be on it). 0, and the run unlocked, if no record can be had.
+     */
+    long growLocked(int run, long a, int capacity) {
+        if (capacity <= Runs.capacity(a)) {
+            return a;
+        }
+        long to = allocateRecord(capacity);
+        if (to == 0) {
+            RunLock.unlock(a);
+            return 0;
+        }
+        Runs.moveLocked(a, to, capacity);
+        moveTo(run, to);
+        RunLock.markMoved(a);
+        reclaimer.recycleRecordLater(a);
+        return to;
+    }
+
+    /**
      * A zeroed record of {@code capacity} blocks for run {@code run} to move into (capacity field
      * set; the run table still names the old one), or 0 if the budget does not allow it.
      */
@@ -238,6 +279,19 @@ final class RunArena {
     /** Publishes the room left after a change of the bump pointer or the free lists (under the lock). */
     private void noteRoom() {
         room = Math.max(bumpEnd - bump, freeBytes);
+    }
+
+    /** Blocks stored in live runs (a reader's walk over the run table; dead runs waiting to be recycled do not count). */
+    long storedBlocks() {
+        RunTable t = table;
+        long n = 0;
+        for (int r = 0; r < t.capacity(); r++) {
+            long a = t.address(r);
+            if (a != 0 && RunLock.live(a)) {
+                n += Runs.length(a);
+            }
+        }
+        return n;
     }
 
     /** Heap bytes of the child-run lists. */

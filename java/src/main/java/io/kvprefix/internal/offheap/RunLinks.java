@@ -10,6 +10,9 @@ package io.kvprefix.internal.offheap;
  * <p>Storage is chunked ({@value #CHUNK} runs a chunk) so growth adds chunks and never copies what
  * writers may be changing. Readers never use this: matches find runs through the child table.
  *
+ * <p>Locks: its monitor, only to add chunks; the links of run {@code r}'s children change under
+ * {@code r}'s run lock.
+ *
  * <p>Thread-safety: the links of the children of run {@code r} change only under {@code r}'s lock;
  * adding chunks is synchronised.
  */

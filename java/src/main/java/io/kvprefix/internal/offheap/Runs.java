@@ -11,15 +11,16 @@ import static io.kvprefix.internal.offheap.ChainLayout.RUN_ENTRY0;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_HOLDERS;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_LENGTH;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_LOCALS;
-import static io.kvprefix.internal.offheap.ChainLayout.RUN_LOCK;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_PARENT;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_START;
 
 /**
- * Operations on one run record at its address (layout in {@link ChainLayout}): its writers' lock,
- * its blocks, its holder entries and its count of child runs (the list is in {@link RunLinks}). Readers use only {@link #length},
- * {@link #local}, {@link #entryCount} and {@link #entryAt}; everything that changes a run is done by
- * a writer holding the run's lock.
+ * Operations on one run record at its address (layout in {@link ChainLayout}): its blocks, its
+ * holder entries and its count of child runs (the list is in {@link RunLinks}; the lock word is
+ * {@link RunLock}'s). Readers use only {@link #length}, {@link #local}, {@link #entryCount} and
+ * {@link #entryAddress}.
+ *
+ * <p>Locks: takes none; every method that changes a run expects its caller to hold the run's lock.
  *
  * <p>Thread-safety: stateless; the run's lock and the publication order of {@link ChainLayout} make
  * concurrent use safe.
@@ -27,58 +28,16 @@ import static io.kvprefix.internal.offheap.ChainLayout.RUN_START;
 final class Runs {
     private Runs() {}
 
-    // ---------------------------------------------------------------- the writers' lock
-
-    /**
-     * Takes the lock of the record at {@code run}; false (not taken) if the run is dead, being
-     * recycled, or moved to another record (the run table has its new address).
-     */
-    static boolean lock(long run) {
-        long a = run + RUN_LOCK;
-        int spins = 0;
-        while (true) {
-            int v = Mem.getIntAcquire(a);
-            if ((v & (ChainLayout.LOCK_DEAD | ChainLayout.LOCK_MOVED)) != 0) {
-                return false;
-            }
-            if ((v & ChainLayout.LOCK_HELD) == 0 && Mem.casInt(a, v, v | ChainLayout.LOCK_HELD)) {
-                return true;
-            }
-            if (++spins > 64) {
-                Thread.yield();
-            } else {
-                Thread.onSpinWait();
-            }
-        }
-    }
-
-    static void unlock(long run) {
-        long a = run + RUN_LOCK;
-        Mem.setIntRelease(a, Mem.getInt(a) & ~ChainLayout.LOCK_HELD);
-    }
-
-    /** Marks a locked run dead and unlocks it: later {@link #lock} calls fail. */
-    static void markDeadAndUnlock(long run) {
-        Mem.setIntRelease(run + RUN_LOCK, ChainLayout.LOCK_DEAD);
-    }
-
-    /** True if the record at {@code run} was left for a bigger one. */
-    static boolean moved(long run) {
-        return (Mem.getIntAcquire(run + RUN_LOCK) & ChainLayout.LOCK_MOVED) != 0;
-    }
+    // ---------------------------------------------------------------- moving a locked run
 
     /**
      * Copies the locked record at {@code from} (header and blocks) into the fresh record {@code to} of
-     * {@code capacity} blocks, locked; then marks {@code from} moved, which also releases it.
+     * {@code capacity} blocks, locked; the caller then marks {@code from} moved ({@link RunLock#markMoved}).
      */
     static void moveLocked(long from, long to, int capacity) {
         Mem.copy(from, to, ChainLayout.RUN_LOCALS + 8L * length(from));
         Mem.setInt(to + RUN_CAPACITY, capacity);
-        Mem.setInt(to + RUN_LOCK, ChainLayout.LOCK_HELD);
-    }
-
-    static void markMoved(long from) {
-        Mem.setIntRelease(from + RUN_LOCK, ChainLayout.LOCK_MOVED);
+        RunLock.holdFresh(to);
     }
 
     // ---------------------------------------------------------------- header fields
@@ -255,6 +214,24 @@ final class Runs {
         } else {
             Mem.setLongRelease(entryAddress, entry);
         }
+    }
+
+    /** Changes the pins of {@code slot}'s entry by {@code delta}, adding an entry if it has none (under the lock); false if no entry could be had. */
+    static boolean addPins(long run, int slot, int delta, RunArena arena) {
+        long ea = findEntry(run, slot);
+        if (ea == 0) {
+            return addEntry(run, ChainLayout.entry(slot, 0, 0, delta), arena) != 0;
+        }
+        long e = Mem.getLong(ea);
+        setEntry(
+                run,
+                ea,
+                ChainLayout.entry(
+                        slot,
+                        ChainLayout.entryCutoff(e),
+                        ChainLayout.entryUnreachable(e),
+                        ChainLayout.entryPins(e) + delta));
+        return true;
     }
 
     /** Hands every entry chunk of a dead run to the reclaimer. */

@@ -13,60 +13,38 @@ import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Storage tiers on the chain index (docs/SPEC.md section 3.1). A worker's GPU view is its ordinary
- * {@link WorkerHoldings}; once it reports a lower tier it gets an <em>any-tier view</em>: a second
- * holdings with a slot of its own, whose names are every name the worker holds on some tier, each
- * tagged with those tiers (a tagged {@link NameMap}). The run store, the writer and the match kernel
- * are shared and unchanged: a match reports a depth per slot, and the index pairs the two slots of a
- * worker into its GPU depth and its any-tier depth.
+ * The tier room: lower-tier stores, copies and removals, and the mirroring of GPU events, on each
+ * worker's any-tier view (docs/SPEC.md section 3.1): a second holdings with a slot of its own whose
+ * tagged {@link NameMap} says on which tiers each name is held. The view starts as a copy of the GPU
+ * view and follows every event through the store and removal rooms, so it holds a superset of the
+ * GPU view's blocks; a clear, the worker's removal, or memory running out while a GPU event is
+ * mirrored drops it (the any-tier depth falls back to the GPU depth, never above what is held). The
+ * match kernel is unchanged: a match reports a depth per slot, and the read room pairs the two.
  *
- * <p>The view starts as a copy of the GPU view (entries, side sets, names tagged GPU) and then
- * follows every event: a GPU store is stored on it too (a name it meant for another block moves,
- * and the lower tiers lose it); a lower-tier store adds the tier to names it holds and stores the
- * others after the previous block of the event; a removal takes the tier off a name, and a name on no
- * tier leaves the view. So the view holds a superset of the GPU view's blocks, and a worker's
- * any-tier depth is never below its GPU depth once writes stop (while they run the index reports the
- * larger of the two). {@code cleared} and {@code remove_worker} drop the view; if memory runs out
- * while a GPU event is mirrored, the view is dropped too (the lower tiers are forgotten: the worker's
- * any-tier depth falls back to its GPU depth, never above what it holds).
+ * <p>Locks: inside both gates (the caller's); the run locks {@link Stores} and {@link Removals}
+ * take, and one run lock at a time while it copies a GPU view's entries.
  *
  * <p>Thread-safety: as the index's writes: each call works on one worker, whose events one thread
- * applies at a time; {@link #count} may be read from any thread.
+ * applies at a time.
  */
 final class TierViews {
     private static final int GPU = Medium.GPU.bit();
 
-    private final OffHeapPrefixIndex index;
-    private final ChainWriter writer;
-    private final Reach reach;
+    private final Stores stores;
+    private final Removals removals;
     private final RunArena arena;
     private final WorkerSlots slots;
     private final MemoryPool pool;
-    private final AtomicInteger count = new AtomicInteger();
+    /** Live any-tier views ({@link ChainState#tierViews}). */
+    private final AtomicInteger count;
 
-    TierViews(
-            OffHeapPrefixIndex index,
-            ChainWriter writer,
-            Reach reach,
-            RunArena arena,
-            WorkerSlots slots,
-            MemoryPool pool) {
-        this.index = index;
-        this.writer = writer;
-        this.reach = reach;
-        this.arena = arena;
-        this.slots = slots;
-        this.pool = pool;
-    }
-
-    /** Live any-tier views (0: every worker's any-tier depth is its GPU depth, and matches skip the pairing). */
-    int count() {
-        return count.get();
-    }
-
-    /** A restore made {@code views} any-tier views (before the index is published). */
-    void restored(int views) {
-        count.set(views);
+    TierViews(ChainState state, Stores stores, Removals removals) {
+        this.stores = stores;
+        this.removals = removals;
+        this.arena = state.arena;
+        this.slots = state.slots;
+        this.pool = state.pool;
+        this.count = state.tierViews;
     }
 
     // ------------------------------------------------------------------ GPU events, mirrored
@@ -87,7 +65,7 @@ final class TierViews {
             return EventStatus.OK;
         }
         long saved = ws.heldDelta;
-        EventStatus s = index.storeOn(a, a.worker, parent, names, locals, n);
+        EventStatus s = stores.storeAfter(a, a.worker, parent, names, locals, n, ws);
         ws.heldDelta = saved; // pairs count the GPU views only
         if (s == null) {
             return null;
@@ -138,7 +116,7 @@ final class TierViews {
         if (need > 0 && slots.free() < need) {
             return EventStatus.CAPACITY_EXCEEDED;
         }
-        if (g == null && (g = index.newWorker(worker, null, 0)) == null) {
+        if (g == null && (g = stores.newWorker(worker, null, 0)) == null) {
             return EventStatus.CAPACITY_EXCEEDED;
         }
         if (n == 0) {
@@ -173,8 +151,8 @@ final class TierViews {
             while (j < n && a.names.get(names[j]) < 0) {
                 j++;
             }
-            EventStatus s = index.storeOn(
-                    a, a.worker, prev, Arrays.copyOfRange(names, i, j), Arrays.copyOfRange(locals, i, j), j - i);
+            EventStatus s = stores.storeAfter(
+                    a, a.worker, prev, Arrays.copyOfRange(names, i, j), Arrays.copyOfRange(locals, i, j), j - i, ws);
             if (s != EventStatus.OK) {
                 undo(a, added, retagged, ws);
                 ws.heldDelta = saved;
@@ -193,7 +171,7 @@ final class TierViews {
 
     private void undo(WorkerHoldings a, LongArrayList added, LongArrayList retagged, WriteScratch ws) {
         if (!added.isEmpty()) {
-            writer.remove(a, added.toLongArray(), ws);
+            removals.remove(a, added.toLongArray(), ws);
         }
         for (int k = retagged.size() - 2; k >= 0; k -= 2) {
             a.names.setTag(retagged.getLong(k), (int) retagged.getLong(k + 1));
@@ -247,7 +225,7 @@ final class TierViews {
         }
         if (!gone.isEmpty()) {
             long saved = ws.heldDelta;
-            writer.remove(a, gone.toLongArray(), ws);
+            removals.remove(a, gone.toLongArray(), ws);
             ws.heldDelta = saved;
         }
         return unknown;
@@ -262,7 +240,7 @@ final class TierViews {
             return;
         }
         long saved = ws.heldDelta;
-        writer.clear(a, ws);
+        removals.clear(a, ws);
         ws.heldDelta = saved;
         g.anyTier = null;
         count.decrementAndGet();
@@ -290,7 +268,7 @@ final class TierViews {
         });
         if (!copyEntries(g, a)) {
             long saved = ws.heldDelta;
-            writer.clear(a, ws);
+            removals.clear(a, ws);
             ws.heldDelta = saved;
             ws.pendingRelease.add(a);
             return null;
@@ -318,7 +296,7 @@ final class TierViews {
             }
             prev = key;
             int run = (int) key;
-            long r = reach.lockRun(run); // alive: g holds a block of it
+            long r = RunLock.lockCurrent(arena, run); // alive: g holds a block of it
             try {
                 long ea = Runs.findEntry(r, g.slot);
                 long e = ea == 0 ? 0 : Mem.getLong(ea);
@@ -327,7 +305,7 @@ final class TierViews {
                     return false;
                 }
             } finally {
-                Runs.unlock(r);
+                RunLock.unlock(r);
             }
         }
         return true;

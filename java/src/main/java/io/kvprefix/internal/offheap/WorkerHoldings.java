@@ -12,9 +12,12 @@ import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
  * <p><b>The invariant.</b> A worker's cutoff in a run covers a block if and only if the worker
  * holds that block <em>and every ancestor of it</em>: reach is prefix-closed at every moment. A
  * held block its cutoff does not cover is in {@link #unreachable} and counted in its entry. The
- * writer ({@link ChainWriter}) keeps the invariant after every single entry change: cutoffs grow
+ * writers ({@link Stores}, {@link Removals}) keep the invariant after every single entry change: cutoffs grow
  * parents first and shrink deepest first, which is what lets a concurrent match trust a cutoff
  * without checking the ancestors (docs/SPEC.md section 4).
+ *
+ * <p>Locks: none; only its worker's writer changes it (a snapshot and explain read it with every
+ * writer held out).
  *
  * <p>Thread-safety: not thread-safe. Only the thread applying this worker's events touches it.
  */
@@ -46,6 +49,31 @@ final class WorkerHoldings {
         this.worker = worker;
         this.slot = slot;
         this.names = names;
+    }
+
+    /**
+     * A new worker's GPU view: a slot from {@code slots} and a name map sized for {@code expected}
+     * names (the worker's share, if the budget allows) with room for {@code names0[0..n)} (none for a
+     * lower tier's first store); null, and nothing taken, if there is no slot or memory for either.
+     */
+    static WorkerHoldings open(Worker worker, WorkerSlots slots, MemoryPool pool, long expected, long[] names0, int n) {
+        int slot = slots.claim(worker);
+        if (slot == WorkerSlots.FULL) {
+            return null;
+        }
+        NameMap names = NameMap.create(pool, (int) Math.min(1 << 26, expected));
+        if (names == null) {
+            names = NameMap.create(pool, 0); // the share does not fit the budget: start small
+        }
+        if (names != null && !names.ensureRoomFor(names0, n)) {
+            names.free();
+            names = null;
+        }
+        if (names == null) {
+            slots.releaseUnused(slot);
+            return null;
+        }
+        return new WorkerHoldings(worker, slot, names);
     }
 
     boolean hasUnreachable() {

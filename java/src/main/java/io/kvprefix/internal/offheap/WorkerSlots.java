@@ -8,6 +8,8 @@ import java.util.BitSet;
  * worker's first store and given back after {@code remove_worker}, but only once every reader that
  *  might still read the old worker's entries has left (the caller waits on the {@link ReadGate}).
  *
+ * <p>Locks: its monitor, for claims, restores and releases (never under a run lock).
+ *
  * <p>Thread-safety: claims and releases are synchronised; {@link #worker} may be read from any
  * thread without a lock (a slot's worker is written before its first entry and kept until the slot
  * is reused).

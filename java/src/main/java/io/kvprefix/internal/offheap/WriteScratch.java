@@ -10,6 +10,8 @@ import java.util.List;
  * One writing thread's buffers: grown as needed, never shrunk below their first size, so the write
  * path allocates nothing in steady state.
  *
+ * <p>Locks: none.
+ *
  * <p>Thread-safety: not thread-safe; one instance per writing thread.
  */
 final class WriteScratch {

@@ -10,6 +10,9 @@ import java.util.function.BooleanSupplier;
  * share a cache line) and then checks the exclusive flag; the rebuilder sets the flag and then waits
  * for every counter to drain (Dekker style: each side writes, then reads the other's word).
  *
+ * <p>Locks: this is the writer gate; {@link #exclusively} holds its monitor while it holds the
+ * writers out.
+ *
  * <p>Thread-safety: {@link #enter}/{@link #exit} from any number of threads; {@link #exclusively} is
  * serialised and must not be called by a thread that has entered.
  */

@@ -4,27 +4,12 @@ import io.kvprefix.Worker;
 import java.util.SplittableRandom;
 
 /**
- * NVIDIA Dynamo's KV router cost, the default policy of docs/SPEC.md section 6 (Dynamo's
- * {@code lib/kv-router/src/scheduling/selector/default.rs} with the defaults of its
- * {@code config.rs}: overlap credit 1, prefill load scale 1, temperature 0), plus the options the
- * router exposes on top of it (minimum match, spreading of misses, capacity weights).
- *
- * <p>For a request of {@code isl} tokens at block size {@code bs}, and a worker {@code w} with depth
- * {@code d_w}, active prefill tokens {@code P_w}, active decode blocks {@code D_w} and capacity weight
- * {@code k_w}:
- * <pre>
- *   d_w              = gpu_w + lowerTierCredit * (any_w - gpu_w)  (GPU and any-tier depths, docs/SPEC.md section 3.1)
- *   prefill_blocks_w = (isl - d_w * bs + P_w) / bs              (a real number)
- *   decode_blocks_w  = D_w + floor(isl / bs)                    (this request counts on every candidate)
- *   cost_w           = (overlapWeight * prefill_blocks_w + decode_blocks_w) / k_w
- * </pre>
- * If the deepest match among the candidates is below the minimum match, every {@code d_w} counts as
- * 0 (the request is routed by load alone) and the request is a <em>miss</em>. Temperature 0 takes the
- * lowest cost; costs within a relative 1e-9 of the lowest are ties, broken by the worker holding fewer
- * blocks in the index, then by the lower worker; a miss with spreading on instead goes round-robin
- * over the tied workers (the first one after the previous miss's worker, in worker order). Temperature
- * {@code T > 0} samples with {@code p_w ∝ exp(-(cost_w - min) / ((max - min) * T))}, uniformly when
- * all costs are equal.
+ * NVIDIA Dynamo's KV router cost, the default policy ({@code dynamo-cost}), exactly as docs/SPEC.md
+ * section 6.1 states it: Dynamo's {@code lib/kv-router/src/scheduling/selector/default.rs} with the
+ * defaults of its {@code config.rs} (overlap credit 1, prefill load scale 1, temperature 0), plus
+ * the options the router exposes on top of it (minimum match, spreading of misses, capacity
+ * weights, the lower-tier credit): {@code cost_w = (overlapWeight * prefill_blocks_w +
+ * decode_blocks_w) / capacity_weight_w}, the lowest wins.
  *
  * <p>Thread-safety: not thread-safe; {@link LoadTable} calls it only under its lock (the random
  * generator and the round-robin cursor are its mutable state).

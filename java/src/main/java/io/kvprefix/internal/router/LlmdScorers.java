@@ -1,23 +1,14 @@
 package io.kvprefix.internal.router;
 
 /**
- * llm-d's scheduler with its default profile ({@code llm-d-scorers}, docs/SPEC.md section 6.3):
- * {@code llm-d/llm-d-router} (at {@code ebab6879}) {@code pkg/epp/config/loader/defaults.go} weights
- * the queue scorer by {@value #QUEUE_WEIGHT}, the KV-cache-utilization scorer by
- * {@value #KV_WEIGHT} and the prefix-cache scorer by {@value #PREFIX_WEIGHT}, and the max-score
- * picker takes the highest total, ties drawn uniformly (it shuffles, then sorts stably).
- *
- * <ul>
- *   <li>queue ({@code scorer/queuedepth}): {@code (max_q - q) / (max_q - min_q)} over the workers'
- *       waiting requests, 1 for everyone when all are equal;
- *   <li>KV-cache utilization ({@code scorer/kvcacheutilization}): {@code 1 - usage};
- *   <li>prefix cache ({@code scorer/prefix}, match-length weight 0 by default): matched blocks over the
- *       request's blocks (at most {@value #MAX_PREFIX_TOKENS} tokens' worth), a block on a lower tier
- *       only counting {@value #CPU_WEIGHT}.
- * </ul>
- * The queue and usage inputs are the engine metrics the caller reported (0 until then), as llm-d
- * scrapes vLLM's {@code num_requests_waiting} and {@code kv_cache_usage_perc}. Costs are the negated
- * totals.
+ * llm-d's scheduler with its default profile ({@code llm-d-scorers}), exactly as docs/SPEC.md
+ * section 6.3 states it: {@code llm-d/llm-d-router} (at {@code ebab6879})
+ * {@code pkg/epp/config/loader/defaults.go} weights the queue scorer ({@code scorer/queuedepth}) by
+ * {@value #QUEUE_WEIGHT}, the KV-cache-utilization scorer ({@code scorer/kvcacheutilization}) by
+ * {@value #KV_WEIGHT} and the prefix-cache scorer ({@code scorer/prefix}, match-length weight 0 by
+ * default; at most {@value #MAX_PREFIX_TOKENS} tokens' worth, a lower-tier block counting
+ * {@value #CPU_WEIGHT}) by {@value #PREFIX_WEIGHT}; the max-score picker takes the highest total,
+ * ties drawn uniformly. Costs are the negated totals.
  *
  * <p>Thread-safety: not thread-safe; {@link LoadTable} calls it only under its lock.
  */

@@ -13,24 +13,13 @@ import java.util.HashMap;
 import java.util.function.LongSupplier;
 
 /**
- * Predicted cache contents for deployments without KV events (Dynamo's "approximate" mode): after a
- * decision, the request's blocks are recorded as held by the chosen worker, each with a time to live
- * that a later decision for the same worker refreshes, and with a bound on the total number of
- * predicted blocks.
- *
- * <p>The blocks live in a {@link PrefixIndex} this object owns, so matching them is the index's
- * ordinary exact match. A block is stored under its chain hash as engine hash, which names a prefix
- * uniquely, so "is this block already predicted for this worker" is a map lookup and a new suffix is
- * stored as one {@code stored} event continuing the held prefix.
- *
- * <p>Expiry order: one list, oldest first, of every predicted (worker, block). A decision moves the
- * request's blocks to the young end, deepest first, so the request's first block ends up youngest.
- * Expiry (TTL) and eviction (size bound) both take from the old end, so among blocks touched at the
- * same time the deepest go first, and a block never outlives its parent: every worker's predicted
- * blocks stay prefix-closed, and the match never depends on orphans.
- *
- * <p>Time comes from the given clock (nanoseconds, like {@link System#nanoTime()}); a clock that steps
- * back is treated as standing still.
+ * Predicted cache contents for deployments without KV events (Dynamo's "approximate" mode;
+ * {@code Router.Builder.predicted}): after a decision, the request's blocks are recorded as held by
+ * the chosen worker, each with a time to live that a later decision for the same worker refreshes,
+ * and with a bound on the total. They live in a {@link PrefixIndex} this object owns, so matching
+ * them is the index's ordinary exact match; how they are keyed and expired is in this package's
+ * {@code package-info.java}. Time comes from the given clock (nanoseconds, like
+ * {@link System#nanoTime()}); a clock that steps back is treated as standing still.
  *
  * <p>Thread-safety: thread-safe; writes (record, expire, remove) are serialised by this object's lock,
  * matches go to the index without it (the index allows matches concurrent with writes).

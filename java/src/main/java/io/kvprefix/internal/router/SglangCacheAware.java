@@ -1,22 +1,12 @@
 package io.kvprefix.internal.router;
 
 /**
- * SGLang's model gateway {@code cache_aware} policy ({@code sglang-cache-aware}, docs/SPEC.md section
- * 6.2), as {@code smg-project/smg} {@code model_gateway/src/policies/cache_aware.rs} (at {@code f8daa883})
- * has it with the gateway's CLI defaults ({@code model_gateway/src/main.rs}): cache threshold
- * {@value #CACHE_THRESHOLD}, absolute spill threshold {@value #BALANCE_ABS} requests, relative
- * {@value #BALANCE_REL}.
- *
- * <p>A worker's load is its in-flight requests (routed, not finished); the least-loaded worker is the
- * least by (load, requests routed to it, worker). With an event-fed index (SMG's event-driven mode)
- * the candidates are the workers with any overlap: the deepest wins, then the less loaded, then a
- * uniform draw; no candidate means the least-loaded worker. With predicted cache contents only (SMG's
- * tree mode, where the tree is the routing history) the request is a hit when the deepest match covers
- * more than the threshold of its tokens: the candidates are the workers at that depth, at most
- * {@value #MATCHED_TENANTS_CAP} of them in a fixed pseudo-random order (SMG's {@code MATCHED_TENANTS_CAP}
- * tenants "in map order"), the less loaded wins, then a uniform draw; a miss goes to the least-loaded
- * worker. Either way a chosen candidate whose load is above {@value #BALANCE_REL} times the mean load
- * <em>and</em> {@value #BALANCE_ABS} above it spills to the least-loaded worker. Costs are the loads.
+ * SGLang's model gateway {@code cache_aware} policy ({@code sglang-cache-aware}), exactly as
+ * docs/SPEC.md section 6.2 states it: {@code smg-project/smg} {@code model_gateway/src/policies/cache_aware.rs}
+ * (at {@code f8daa883}) with the gateway's CLI defaults ({@code model_gateway/src/main.rs}): cache
+ * threshold {@value #CACHE_THRESHOLD}, absolute spill threshold {@value #BALANCE_ABS} requests,
+ * relative {@value #BALANCE_REL}, at most {@value #MATCHED_TENANTS_CAP} candidates in tree mode.
+ * A worker's load is its in-flight requests; costs are the loads.
  *
  * <p>Thread-safety: not thread-safe; {@link LoadTable} calls it only under its lock.
  */

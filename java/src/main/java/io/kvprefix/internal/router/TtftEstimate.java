@@ -1,32 +1,14 @@
 package io.kvprefix.internal.router;
 
 /**
- * kvprefix's policy ({@code kvprefix-ttft}, docs/SPEC.md section 6.4): the worker with the least
- * estimated time to first token, with a charge for the work a worse cache choice adds once the fleet
- * is queueing.
- *
- * <p>For a request of {@code isl} tokens and a worker {@code w} with depth {@code d_w} (0 below the
- * minimum match):
- * <pre>
- *   d_w        = gpu_w + lowerTierCredit * (any_w - gpu_w)   (GPU and any-tier depths, docs/SPEC.md section 3.1)
- *   uncached_w = isl - d_w * bs                   least = min over workers of uncached_w
- *   backlog_w  = P_w - progress_w                 (P_w: uncached tokens of w's prefills not yet finished)
- *   queued     = mean of backlog_w / isl          lambda = max(0, queued - 1)
- *   cost_w     = (backlog_w + uncached_w + lambda * (uncached_w - least)) * slowness_w / k_w
- * </pre>
- * {@code backlog_w + uncached_w} is the request's own wait and prefill on {@code w}, in tokens.
- * {@code progress_w} is how far the worker has got into its oldest pending prefill: the time since it
- * started (when it was routed, or when the prefill before it finished, whichever is later) times the
- * worker's prefill speed, at most {@value #MAX_PROGRESS} of that prefill's tokens. The speed comes
- * from the fleet's fitted prefill line ({@link PrefillSpeed}); {@code slowness_w} is the fleet's speed
- * over the worker's own, counted as 1 unless it is outside {@code [1/}{@value #SNAP}{@code ,}
- * {@value #SNAP}{@code ]} (so equal workers stay exactly equal) or the worker has fewer than
- * {@value #WORKER_SAMPLES} samples. The {@code lambda} term charges the tokens a worker would compute
- * beyond the best-cached worker's: nothing while the average worker is less than one such request
- * behind, then more the deeper the fleet's queues, so a loaded fleet keeps its cache hits (whose lost
- * work would delay everything queued after them) instead of chasing the shortest queue. The lowest
- * cost wins; costs within a relative 1e-9 are ties, broken by the worker that was routed fewer
- * requests since it joined, then by the lower worker.
+ * kvprefix's policy ({@code kvprefix-ttft}), exactly as docs/SPEC.md section 6.4 states it: the
+ * worker with the least estimated time to first token ({@code backlog_w + uncached_w}, in tokens,
+ * times its slowness), with a charge ({@code lambda}) for the work a worse cache choice adds once the
+ * fleet is queueing, so a loaded fleet keeps its cache hits (whose lost work would delay everything
+ * queued after them) instead of chasing the shortest queue. Progress is credited up to
+ * {@value #MAX_PROGRESS} of the oldest pending prefill, at the fleet's fitted speed
+ * ({@link PrefillSpeed}); slowness counts as 1 within a factor {@value #SNAP} or below
+ * {@value #WORKER_SAMPLES} samples.
  *
  * <p>Thread-safety: not thread-safe; {@link LoadTable} calls it only under its lock.
  */

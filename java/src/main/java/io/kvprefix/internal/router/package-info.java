@@ -14,6 +14,15 @@
  * hash map beside it, so fleets of any size join and leave in O(1) per worker; the selectors compare
  * workers where their tie-breaks need an order.
  *
+ * <p><b>Predicted blocks</b> ({@link io.kvprefix.internal.router.PredictedBlocks}). A block is stored
+ * under its chain hash as engine hash, which names a prefix uniquely, so "is this block already
+ * predicted for this worker" is a map lookup and a new suffix is stored as one {@code stored} event
+ * continuing the held prefix. Expiry order: one list, oldest first, of every predicted (worker,
+ * block). A decision moves the request's blocks to the young end, deepest first, so the request's
+ * first block ends up youngest. Expiry (TTL) and eviction (size bound) both take from the old end, so
+ * among blocks touched at the same time the deepest go first, and a block never outlives its parent:
+ * every worker's predicted blocks stay prefix-closed, and the match never depends on orphans.
+ *
  * <p><b>What kvprefix-ttft keeps.</b> Per worker, the prefills it was sent and has not finished
  * ({@link io.kvprefix.internal.router.PendingPrefill}, oldest first, so the estimate knows when the
  * oldest started) and a fitted prefill line ({@link io.kvprefix.internal.router.PrefillSpeed}), plus

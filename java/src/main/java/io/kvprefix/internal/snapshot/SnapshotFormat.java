@@ -10,27 +10,10 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 /**
- * Every number of the snapshot file format, version 2 (docs/SNAPSHOT.md has the prose and the
- * tables; a test checks that the two agree): the header, the section table, the section types and
- * the fixed record sizes. Little-endian throughout; every section starts at a multiple of 8.
- *
- * <pre>
- * header (64 bytes)
- *  0 u8[8] magic        0x89 'K' 'V' 'P' '\r' '\n' 0x1A '\n'
- *  8 u32   version      2
- * 12 u32   header bytes 64
- * 16 u64   file bytes   the whole file; anything shorter or longer is refused
- * 24 u32   block size   \
- * 28 u32   max workers   | the configuration answers depend on: must equal the restoring index's
- * 32 u64   seed          |
- * 40 u64   chain seed   /
- * 48 u32   jump size    recorded; never changes an answer (docs/SPEC.md section 4), so not compared
- * 52 u32   producer     1 the off-heap chain index, 2 the heap index (either restores either)
- * 56 u32   sections     7
- * 60 u32   CRC32C of bytes 0..59 followed by the section table
- * section table: one 32-byte entry per section, in type order
- *  0 u32 type   4 u32 items   8 u64 offset   16 u64 length   24 u32 CRC32C of the body   28 u32 0
- * </pre>
+ * Every number of the snapshot file format, version 2: the header, the section table, the section
+ * types and the fixed record sizes. Little-endian throughout; every section starts at a multiple of
+ * 8. The prose and the tables are docs/SNAPSHOT.md's (section 3.1 the header, 3.2 the section table,
+ * 3.3 the sections), and {@code SnapshotFormatTest} checks that the two agree.
  *
  * <p>Thread-safety: constants only.
  */

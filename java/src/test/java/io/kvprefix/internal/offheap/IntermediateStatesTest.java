@@ -33,10 +33,7 @@ class IntermediateStatesTest {
                     ? OffHeapConcurrencyTest.renames(r, 3, 200)
                     : OffHeapConcurrencyTest.mixed(r, 3, 200);
             Implementation impl = round % 4 < 2 ? Implementation.PORTABLE : Implementation.NATIVE;
-            IndexConfig cfg = IndexConfig.builder()
-                    .jumpSize(new int[] {1, 2, 4, 8}[r.nextInt(4)])
-                    .implementation(impl)
-                    .build();
+            IndexConfig cfg = IndexConfig.builder().implementation(impl).build();
             List<long[]> queries = wl.queries();
             try (OffHeapPrefixIndex ix = new OffHeapPrefixIndex(cfg)) {
                 MatchResult m = new MatchResult();

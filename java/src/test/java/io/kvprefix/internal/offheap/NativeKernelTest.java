@@ -148,7 +148,6 @@ class NativeKernelTest {
             int bs = 1 + r.nextInt(r.nextBoolean() ? 8 : 64);
             IndexConfig cfg = IndexConfig.builder()
                     .blockSize(bs)
-                    .jumpSize(new int[] {1, 2, 8, 64}[r.nextInt(4)])
                     .maxWorkers(r.nextBoolean() ? 64 : 1024)
                     .build();
             try (PrefixIndex nat = PrefixIndex.offHeap(cfg.toBuilder()

@@ -131,7 +131,7 @@ class SnapshotLayoutTest {
         java.util.List<long[]> stored = new java.util.ArrayList<>();
         try (OffHeapPrefixIndex index = new OffHeapPrefixIndex(config)) {
             long name = 1;
-            while (stored.size() < 10 || !mixedDepths(index.workers.get(w).names)) {
+            while (stored.size() < 10 || !mixedDepths(index.holdings(w).names)) {
                 long[] locals = r.longs(16).toArray();
                 long[] hashes = new long[16];
                 for (int i = 0; i < 16; i++) {
@@ -143,10 +143,10 @@ class SnapshotLayoutTest {
                 assertTrue(stored.size() < 100_000, "no split left two depths");
             }
             index.snapshot(file);
-            var want = layout(index.workers.get(w).names);
+            var want = layout(index.holdings(w).names);
             try (OffHeapPrefixIndex back = (OffHeapPrefixIndex) io.kvprefix.PrefixIndex.restore(file, config);
                     io.kvprefix.PrefixIndex heap = io.kvprefix.PrefixIndex.restoreHeap(file, config)) {
-                assertEquals(want, layout(back.workers.get(w).names));
+                assertEquals(want, layout(back.holdings(w).names));
                 io.kvprefix.MatchResult a = new io.kvprefix.MatchResult();
                 io.kvprefix.MatchResult b = new io.kvprefix.MatchResult();
                 io.kvprefix.MatchResult c = new io.kvprefix.MatchResult();
