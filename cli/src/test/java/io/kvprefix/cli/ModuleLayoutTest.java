@@ -227,8 +227,16 @@ class ModuleLayoutTest {
         }
         assertEquals(new TreeSet<>(modules()), seen, "every module of the root pom.xml has main sources here");
         assertTrue(
-                seen.containsAll(
-                        List.of("java", "listener", "nats", "metrics", "opstream", "workloads", "benchmarks", "cli")),
+                seen.containsAll(List.of(
+                        "java",
+                        "listener",
+                        "nats",
+                        "metrics",
+                        "opstream",
+                        "workloads",
+                        "tokenizer",
+                        "benchmarks",
+                        "cli")),
                 "" + seen);
     }
 
