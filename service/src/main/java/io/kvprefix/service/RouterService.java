@@ -19,6 +19,8 @@ import io.kvprefix.service.internal.EngineRegistry;
 import io.kvprefix.service.internal.EventFeed;
 import io.kvprefix.service.internal.HealthChecker;
 import io.kvprefix.service.internal.ServiceMeters;
+import io.kvprefix.tokenizer.PromptTokenizer;
+import io.kvprefix.tokenizer.TokenizeException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -175,7 +177,16 @@ public final class RouterService implements AutoCloseable {
 
     /** True if routing {@code r} blocks (a text or chat prompt and a tokenizer to run): call {@link #route} off an event loop. */
     public boolean needsBlockingRoute(ClassifiedRequest r) {
-        return false; // no tokenizer is configured yet: text and chat prompts are routed by load, at once
+        if (r.kind() == Kind.OTHER || (r.prompt() != Prompt.TEXT && r.prompt() != Prompt.CHAT)) {
+            return false;
+        }
+        PromptTokenizer t = options.tokenizers.get(r.model() != null ? r.model() : onlyModelOrNull());
+        return t != null && !t.mode().equals("tokens");
+    }
+
+    private String onlyModelOrNull() {
+        var known = registry.knownModels();
+        return known.size() == 1 ? known.iterator().next() : null;
     }
 
     /**
@@ -210,11 +221,33 @@ public final class RouterService implements AutoCloseable {
         if (r.kind() == Kind.OTHER) {
             return new Plan(model, router, null, null, "pass_through");
         }
-        if (r.prompt() == Prompt.TOKENS) {
-            BlockHasher h = hasher(registry.loraName(model), options.saltNamespace ? r.cacheSalt() : null);
-            return new Plan(model, router, r.tokens(), h, null);
+        int[] tokens = r.tokens();
+        String reason = null;
+        if (r.prompt() == Prompt.NONE) {
+            reason = "no_prompt";
+        } else if (tokens == null) {
+            PromptTokenizer t = model == null ? null : options.tokenizers.get(model);
+            if (t == null || r.kind() == Kind.GENERATE) {
+                reason = "no_tokenizer";
+            } else {
+                long t0 = System.nanoTime();
+                try {
+                    tokens = (r.prompt() == Prompt.CHAT ? t.chat(r.body()) : t.completion(r.body())).tokens();
+                } catch (TokenizeException e) {
+                    reason = e.reason();
+                    LOG.log(System.Logger.Level.DEBUG, "tokenizing a request for " + model + ": " + e.getMessage());
+                } catch (RuntimeException e) {
+                    reason = TokenizeException.TOKENIZER_ERROR;
+                    LOG.log(System.Logger.Level.WARNING, "tokenizing a request for " + model + ": " + e);
+                }
+                meters.tokenizeNanos(model, System.nanoTime() - t0);
+            }
         }
-        return new Plan(model, router, null, null, r.prompt() == Prompt.NONE ? "no_prompt" : "no_tokenizer");
+        if (reason != null) {
+            return new Plan(model, router, null, null, reason);
+        }
+        BlockHasher h = hasher(registry.loraName(model), options.saltNamespace ? r.cacheSalt() : null);
+        return new Plan(model, router, tokens, h, null);
     }
 
     RoutedRequest route(ClassifiedRequest r, AdmissionSlot slot, boolean retried, String retryReason)
@@ -446,6 +479,13 @@ public final class RouterService implements AutoCloseable {
         }
         registry.close();
         feed.close();
+        for (PromptTokenizer t : options.tokenizers.values()) {
+            try {
+                t.close();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "closing the tokenizer of a model: " + e);
+            }
+        }
         if (options.meterRegistry == null) {
             meterRegistry.close();
         }

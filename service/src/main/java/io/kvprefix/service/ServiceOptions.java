@@ -3,12 +3,15 @@ package io.kvprefix.service;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.RoutingPolicy;
+import io.kvprefix.tokenizer.PromptTokenizer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -21,6 +24,7 @@ import java.util.Set;
  */
 public final class ServiceOptions {
     final List<EngineSpec> engines = new ArrayList<>();
+    final Map<String, PromptTokenizer> tokenizers = new LinkedHashMap<>();
     String natsUrl;
     String natsStream = "KVPREFIX_EVENTS";
     PrefixIndex index;
@@ -47,6 +51,21 @@ public final class ServiceOptions {
     /** An engine to route to (repeatable; each worker once). */
     public ServiceOptions engine(EngineSpec engine) {
         engines.add(Objects.requireNonNull(engine, "engine"));
+        return this;
+    }
+
+    /**
+     * The tokenizer of {@code model}'s text and chat prompts ({@code kvprefix serve --tokenizer
+     * MODEL=SPEC}; one per model). The service closes it when it closes. Without one, the model's text
+     * and chat requests are routed by load ({@code x-kvprefix-route: load-only}, reason
+     * {@code no_tokenizer}); token-id prompts never need one.
+     */
+    public ServiceOptions tokenizer(String model, PromptTokenizer tokenizer) {
+        Objects.requireNonNull(model, "model");
+        Objects.requireNonNull(tokenizer, "tokenizer");
+        if (tokenizers.putIfAbsent(model, tokenizer) != null) {
+            throw new IllegalArgumentException("--tokenizer: model '" + model + "' is given two tokenizers");
+        }
         return this;
     }
 
