@@ -168,8 +168,15 @@ final class ServeCommand implements Callable<Integer> {
                     }
                 },
                 "kvprefix-serve-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try (RouterService service = o.build();
+        RouterService built;
+        try {
+            built = o.build();
+        } catch (RuntimeException e) {
+            opened.forEach(PromptTokenizer::close);
+            throw e;
+        }
+        Runtime.getRuntime().addShutdownHook(hook); // removed in the finally below, whatever happens from here
+        try (RouterService service = built;
                 ServeServer server = ServeServer.start(service, so);
                 MetricsServer metrics = metrics(service)) {
             long up = service.engines().stream().filter(EngineStatus::up).count();

@@ -236,6 +236,8 @@ class ModuleLayoutTest {
                         "workloads",
                         "tokenizer",
                         "benchmarks",
+                        "service",
+                        "server",
                         "cli")),
                 "" + seen);
     }
