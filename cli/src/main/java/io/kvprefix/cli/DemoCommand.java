@@ -1,8 +1,8 @@
 package io.kvprefix.cli;
 
 import io.kvprefix.Implementation;
-import io.kvprefix.cli.internal.sim.PolicyKind;
-import io.kvprefix.cli.internal.sim.SimSettings;
+import io.kvprefix.simulator.PolicyKind;
+import io.kvprefix.simulator.SimSettings;
 import io.kvprefix.workload.SyntheticTrace;
 import io.kvprefix.workload.Trace;
 import java.nio.file.Path;

@@ -41,6 +41,7 @@ import picocli.CommandLine.ScopeType;
             JmhCommand.class,
             FootprintCommand.class,
             SnapshotBenchCommand.class,
+            StandinCommand.class,
         })
 public final class Main implements Runnable {
     @Option(

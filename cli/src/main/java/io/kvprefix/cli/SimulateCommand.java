@@ -1,11 +1,12 @@
 package io.kvprefix.cli;
 
-import io.kvprefix.cli.internal.sim.PolicyKind;
-import io.kvprefix.cli.internal.sim.PolicyResult;
-import io.kvprefix.cli.internal.sim.RateSweep;
-import io.kvprefix.cli.internal.sim.SimSettings;
-import io.kvprefix.cli.internal.sim.SimulationReport;
-import io.kvprefix.cli.internal.sim.Simulator;
+import io.kvprefix.simulator.EngineModel;
+import io.kvprefix.simulator.PolicyKind;
+import io.kvprefix.simulator.PolicyResult;
+import io.kvprefix.simulator.RateSweep;
+import io.kvprefix.simulator.SimSettings;
+import io.kvprefix.simulator.SimulationReport;
+import io.kvprefix.simulator.Simulator;
 import io.kvprefix.workload.LocalHashTable;
 import io.kvprefix.workload.Trace;
 import java.io.IOException;
@@ -295,7 +296,7 @@ public final class SimulateCommand implements Callable<Integer> {
                     .seed(w.seed)
                     .prefillTokensPerS(prefillRate)
                     .decodeTokensPerS(decodeRate)
-                    .engine(SimSettings.EngineModel.of(engine))
+                    .engine(EngineModel.of(engine))
                     .maxBatchedTokens(maxBatchedTokens)
                     .maxNumSeqs(maxNumSeqs)
                     .eventDelay(Duration.ofNanos(Math.round(eventDelayMs * 1e6)))

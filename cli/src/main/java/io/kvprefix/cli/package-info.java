@@ -14,7 +14,7 @@
  * benchmarks ({@code kvprefix-benchmarks}, whose JMH suites are packaged into this module's jar, so
  * {@code kvprefix jmh} finds them); {@code listen} runs the ZMQ subscriber ({@code kvprefix-zmq}).
  * Every index is made by name through {@link io.kvprefix.bench.Implementations}. Nothing depends on
- * this module, so no cycle can pass through it. The routing simulation, which only the command line
- * runs, is in {@code io.kvprefix.cli.internal.sim}.
+ * this module, so no cycle can pass through it. {@code simulate} and {@code demo} run the routing
+ * simulation of {@code kvprefix-simulator}.
  */
 package io.kvprefix.cli;

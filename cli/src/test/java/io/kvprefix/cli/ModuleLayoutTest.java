@@ -105,7 +105,7 @@ class ModuleLayoutTest {
         assertEquals(List.of(Set.of("a", "b", "c")), cycles(graph));
         assertEquals("io.kvprefix", unit("io.kvprefix.internal.heap"));
         assertEquals("io.kvprefix.zmq", unit("io.kvprefix.zmq.internal"));
-        assertEquals("io.kvprefix.cli", unit("io.kvprefix.cli.internal.sim"));
+        assertEquals("io.kvprefix.simulator", unit("io.kvprefix.simulator.internal"));
         Matcher m = REFERENCE.matcher(
                 stripCommentsAndStrings(
                         "import io.kvprefix.opstream.Op; // io.kvprefix.bench.Gone\nString s = \"io.kvprefix.cli.Main\";\n"
@@ -235,7 +235,9 @@ class ModuleLayoutTest {
                         "opstream",
                         "workloads",
                         "tokenizer",
+                        "simulator",
                         "benchmarks",
+                        "standin",
                         "service",
                         "server",
                         "cli")),

@@ -3,7 +3,7 @@ package io.kvprefix.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.kvprefix.cli.internal.sim.PolicyKind;
+import io.kvprefix.simulator.PolicyKind;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

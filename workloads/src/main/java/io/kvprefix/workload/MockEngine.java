@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.LongUnaryOperator;
 
 /**
  * A mock inference engine with an LRU prefix cache of full KV blocks, behaving like vLLM with prefix
@@ -82,7 +83,7 @@ public final class MockEngine {
     private final java.util.LinkedHashMap<Long, Boolean> cpu = new java.util.LinkedHashMap<>(16, 0.75f, true);
 
     private long lowerTierTotal;
-    private final LocalHashTable hashes;
+    private final LongUnaryOperator localHash;
     private final int tokensPerBlock;
     private final Long2ObjectOpenHashMap<Block> blocks = new Long2ObjectOpenHashMap<>();
     private final Int2ObjectOpenHashMap<Block[]> running = new Int2ObjectOpenHashMap<>();
@@ -131,6 +132,27 @@ public final class MockEngine {
      * @param hashes local hashes of the block ids (its block size is the engine's tokens per block)
      */
     public MockEngine(Worker worker, int capacity, int cpuCapacity, LocalHashTable hashes) {
+        this(
+                worker,
+                capacity,
+                cpuCapacity,
+                Objects.requireNonNull(hashes, "hashes").tokensPerBlock(),
+                hashes::localHash);
+    }
+
+    /**
+     * An empty engine whose blocks are named by any ids, not only a trace's hash ids: {@code localHashOfId}
+     * gives the local hash {@code L} of the block named {@code id}. With the identity, a block is named by
+     * its own local hash, which is how an engine fed real token ids names its blocks.
+     *
+     * @param worker the worker whose events it emits
+     * @param capacity the most blocks its GPU caches, at least 1
+     * @param cpuCapacity the most blocks its CPU tier holds, at least 0
+     * @param tokensPerBlock tokens per block, at least 1
+     * @param localHashOfId the local hash of the block named by an id
+     */
+    public MockEngine(
+            Worker worker, int capacity, int cpuCapacity, int tokensPerBlock, LongUnaryOperator localHashOfId) {
         if (cpuCapacity < 0) {
             throw new IllegalArgumentException("CPU capacity must be >= 0 blocks, got " + cpuCapacity);
         }
@@ -139,9 +161,12 @@ public final class MockEngine {
         if (capacity < 1) {
             throw new IllegalArgumentException("cache capacity must be >= 1 block, got " + capacity);
         }
+        if (tokensPerBlock < 1) {
+            throw new IllegalArgumentException("tokens per block must be >= 1, got " + tokensPerBlock);
+        }
         this.capacity = capacity;
-        this.hashes = Objects.requireNonNull(hashes, "hashes");
-        this.tokensPerBlock = hashes.tokensPerBlock();
+        this.localHash = Objects.requireNonNull(localHashOfId, "localHashOfId");
+        this.tokensPerBlock = tokensPerBlock;
         queue.prev = queue;
         queue.next = queue;
     }
@@ -167,6 +192,11 @@ public final class MockEngine {
     /** The worker this engine is. */
     public Worker worker() {
         return worker;
+    }
+
+    /** Tokens per block of the cache. */
+    public int tokensPerBlock() {
+        return tokensPerBlock;
     }
 
     /** The most blocks the cache holds. */
@@ -293,7 +323,10 @@ public final class MockEngine {
         if (toStore > 0) {
             Block parent = cached > 0 ? pinned[cached - 1] : null;
             long[] storedE = Arrays.copyOfRange(e, cached, cached + toStore);
-            long[] storedL = hashes.localHashes(ids, cached, cached + toStore);
+            long[] storedL = new long[toStore];
+            for (int i = 0; i < toStore; i++) {
+                storedL[i] = localHash.applyAsLong(ids[cached + i]);
+            }
             for (int i = 0; i < toStore; i++) {
                 if (blocks.containsKey(storedE[i])) {
                     throw new IllegalStateException("engine hash collision at block " + (cached + i) + " of request #"

@@ -1,0 +1,22 @@
+package io.kvprefix.standin.internal;
+
+import java.nio.file.Path;
+
+/**
+ * The {@link PromptSource} of {@code --tokenizer DIR}: the tokenizer module's {@code local} mode over
+ * the directory, or none.
+ *
+ * <p>Thread-safety: stateless.
+ */
+public final class TokenizerSource {
+    private TokenizerSource() {}
+
+    /** The source for {@code dir}, or {@link PromptSource#none()} when it is null. */
+    public static PromptSource open(Path dir) {
+        if (dir == null) {
+            return PromptSource.none();
+        }
+        throw new IllegalArgumentException(
+                "--tokenizer " + dir + ": the local tokenizer is not built into this stand-in yet");
+    }
+}
