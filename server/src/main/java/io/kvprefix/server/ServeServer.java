@@ -60,16 +60,19 @@ public final class ServeServer implements AutoCloseable {
                 .setWorkerPoolSize(o.workerThreads));
         Counters counters = new Counters();
         try {
-            FrontDoor first = new FrontDoor(service, o.settings(o.port), counters);
+            // port 0 asks for any free port; Vert.x shares one random port among servers that ask for the same
+            // negative port, so every event loop's server serves the port the first one got
+            int asked = o.port == 0 ? -1 : o.port;
+            FrontDoor first = new FrontDoor(service, o.settings(asked), counters);
             await(vertx.deployVerticle(first), "--port " + o.port);
             int bound = first.actualPort();
             if (o.eventLoops > 1) {
-                FrontDoorSettings s = o.settings(bound);
+                FrontDoorSettings s = o.settings(asked);
                 await(
                         vertx.deployVerticle(
                                 () -> new FrontDoor(service, s, counters),
                                 new DeploymentOptions().setInstances(o.eventLoops - 1)),
-                        "--port " + bound);
+                        "--port " + o.port);
             }
             bindGauges(service, counters);
             return new ServeServer(vertx, bound, counters);
