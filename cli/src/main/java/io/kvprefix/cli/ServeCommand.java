@@ -59,16 +59,32 @@ final class ServeCommand implements Callable<Integer> {
             })
     List<String> engines = new ArrayList<>();
 
-    @Option(names = "--port", paramLabel = "PORT", defaultValue = "8000", description = "port to serve (default: ${DEFAULT-VALUE}; 0: any free port)")
+    @Option(
+            names = "--port",
+            paramLabel = "PORT",
+            defaultValue = "8000",
+            description = "port to serve (default: ${DEFAULT-VALUE}; 0: any free port)")
     int port;
 
-    @Option(names = "--host", paramLabel = "HOST", defaultValue = "0.0.0.0", description = "address to bind (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--host",
+            paramLabel = "HOST",
+            defaultValue = "0.0.0.0",
+            description = "address to bind (default: ${DEFAULT-VALUE})")
     String host;
 
-    @Option(names = "--policy", paramLabel = "NAME", defaultValue = "dynamo-cost", description = "routing policy (docs/SPEC.md section 6; default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--policy",
+            paramLabel = "NAME",
+            defaultValue = "dynamo-cost",
+            description = "routing policy (docs/SPEC.md section 6; default: ${DEFAULT-VALUE})")
     String policy;
 
-    @Option(names = "--block-size", paramLabel = "N", defaultValue = "16", description = "tokens per KV block, as the engines use (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--block-size",
+            paramLabel = "N",
+            defaultValue = "16",
+            description = "tokens per KV block, as the engines use (default: ${DEFAULT-VALUE})")
     int blockSize;
 
     @Option(
@@ -81,58 +97,125 @@ final class ServeCommand implements Callable<Integer> {
             })
     List<String> tokenizers = new ArrayList<>();
 
-    @Option(names = "--nats", paramLabel = "URL", description = "read the engines' KV events from a fleet stream (kvprefix relay fills it) instead of their publishers")
+    @Option(
+            names = "--nats",
+            paramLabel = "URL",
+            description =
+                    "read the engines' KV events from a fleet stream (kvprefix relay fills it) instead of their publishers")
     String nats;
 
-    @Option(names = "--stream", paramLabel = "NAME", defaultValue = "KVPREFIX_EVENTS", description = "with --nats: the stream's name (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--stream",
+            paramLabel = "NAME",
+            defaultValue = "KVPREFIX_EVENTS",
+            description = "with --nats: the stream's name (default: ${DEFAULT-VALUE})")
     String stream;
 
-    @Option(names = "--snapshot", paramLabel = "FILE", description = "restore the index from FILE at start and save it every --snapshot-interval and at the end (docs/SNAPSHOT.md)")
+    @Option(
+            names = "--snapshot",
+            paramLabel = "FILE",
+            description =
+                    "restore the index from FILE at start and save it every --snapshot-interval and at the end (docs/SNAPSHOT.md)")
     Path snapshot;
 
-    @Option(names = "--snapshot-interval", paramLabel = "SECONDS", defaultValue = "60", description = "seconds between snapshot saves (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--snapshot-interval",
+            paramLabel = "SECONDS",
+            defaultValue = "60",
+            description = "seconds between snapshot saves (default: ${DEFAULT-VALUE})")
     double snapshotInterval;
 
-    @Option(names = "--memory-budget", paramLabel = "BYTES", description = "most off-heap memory the index may hold, e.g. 512m (default: unlimited)")
+    @Option(
+            names = "--memory-budget",
+            paramLabel = "BYTES",
+            description = "most off-heap memory the index may hold, e.g. 512m (default: unlimited)")
     String memoryBudget;
 
-    @Option(names = "--max-body", paramLabel = "BYTES", defaultValue = "32m", description = "largest request body accepted; larger ones get 413 (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--max-body",
+            paramLabel = "BYTES",
+            defaultValue = "32m",
+            description = "largest request body accepted; larger ones get 413 (default: ${DEFAULT-VALUE})")
     String maxBody;
 
-    @Option(names = "--max-in-flight", paramLabel = "N", defaultValue = "4096", description = "requests proxied at once; more wait in the queue (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--max-in-flight",
+            paramLabel = "N",
+            defaultValue = "4096",
+            description = "requests proxied at once; more wait in the queue (default: ${DEFAULT-VALUE})")
     int maxInFlight;
 
-    @Option(names = "--max-queued", paramLabel = "N", defaultValue = "1024", description = "requests that may wait for a slot; more get 429 (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--max-queued",
+            paramLabel = "N",
+            defaultValue = "1024",
+            description = "requests that may wait for a slot; more get 429 (default: ${DEFAULT-VALUE})")
     int maxQueued;
 
-    @Option(names = "--queue-timeout", paramLabel = "SECONDS", defaultValue = "30", description = "longest wait for a slot; then 429 (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--queue-timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "30",
+            description = "longest wait for a slot; then 429 (default: ${DEFAULT-VALUE})")
     double queueTimeout;
 
-    @Option(names = "--connect-timeout", paramLabel = "SECONDS", defaultValue = "5", description = "longest connect to an engine; then the next engine (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--connect-timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "5",
+            description = "longest connect to an engine; then the next engine (default: ${DEFAULT-VALUE})")
     double connectTimeout;
 
-    @Option(names = "--idle-timeout", paramLabel = "SECONDS", defaultValue = "600", description = "longest silence of an engine (prefill included) or a client (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--idle-timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "600",
+            description = "longest silence of an engine (prefill included) or a client (default: ${DEFAULT-VALUE})")
     double idleTimeout;
 
-    @Option(names = "--health-interval", paramLabel = "SECONDS", defaultValue = "2", description = "seconds between the engines' health checks (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--health-interval",
+            paramLabel = "SECONDS",
+            defaultValue = "2",
+            description = "seconds between the engines' health checks (default: ${DEFAULT-VALUE})")
     double healthInterval;
 
-    @Option(names = "--health-timeout", paramLabel = "SECONDS", defaultValue = "2", description = "longest health check (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--health-timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "2",
+            description = "longest health check (default: ${DEFAULT-VALUE})")
     double healthTimeout;
 
-    @Option(names = "--decision-ttl", paramLabel = "SECONDS", defaultValue = "300", description = "how long a route-API decision holds its load without its done call (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--decision-ttl",
+            paramLabel = "SECONDS",
+            defaultValue = "300",
+            description =
+                    "how long a route-API decision holds its load without its done call (default: ${DEFAULT-VALUE})")
     double decisionTtl;
 
-    @Option(names = "--event-loops", paramLabel = "N", description = "event loops serving the port (default: the cores, at most 4)")
+    @Option(
+            names = "--event-loops",
+            paramLabel = "N",
+            description = "event loops serving the port (default: the cores, at most 4)")
     Integer eventLoops;
 
-    @Option(names = "--metrics-port", paramLabel = "PORT", description = "also serve /metrics, /health/live and /health/ready on this port (0: any free port)")
+    @Option(
+            names = "--metrics-port",
+            paramLabel = "PORT",
+            description = "also serve /metrics, /health/live and /health/ready on this port (0: any free port)")
     Integer metricsPort;
 
-    @Option(names = "--duration", paramLabel = "SECONDS", description = "stop after this many seconds (default: run until Ctrl-C)")
+    @Option(
+            names = "--duration",
+            paramLabel = "SECONDS",
+            description = "stop after this many seconds (default: run until Ctrl-C)")
     Double duration;
 
-    @Option(names = {"-q", "--quiet"}, description = "no log lines on standard error")
+    @Option(
+            names = {"-q", "--quiet"},
+            description = "no log lines on standard error")
     boolean quiet;
 
     @Override
@@ -146,7 +229,8 @@ final class ServeCommand implements Callable<Integer> {
             for (String t : tokenizers) {
                 int eq = t.indexOf('=');
                 if (eq <= 0 || eq == t.length() - 1) {
-                    throw new IllegalArgumentException("--tokenizer '" + t + "': expected MODEL=SPEC (local:DIR, render:http://HOST:PORT or tokens)");
+                    throw new IllegalArgumentException("--tokenizer '" + t
+                            + "': expected MODEL=SPEC (local:DIR, render:http://HOST:PORT or tokens)");
                 }
                 PromptTokenizer pt = openTokenizer(t, t.substring(eq + 1));
                 opened.add(pt);
@@ -183,7 +267,9 @@ final class ServeCommand implements Callable<Integer> {
             if (!quiet) {
                 err.println("kvprefix serve: listening on http://" + host + ":" + server.port() + " ("
                         + service.engines().size() + " engine(s), " + up + " up; policy " + policy + ")"
-                        + (metrics == null ? "" : "; metrics on port " + metrics.address().getPort()));
+                        + (metrics == null
+                                ? ""
+                                : "; metrics on port " + metrics.address().getPort()));
                 for (EngineStatus s : service.engines()) {
                     if (!s.up()) {
                         err.println("kvprefix serve: engine " + s.spec() + " is not up yet: " + s.downReason());
@@ -200,7 +286,11 @@ final class ServeCommand implements Callable<Integer> {
                 stop.await(runFor.toNanos(), TimeUnit.NANOSECONDS);
             }
             if (!quiet) {
-                err.println("kvprefix serve: stopping (" + String.format(Locale.ROOT, "%d requests served", server.stats().requests()) + ")");
+                err.println("kvprefix serve: stopping ("
+                        + String.format(
+                                Locale.ROOT,
+                                "%d requests served",
+                                server.stats().requests()) + ")");
             }
             return 0;
         } finally {
@@ -248,7 +338,8 @@ final class ServeCommand implements Callable<Integer> {
             }
         }
         if (engines.isEmpty()) {
-            throw new IllegalArgumentException("give at least one --engine WORKER=http://HOST:PORT[,events=tcp://HOST:PORT]");
+            throw new IllegalArgumentException(
+                    "give at least one --engine WORKER=http://HOST:PORT[,events=tcp://HOST:PORT]");
         }
         try {
             o.policy(policy);
@@ -285,7 +376,8 @@ final class ServeCommand implements Callable<Integer> {
             so.eventLoops(eventLoops);
         }
         if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
-            throw new IllegalArgumentException("--metrics-port must be 0..65535 (0: any free port), got " + metricsPort);
+            throw new IllegalArgumentException(
+                    "--metrics-port must be 0..65535 (0: any free port), got " + metricsPort);
         }
         return so;
     }

@@ -161,7 +161,10 @@ class BadInputTest {
             row("serve", "give at least one --engine"),
             row("serve --engine nonsense", "--engine", "expected WORKER[/RANK]=http://HOST:PORT"),
             row("serve --engine 1=https://127.0.0.1:1", "--engine", "must start with http://"),
-            row("serve --engine 1=http://127.0.0.1:1,events=tcp://*:5557", "--engine", "not a ZMQ endpoint to connect to"),
+            row(
+                    "serve --engine 1=http://127.0.0.1:1,events=tcp://*:5557",
+                    "--engine",
+                    "not a ZMQ endpoint to connect to"),
             row("serve --engine 1=http://127.0.0.1:1 --engine 1=http://127.0.0.1:2", "worker 1/0 is given twice"),
             row("serve --engine 1=http://127.0.0.1:1 --policy nosuch", "--policy", "unknown routing policy 'nosuch'"),
             row("serve --engine 1=http://127.0.0.1:1 --port 70000", "--port must be 0..65535"),

@@ -101,7 +101,8 @@ public final class ServeServer implements AutoCloseable {
         try {
             return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
-            throw new IllegalArgumentException(what + ": cannot listen: " + e.getCause().getMessage(), e.getCause());
+            throw new IllegalArgumentException(
+                    what + ": cannot listen: " + e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
             throw new IllegalStateException(what + ": the server did not start within 60 s", e);
         } catch (InterruptedException e) {
@@ -222,7 +223,8 @@ public final class ServeServer implements AutoCloseable {
         }
 
         FrontDoorSettings settings(int p) {
-            return new FrontDoorSettings(host, p, connectTimeout.toMillis(), idleTimeout.toMillis(), maxEngineConnections);
+            return new FrontDoorSettings(
+                    host, p, connectTimeout.toMillis(), idleTimeout.toMillis(), maxEngineConnections);
         }
 
         private static Duration positive(Duration d, String option) {

@@ -20,10 +20,12 @@ class CacheRoutingTest {
 
     @Test
     void theSecondRequestWithASharedPrefixLandsWhereTheFirstWasServed() throws Exception {
-        try (StandinProcess engines =
-                        StandinProcess.start("--engines", "3", "--time-scale", "0.05", "--enable-prompt-tokens-details");
+        try (StandinProcess engines = StandinProcess.start(
+                        "--engines", "3", "--time-scale", "0.05", "--enable-prompt-tokens-details");
                 Serve serve = Serve.start(
-                        engines.engines().stream().map(StandinProcess.Engine::spec).toList(),
+                        engines.engines().stream()
+                                .map(StandinProcess.Engine::spec)
+                                .toList(),
                         o -> o.policy("kvprefix-ttft"))) {
             long reportedTotal = 0;
             for (int i = 0; i < 6; i++) {
@@ -34,16 +36,23 @@ class CacheRoutingTest {
                 String first = prompt(base, PROMPT, 0);
                 HttpResponse<String> r1 = post(serve, target.url() + "/v1/completions", first);
                 assertEquals(200, r1.statusCode(), r1.body());
-                Serve.await("the index has " + w + "'s blocks of prompt " + i, 30, () -> EngineLossTest.depth(serve, first, w) >= 4);
+                Serve.await(
+                        "the index has " + w + "'s blocks of prompt " + i,
+                        30,
+                        () -> EngineLossTest.depth(serve, first, w) >= 4);
                 HttpResponse<String> r2 = serve.post("/v1/completions", prompt(base, PREFIX, base + 500));
                 assertEquals(200, r2.statusCode(), r2.body());
-                assertEquals(w, r2.headers().firstValue("x-kvprefix-worker").orElseThrow(), "prompt " + i + " goes to " + w);
-                assertEquals("cache", r2.headers().firstValue("x-kvprefix-route").orElseThrow());
-                int blocks = Integer.parseInt(r2.headers().firstValue("x-kvprefix-cached-blocks").orElseThrow());
+                assertEquals(
+                        w, r2.headers().firstValue("x-kvprefix-worker").orElseThrow(), "prompt " + i + " goes to " + w);
+                assertEquals(
+                        "cache", r2.headers().firstValue("x-kvprefix-route").orElseThrow());
+                int blocks = Integer.parseInt(
+                        r2.headers().firstValue("x-kvprefix-cached-blocks").orElseThrow());
                 assertEquals(4, blocks, "the shared prefix's blocks");
                 JsonNode usage = Serve.json(r2.body()).get("usage");
                 assertEquals(PROMPT, usage.get("prompt_tokens").asInt());
-                int cached = usage.get("prompt_tokens_details").get("cached_tokens").asInt();
+                int cached =
+                        usage.get("prompt_tokens_details").get("cached_tokens").asInt();
                 assertEquals(blocks * 16, cached, "the engine's own count agrees with the router's: " + usage);
                 reportedTotal += cached;
             }

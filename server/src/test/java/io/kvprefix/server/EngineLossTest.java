@@ -61,9 +61,12 @@ class EngineLossTest {
     @Test
     void anEngineKilledMidStreamEndsItCleanlyLeavesRoutingAndLeaksNothing() throws Exception {
         try (StandinProcess a = StandinProcess.start("--worker-id", "1", "--time-scale", "1", "--speeds", "100,20000");
-                StandinProcess b = StandinProcess.start("--worker-id", "2", "--time-scale", "1", "--speeds", "100,20000");
-                Serve serve = Serve.start(List.of(a.engine(0).spec(), b.engine(0).spec()), o -> {})) {
-            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                StandinProcess b =
+                        StandinProcess.start("--worker-id", "2", "--time-scale", "1", "--speeds", "100,20000");
+                Serve serve =
+                        Serve.start(List.of(a.engine(0).spec(), b.engine(0).spec()), o -> {})) {
+            HttpClient client =
+                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             CountDownLatch three = new CountDownLatch(3);
             String[] who = new String[1];
             CompletableFuture<List<String>> stream = CompletableFuture.supplyAsync(() -> {
@@ -91,26 +94,33 @@ class EngineLossTest {
             StandinProcess serving = of(who[0], a, b);
             serving.kill();
             List<String> lines = stream.get(60, TimeUnit.SECONDS);
-            List<String> data = lines.stream().filter(l -> l.startsWith("data: ")).toList();
+            List<String> data =
+                    lines.stream().filter(l -> l.startsWith("data: ")).toList();
             assertTrue(data.size() < 500, "the stream was cut short");
-            assertEquals("data: [DONE]", data.get(data.size() - 1), "a clean end: " + lines.subList(Math.max(0, lines.size() - 4), lines.size()));
+            assertEquals(
+                    "data: [DONE]",
+                    data.get(data.size() - 1),
+                    "a clean end: " + lines.subList(Math.max(0, lines.size() - 4), lines.size()));
             JsonNode error = Serve.json(data.get(data.size() - 2).substring(6)).get("error");
             assertEquals("engine_unavailable", error.get("code").asText(), error.toString());
             JsonNode health = Serve.json(serve.get("/health").body());
             assertFalse(engineOf(health, who[0]).get("up").asBoolean(), "the engine left routing: " + health);
             for (int i = 0; i < 5; i++) {
-                HttpResponse<String> r = serve.post("/v1/completions", Serve.completion(8000 + i, 8040, "\"max_tokens\":1"));
+                HttpResponse<String> r =
+                        serve.post("/v1/completions", Serve.completion(8000 + i, 8040, "\"max_tokens\":1"));
                 assertEquals(200, r.statusCode(), r.body());
                 assertFalse(worker(r).equals(who[0]), "later requests go elsewhere");
             }
             client.close();
             serve.http.close();
             Serve.await("no exchange open", 30, () -> serve.server.stats().exchanges() == 0);
-            Serve.await("no client connection open", 30, () -> serve.server.stats().clientConnections() == 0);
+            Serve.await(
+                    "no client connection open", 30, () -> serve.server.stats().clientConnections() == 0);
             assertEquals(0, serve.service.stats().inFlight());
             assertEquals(0, serve.service.stats().engineInFlight());
             of(who[0].equals("1/0") ? "2/0" : "1/0", a, b).kill();
-            Serve.await("no engine connection open", 30, () -> serve.server.stats().engineConnections() == 0);
+            Serve.await(
+                    "no engine connection open", 30, () -> serve.server.stats().engineConnections() == 0);
         }
     }
 
@@ -118,12 +128,14 @@ class EngineLossTest {
     void anEngineThatFailsItsHealthCheckLeavesRoutingAndComesBack() throws Exception {
         StandinProcess a = StandinProcess.start("--worker-id", "1", "--time-scale", "0.05");
         try (StandinProcess b = StandinProcess.start("--worker-id", "2", "--time-scale", "0.05");
-                Serve serve = Serve.start(List.of(a.engine(0).httpOnly(), b.engine(0).httpOnly()), o -> {})) {
+                Serve serve =
+                        Serve.start(List.of(a.engine(0).httpOnly(), b.engine(0).httpOnly()), o -> {})) {
             a.kill();
             Serve.await("engine 1 is down", 30, () -> !up(serve, "1/0"));
             assertTrue(serve.service.scrape().contains("kvprefix_service_engine_up{worker=\"1/0\"} 0.0"));
             for (int i = 0; i < 5; i++) {
-                HttpResponse<String> r = serve.post("/v1/completions", Serve.completion(9000, 9030 + i, "\"max_tokens\":1"));
+                HttpResponse<String> r =
+                        serve.post("/v1/completions", Serve.completion(9000, 9030 + i, "\"max_tokens\":1"));
                 assertEquals("2/0", worker(r), "only engine 2 is routed to");
             }
             a = a.restartOnSamePorts();
@@ -138,7 +150,9 @@ class EngineLossTest {
 
     private static boolean up(Serve serve, String w) {
         try {
-            return engineOf(Serve.json(serve.get("/health").body()), w).get("up").asBoolean();
+            return engineOf(Serve.json(serve.get("/health").body()), w)
+                    .get("up")
+                    .asBoolean();
         } catch (Exception e) {
             throw new AssertionError(e);
         }

@@ -37,9 +37,11 @@ class OpenAiSdkTest {
     @BeforeAll
     static void start() throws Exception {
         sdk = sdkDir();
-        script = Path.of(OpenAiSdkTest.class.getResource("/openai-sdk/drive.mjs").toURI());
+        script =
+                Path.of(OpenAiSdkTest.class.getResource("/openai-sdk/drive.mjs").toURI());
         engines = StandinProcess.start("--engines", "2", "--time-scale", "0.05", "--enable-prompt-tokens-details");
-        serve = Serve.start(engines.engines().stream().map(StandinProcess.Engine::spec).toList(), o -> {});
+        serve = Serve.start(
+                engines.engines().stream().map(StandinProcess.Engine::spec).toList(), o -> {});
     }
 
     @AfterAll
@@ -58,7 +60,8 @@ class OpenAiSdkTest {
                 .matcher(Files.readString(RepoPaths.root().resolve("kvprefix")));
         assertTrue(m.find(), "the launcher names the SDK's version");
         String cache = System.getenv("XDG_CACHE_HOME");
-        Path base = cache != null && !cache.isEmpty() ? Path.of(cache) : Path.of(System.getProperty("user.home"), ".cache");
+        Path base =
+                cache != null && !cache.isEmpty() ? Path.of(cache) : Path.of(System.getProperty("user.home"), ".cache");
         Path dir = base.resolve("kvprefix/npm/openai-" + m.group(1));
         if (!Files.isRegularFile(dir.resolve("node_modules/openai/package.json"))) {
             throw new AssertionError("the OpenAI Node SDK is not installed in " + dir
@@ -101,15 +104,27 @@ class OpenAiSdkTest {
         assertEquals("length", first.get("finish").asText());
         assertEquals(70, first.get("usage").get("prompt_tokens").asInt());
         assertEquals(8, first.get("usage").get("completion_tokens").asInt());
-        assertEquals(0, first.get("usage").get("prompt_tokens_details").get("cached_tokens").asInt());
+        assertEquals(
+                0,
+                first.get("usage")
+                        .get("prompt_tokens_details")
+                        .get("cached_tokens")
+                        .asInt());
         String w = first.get("worker").asText();
         String body = Serve.completion(30_000, 30_069, null);
         Serve.await("the index has the first request's blocks", 30, () -> EngineLossTest.depth(serve, body, w) >= 4);
         JsonNode second = run("stream-completion", prompt, 8);
         assertEquals(w, second.get("worker").asText(), "back to the engine that has it: " + second);
         assertEquals("4", second.get("cachedBlocks").asText());
-        assertEquals(64, second.get("usage").get("prompt_tokens_details").get("cached_tokens").asInt(), second.toString());
-        assertEquals(first.get("text").asText(), second.get("text").asText(), "the same prompt, the same seeded tokens");
+        assertEquals(
+                64,
+                second.get("usage")
+                        .get("prompt_tokens_details")
+                        .get("cached_tokens")
+                        .asInt(),
+                second.toString());
+        assertEquals(
+                first.get("text").asText(), second.get("text").asText(), "the same prompt, the same seeded tokens");
         JsonNode whole = run("complete", ids(31_000, 20), 3);
         assertEquals(3, whole.get("usage").get("completion_tokens").asInt(), whole.toString());
     }
@@ -126,7 +141,8 @@ class OpenAiSdkTest {
 
     @Test
     void anEngineDyingMidStreamIsAnApiErrorNotAHang() throws Exception {
-        try (StandinProcess lone = StandinProcess.start("--worker-id", "5", "--time-scale", "1", "--speeds", "100,20000");
+        try (StandinProcess lone =
+                        StandinProcess.start("--worker-id", "5", "--time-scale", "1", "--speeds", "100,20000");
                 Serve one = Serve.start(List.of(lone.engine(0).spec()), o -> {})) {
             ProcessBuilder pb = new ProcessBuilder(
                     "node",

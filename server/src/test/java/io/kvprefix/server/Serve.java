@@ -47,7 +47,10 @@ final class Serve implements AutoCloseable {
         tune.accept(o);
         RouterService s = o.build();
         try {
-            return new Serve(s, ServeServer.start(s, ServeServer.options().host("127.0.0.1").port(0).eventLoops(2)));
+            return new Serve(
+                    s,
+                    ServeServer.start(
+                            s, ServeServer.options().host("127.0.0.1").port(0).eventLoops(2)));
         } catch (RuntimeException e) {
             s.close();
             throw e;
@@ -71,7 +74,10 @@ final class Serve implements AutoCloseable {
 
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
         return http.send(
-                HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(60)).GET().build(),
+                HttpRequest.newBuilder(uri(path))
+                        .timeout(Duration.ofSeconds(60))
+                        .GET()
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -79,7 +85,8 @@ final class Serve implements AutoCloseable {
     record Line(String text, long at) {}
 
     /** A POST whose body is read line by line as it arrives; {@code each} sees every line (it may throw to stop). */
-    HttpResponse<List<Line>> stream(String path, String json, Consumer<Line> each) throws IOException, InterruptedException {
+    HttpResponse<List<Line>> stream(String path, String json, Consumer<Line> each)
+            throws IOException, InterruptedException {
         HttpResponse<java.io.InputStream> r = http.send(
                 HttpRequest.newBuilder(uri(path))
                         .timeout(Duration.ofSeconds(120))

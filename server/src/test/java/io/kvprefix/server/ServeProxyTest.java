@@ -27,7 +27,8 @@ class ServeProxyTest {
     @BeforeAll
     static void start() throws Exception {
         engines = StandinProcess.start("--engines", "2", "--time-scale", "0.05");
-        serve = Serve.start(engines.engines().stream().map(StandinProcess.Engine::spec).toList(), o -> {});
+        serve = Serve.start(
+                engines.engines().stream().map(StandinProcess.Engine::spec).toList(), o -> {});
     }
 
     @AfterAll
@@ -48,25 +49,32 @@ class ServeProxyTest {
         assertEquals(Serve.MODEL, models.get("data").get(0).get("id").asText());
         HttpResponse<String> health = serve.get("/health");
         assertEquals(200, health.statusCode(), health.body());
-        HttpResponse<String> r = serve.post("/v1/completions", Serve.completion(5001, 5040, "\"max_tokens\":3,\"x_unknown\":{\"keep\":[1,\"2\"]}"));
+        HttpResponse<String> r = serve.post(
+                "/v1/completions", Serve.completion(5001, 5040, "\"max_tokens\":3,\"x_unknown\":{\"keep\":[1,\"2\"]}"));
         assertEquals(200, r.statusCode(), r.body());
         String worker = r.headers().firstValue("x-kvprefix-worker").orElseThrow();
         assertTrue(worker.equals("1/0") || worker.equals("2/0"), worker);
-        assertEquals("0", r.headers().firstValue("x-kvprefix-cached-blocks").orElseThrow(), "a prompt no engine has seen");
+        assertEquals(
+                "0", r.headers().firstValue("x-kvprefix-cached-blocks").orElseThrow(), "a prompt no engine has seen");
         assertEquals("cache", r.headers().firstValue("x-kvprefix-route").orElseThrow());
         assertTrue(r.headers().firstValue("x-kvprefix-route-reason").isEmpty());
         JsonNode body = Serve.json(r.body());
         assertEquals("text_completion", body.get("object").asText());
         assertEquals(40, body.get("usage").get("prompt_tokens").asInt(), "the engine got the whole prompt: " + body);
         assertEquals(3, body.get("usage").get("completion_tokens").asInt());
-        assertEquals(String.valueOf(r.body().length()), r.headers().firstValue("content-length").orElseThrow());
+        assertEquals(
+                String.valueOf(r.body().length()),
+                r.headers().firstValue("content-length").orElseThrow());
     }
 
     @Test
     void textWithoutATokenizerIsRoutedByLoadAndTheEnginesErrorPassesThrough() throws Exception {
-        HttpResponse<String> r = serve.post("/v1/completions", "{\"model\":\"" + Serve.MODEL + "\",\"prompt\":\"hello\",\"max_tokens\":2}");
+        HttpResponse<String> r = serve.post(
+                "/v1/completions", "{\"model\":\"" + Serve.MODEL + "\",\"prompt\":\"hello\",\"max_tokens\":2}");
         assertEquals("load-only", r.headers().firstValue("x-kvprefix-route").orElseThrow());
-        assertEquals("no_tokenizer", r.headers().firstValue("x-kvprefix-route-reason").orElseThrow());
+        assertEquals(
+                "no_tokenizer",
+                r.headers().firstValue("x-kvprefix-route-reason").orElseThrow());
         assertEquals(400, r.statusCode(), "the stand-in has no tokenizer and says so, as vLLM would: " + r.body());
         assertTrue(Serve.json(r.body()).has("error"), r.body());
     }
@@ -78,7 +86,10 @@ class ServeProxyTest {
         assertError(serve.post("/v1/completions", "{\"model\":\"nosuch\",\"prompt\":[1]}"), 404, "model_not_found");
         try (Serve small = Serve.start(List.of(engines.engine(0).httpOnly()), o -> o.maxBodyBytes(1024))) {
             assertError(small.post("/v1/completions", Serve.completion(1, 400, null)), 413, "request_too_large");
-            assertEquals(200, small.post("/v1/completions", Serve.completion(1, 20, "\"max_tokens\":1")).statusCode());
+            assertEquals(
+                    200,
+                    small.post("/v1/completions", Serve.completion(1, 20, "\"max_tokens\":1"))
+                            .statusCode());
         }
         try (Serve none = Serve.start(List.of(EngineSpec.parse("9=http://127.0.0.1:1")), o -> {})) {
             assertError(none.post("/v1/completions", "{\"prompt\":[1,2,3]}"), 503, "no_engine_available");
@@ -88,7 +99,8 @@ class ServeProxyTest {
 
     @Test
     void aFullQueueIs429() throws Exception {
-        try (Serve one = Serve.start(List.of(engines.engine(0).httpOnly()), o -> o.maxInFlight(1).maxQueued(0))) {
+        try (Serve one = Serve.start(
+                List.of(engines.engine(0).httpOnly()), o -> o.maxInFlight(1).maxQueued(0))) {
             CountDownLatch streaming = new CountDownLatch(1);
             CompletableFuture<HttpResponse<List<Serve.Line>>> first = CompletableFuture.supplyAsync(() -> {
                 try {
@@ -104,7 +116,10 @@ class ServeProxyTest {
             assertError(one.post("/v1/completions", Serve.completion(1, 20, "\"max_tokens\":1")), 429, "queue_full");
             assertEquals(200, first.get(120, TimeUnit.SECONDS).statusCode());
             Serve.await("the slot is free", 30, () -> one.service.stats().inFlight() == 0);
-            assertEquals(200, one.post("/v1/completions", Serve.completion(1, 20, "\"max_tokens\":1")).statusCode());
+            assertEquals(
+                    200,
+                    one.post("/v1/completions", Serve.completion(1, 20, "\"max_tokens\":1"))
+                            .statusCode());
         }
     }
 
@@ -115,7 +130,8 @@ class ServeProxyTest {
         JsonNode d = Serve.json(r.body());
         assertEquals(2, d.get("workers").size());
         String id = d.get("decision_id").asText();
-        assertEquals(204, serve.post("/kvprefix/v1/route/" + id + "/first-token", "").statusCode());
+        assertEquals(
+                204, serve.post("/kvprefix/v1/route/" + id + "/first-token", "").statusCode());
         assertEquals(204, serve.post("/kvprefix/v1/route/" + id + "/done", "").statusCode());
         assertError(serve.post("/kvprefix/v1/route/" + id + "/done", ""), 404, "decision_not_found");
         HttpResponse<String> x = serve.post("/kvprefix/v1/explain", Serve.completion(1000, 1063, null));
@@ -127,7 +143,9 @@ class ServeProxyTest {
     void otherPathsPassThroughToAnEngineByLoad() throws Exception {
         HttpResponse<String> r = serve.post("/v1/completions/render", Serve.completion(1, 5, null));
         assertEquals("load-only", r.headers().firstValue("x-kvprefix-route").orElseThrow());
-        assertEquals("pass_through", r.headers().firstValue("x-kvprefix-route-reason").orElseThrow());
+        assertEquals(
+                "pass_through",
+                r.headers().firstValue("x-kvprefix-route-reason").orElseThrow());
         assertEquals(200, r.statusCode(), r.body());
         HttpResponse<String> unknown = serve.get("/no/such/path");
         assertEquals(404, unknown.statusCode(), "the engine's own 404: " + unknown.body());

@@ -35,7 +35,13 @@ class SseStreamTest {
     @BeforeAll
     static void start() throws Exception {
         engines = StandinProcess.start(
-                "--engines", "1", "--time-scale", "1", "--speeds", "100," + DECODE_US, "--enable-prompt-tokens-details");
+                "--engines",
+                "1",
+                "--time-scale",
+                "1",
+                "--speeds",
+                "100," + DECODE_US,
+                "--enable-prompt-tokens-details");
         serve = Serve.start(List.of(engines.engine(0).spec()), o -> {});
     }
 
@@ -51,7 +57,8 @@ class SseStreamTest {
 
     @Test
     void curlSeesTheEnginesFramingByteForByte() throws Exception {
-        String body = Serve.completion(200, 260, "\"max_tokens\":6,\"stream\":true,\"stream_options\":{\"include_usage\":true}");
+        String body = Serve.completion(
+                200, 260, "\"max_tokens\":6,\"stream\":true,\"stream_options\":{\"include_usage\":true}");
         byte[] direct = curl(engines.engine(0).url() + "/v1/completions", body);
         byte[] proxied = curl("http://127.0.0.1:" + serve.server.port() + "/v1/completions", body);
         String d = new String(direct, StandardCharsets.UTF_8);
@@ -59,14 +66,20 @@ class SseStreamTest {
         checkFraming(p);
         checkFraming(d);
         // the engine cached the prompt when it answered directly: the second answer reports it cached
-        assertEquals(normalize(d).replace("\"cached_tokens\":0", "\"cached_tokens\":48"), normalize(p),
+        assertEquals(
+                normalize(d).replace("\"cached_tokens\":0", "\"cached_tokens\":48"),
+                normalize(p),
                 "the same events, byte for byte, ids and timestamps aside");
         assertTrue(p.endsWith("data: [DONE]\n\n"), p);
         String[] events = p.split("\n\n");
-        JsonNode usage = Serve.json(events[events.length - 2].substring("data: ".length())).get("usage");
+        JsonNode usage = Serve.json(events[events.length - 2].substring("data: ".length()))
+                .get("usage");
         assertEquals(61, usage.get("prompt_tokens").asInt(), p);
         assertEquals(6, usage.get("completion_tokens").asInt(), p);
-        assertEquals(48, usage.get("prompt_tokens_details").get("cached_tokens").asInt(), "3 of the 61 tokens' blocks: " + p);
+        assertEquals(
+                48,
+                usage.get("prompt_tokens_details").get("cached_tokens").asInt(),
+                "3 of the 61 tokens' blocks: " + p);
     }
 
     @Test
@@ -74,7 +87,9 @@ class SseStreamTest {
         HttpResponse<List<Serve.Line>> r = serve.stream(
                 "/v1/completions", Serve.completion(300, 340, "\"max_tokens\":8,\"stream\":true"), l -> {});
         assertEquals(200, r.statusCode());
-        assertEquals("text/event-stream", r.headers().firstValue("content-type").orElseThrow().split(";")[0]);
+        assertEquals(
+                "text/event-stream",
+                r.headers().firstValue("content-type").orElseThrow().split(";")[0]);
         assertTrue(r.headers().firstValue("content-length").isEmpty(), "a stream is chunked");
         List<Serve.Line> data = new ArrayList<>();
         for (Serve.Line l : r.body()) {
@@ -94,21 +109,21 @@ class SseStreamTest {
         // 400 tokens read slowly: backpressure pauses the engine's response, nothing is lost
         CompletableFuture<HttpResponse<List<Serve.Line>>> f = CompletableFuture.supplyAsync(() -> {
             try {
-                return serve.stream("/v1/completions", Serve.completion(400, 440, "\"max_tokens\":40,\"stream\":true"), l -> {
-                    try {
-                        Thread.sleep(5);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                });
+                return serve.stream(
+                        "/v1/completions", Serve.completion(400, 440, "\"max_tokens\":40,\"stream\":true"), l -> {
+                            try {
+                                Thread.sleep(5);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        });
             } catch (Exception e) {
                 throw new RuntimeException(e);
             }
         });
         HttpResponse<List<Serve.Line>> r = f.get(120, TimeUnit.SECONDS);
-        long chunks = r.body().stream()
-                .filter(l -> l.text().startsWith("data: {"))
-                .count();
+        long chunks =
+                r.body().stream().filter(l -> l.text().startsWith("data: {")).count();
         assertEquals(40, chunks);
         Serve.await("the exchange ended", 30, () -> serve.server.stats().exchanges() == 0);
         assertEquals(0, serve.service.stats().inFlight());
@@ -117,7 +132,16 @@ class SseStreamTest {
     /** The body {@code curl -sN} receives for a POST of {@code json}. */
     static byte[] curl(String url, String json) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(
-                        "curl", "-sS", "-N", "--max-time", "60", "-H", "content-type: application/json", "--data-binary", "@-", url)
+                        "curl",
+                        "-sS",
+                        "-N",
+                        "--max-time",
+                        "60",
+                        "-H",
+                        "content-type: application/json",
+                        "--data-binary",
+                        "@-",
+                        url)
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
         try (OutputStream in = p.getOutputStream()) {

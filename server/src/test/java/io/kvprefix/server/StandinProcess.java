@@ -59,7 +59,9 @@ final class StandinProcess implements AutoCloseable {
                 System.getProperty("java.class.path"),
                 StandinLauncher.class.getName()));
         cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             String line = out.readLine();
@@ -69,7 +71,10 @@ final class StandinProcess implements AutoCloseable {
             List<Engine> engines = new ArrayList<>();
             for (JsonNode e : JSON.readTree(line.substring("READY ".length())).get("engines")) {
                 engines.add(new Engine(
-                        e.get("worker").asLong(), e.get("http").asInt(), e.get("events").asInt(), e.get("replay").asInt()));
+                        e.get("worker").asLong(),
+                        e.get("http").asInt(),
+                        e.get("events").asInt(),
+                        e.get("replay").asInt()));
             }
             return new StandinProcess(p, List.copyOf(engines), List.of(args));
         } catch (IOException | RuntimeException e) {

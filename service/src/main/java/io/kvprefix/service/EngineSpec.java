@@ -123,7 +123,8 @@ public record EngineSpec(Worker worker, URI baseUrl, Optional<EngineEndpoint> ev
     private static URI checkUrl(URI u) {
         String scheme = u.getScheme();
         if (scheme == null || !scheme.equalsIgnoreCase("http")) {
-            throw new IllegalArgumentException("engine URL '" + u + "' must start with http:// (https is not supported)");
+            throw new IllegalArgumentException(
+                    "engine URL '" + u + "' must start with http:// (https is not supported)");
         }
         if (u.getHost() == null) {
             throw new IllegalArgumentException("engine URL '" + u + "' has no host");
@@ -160,9 +161,10 @@ public record EngineSpec(Worker worker, URI baseUrl, Optional<EngineEndpoint> ev
 
     /** The command-line form ({@link #parse} reads it back). */
     public String toSpec() {
-        StringBuilder sb = new StringBuilder(worker.dpRank() == 0 && events.map(e -> e.dpRank().isEmpty()).orElse(true)
-                ? Long.toUnsignedString(worker.workerId())
-                : worker.toString());
+        StringBuilder sb = new StringBuilder(
+                worker.dpRank() == 0 && events.map(e -> e.dpRank().isEmpty()).orElse(true)
+                        ? Long.toUnsignedString(worker.workerId())
+                        : worker.toString());
         sb.append('=').append(baseUrl);
         events.ifPresent(e -> {
             sb.append(",events=").append(e.endpoint());

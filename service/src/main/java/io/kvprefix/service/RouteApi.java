@@ -57,7 +57,8 @@ public final class RouteApi {
     public Answer handle(String method, String path, byte[] body) {
         try {
             if (!method.equals("POST")) {
-                throw new ServiceException(405, "invalid_request_error", "method_not_allowed", null, path + " takes POST");
+                throw new ServiceException(
+                        405, "invalid_request_error", "method_not_allowed", null, path + " takes POST");
             }
             String rest = path.substring(PREFIX.length());
             if (rest.equals("route")) {
@@ -119,7 +120,8 @@ public final class RouteApi {
         out.put("expires_in_ms", service.decisions().ttlMillis());
         describe(out, r);
         ArrayNode workers = out.putArray("workers");
-        for (RouteExplanation.Candidate c : explanation(r.router(), r.tokens(), r).workers()) {
+        for (RouteExplanation.Candidate c :
+                explanation(r.router(), r.tokens(), r).workers()) {
             if (c.verdict() != RouteExplanation.Verdict.NOT_A_MEMBER) {
                 ObjectNode w = workers.addObject();
                 w.put("worker", c.worker().toString());
@@ -161,10 +163,15 @@ public final class RouteApi {
     }
 
     private Answer end(String id, boolean done) throws ServiceException {
-        RoutedRequest r = done ? service.decisions().remove(id) : service.decisions().get(id);
+        RoutedRequest r =
+                done ? service.decisions().remove(id) : service.decisions().get(id);
         if (r == null) {
             throw new ServiceException(
-                    404, "invalid_request_error", "decision_not_found", null, "No open decision '" + id + "' (done, expired or unknown)");
+                    404,
+                    "invalid_request_error",
+                    "decision_not_found",
+                    null,
+                    "No open decision '" + id + "' (done, expired or unknown)");
         }
         if (done) {
             r.completed();

@@ -149,7 +149,8 @@ public final class RoutedRequest {
         }
         List<RouteExplanation.Candidate> c = new ArrayList<>();
         for (RouteExplanation.Candidate k : x.workers()) {
-            if (k.verdict() != RouteExplanation.Verdict.NOT_A_MEMBER && !k.worker().equals(worker())) {
+            if (k.verdict() != RouteExplanation.Verdict.NOT_A_MEMBER
+                    && !k.worker().equals(worker())) {
                 c.add(k);
             }
         }
@@ -187,7 +188,8 @@ public final class RoutedRequest {
 
     /** The engine's response head: its usage is read from an event stream when {@code contentType} is {@code text/event-stream}. */
     public void responseStarted(int status, String contentType) {
-        boolean sse = contentType != null && contentType.toLowerCase(java.util.Locale.ROOT).startsWith("text/event-stream");
+        boolean sse = contentType != null
+                && contentType.toLowerCase(java.util.Locale.ROOT).startsWith("text/event-stream");
         scanner = status >= 200 && status < 300 ? new UsageScanner(sse) : null;
     }
 
@@ -296,6 +298,7 @@ public final class RoutedRequest {
 
     @Override
     public String toString() {
-        return request + " -> " + worker() + " (" + (routedByCache() ? cachedBlocks() + " cached blocks" : "load-only: " + loadOnlyReason) + ")";
+        return request + " -> " + worker() + " ("
+                + (routedByCache() ? cachedBlocks() + " cached blocks" : "load-only: " + loadOnlyReason) + ")";
     }
 }

@@ -82,7 +82,8 @@ public final class RouterService implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.meterRegistry = o.meterRegistry != null ? o.meterRegistry : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        this.meterRegistry =
+                o.meterRegistry != null ? o.meterRegistry : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.meters = new ServiceMeters(meterRegistry);
         IndexConfig config = o.indexConfig();
         this.feed = o.natsUrl != null
@@ -101,7 +102,9 @@ public final class RouterService implements AutoCloseable {
                 (model, router) -> new RouterMetrics(router, Tags.of("model", model)).bindTo(meterRegistry),
                 (engine, reason) -> {
                     meters.engineDown(engine.spec().worker(), reason.startsWith("health") ? "health" : "request");
-                    LOG.log(System.Logger.Level.WARNING, "kvprefix serve: engine " + engine.spec() + " left routing: " + reason);
+                    LOG.log(
+                            System.Logger.Level.WARNING,
+                            "kvprefix serve: engine " + engine.spec() + " left routing: " + reason);
                 });
         this.admission = new Admission(o.maxInFlight, o.maxQueued, o.queueTimeout.toNanos(), timer);
         this.decisions = new DecisionBook(o.decisionTtl.toNanos(), o.maxDecisions);
@@ -120,14 +123,23 @@ public final class RouterService implements AutoCloseable {
     }
 
     private void bindGauges() {
-        meters.gauge("kvprefix.service.in.flight", "Requests routed and not finished (holding an admission slot)", admission::inFlight);
+        meters.gauge(
+                "kvprefix.service.in.flight",
+                "Requests routed and not finished (holding an admission slot)",
+                admission::inFlight);
         meters.gauge("kvprefix.service.queued", "Requests waiting for an admission slot", admission::queued);
         meters.gauge("kvprefix.service.decisions.open", "Route-API decisions open", decisions::size);
         meters.gauge("kvprefix.service.engines.up", "Engines routed to now", registry::upCount);
         for (EngineRegistry.Engine e : registry.engines()) {
             String w = e.spec().worker().toString();
-            meters.gauge("kvprefix.service.engine.up", "1 while the engine is routed to", () -> e.up() ? 1 : 0, "worker", w);
-            meters.gauge("kvprefix.service.engine.in.flight", "Requests forwarded to the engine and not finished", e.inFlight()::get, "worker", w);
+            meters.gauge(
+                    "kvprefix.service.engine.up", "1 while the engine is routed to", () -> e.up() ? 1 : 0, "worker", w);
+            meters.gauge(
+                    "kvprefix.service.engine.in.flight",
+                    "Requests forwarded to the engine and not finished",
+                    e.inFlight()::get,
+                    "worker",
+                    w);
         }
     }
 
@@ -214,9 +226,10 @@ public final class RouterService implements AutoCloseable {
         String model = r.model() != null ? r.model() : r.kind() == Kind.OTHER ? null : soleModel();
         Router router = registry.router(model);
         if (router == null) {
-            throw error(r.kind() == Kind.OTHER
-                    ? ServiceException.noEngine("No engine serves the model '" + model + "'")
-                    : ServiceException.unknownModel(model, registry.knownModels()));
+            throw error(
+                    r.kind() == Kind.OTHER
+                            ? ServiceException.noEngine("No engine serves the model '" + model + "'")
+                            : ServiceException.unknownModel(model, registry.knownModels()));
         }
         if (r.kind() == Kind.OTHER) {
             return new Plan(model, router, null, null, "pass_through");
@@ -281,13 +294,16 @@ public final class RouterService implements AutoCloseable {
             return served.isEmpty() ? null : served.iterator().next();
         }
         throw error(ServiceException.badRequest(
-                "model_required", "model", "The request names no model, and the engines serve several: " + String.join(", ", served)));
+                "model_required",
+                "model",
+                "The request names no model, and the engines serve several: " + String.join(", ", served)));
     }
 
     RoutedRequest reroute(RoutedRequest failed, String reason) throws ServiceException {
         meters.retry();
         try {
-            return route(failed.request(), failed.slot(), true, "engine " + failed.worker() + " failed (" + reason + ")");
+            return route(
+                    failed.request(), failed.slot(), true, "engine " + failed.worker() + " failed (" + reason + ")");
         } catch (ServiceException e) {
             release(failed.slot());
             throw e.status() == 503 ? error(ServiceException.engineFailed(e.getMessage())) : e;
@@ -444,8 +460,9 @@ public final class RouterService implements AutoCloseable {
         if (meterRegistry instanceof PrometheusMeterRegistry p) {
             return p.scrape();
         }
-        throw new IllegalStateException("the meters are in a " + meterRegistry.getClass().getSimpleName()
-                + ", which renders no Prometheus text; scrape that registry");
+        throw new IllegalStateException(
+                "the meters are in a " + meterRegistry.getClass().getSimpleName()
+                        + ", which renders no Prometheus text; scrape that registry");
     }
 
     /** The hooks to run before rendering the meters (the scraped ones' refresh). */

@@ -228,16 +228,18 @@ public final class ServiceOptions {
             }
         }
         if (snapshot != null && (natsUrl != null || index != null)) {
-            throw new IllegalArgumentException(natsUrl != null
-                    ? "--snapshot is for engines read directly; a fleet replica starts from the stream"
-                    : "--snapshot needs the service's own index");
+            throw new IllegalArgumentException(
+                    natsUrl != null
+                            ? "--snapshot is for engines read directly; a fleet replica starts from the stream"
+                            : "--snapshot needs the service's own index");
         }
         if (index != null && natsUrl != null) {
             throw new IllegalArgumentException("an index of the caller's and --nats exclude each other");
         }
         if (!saltNamespaceSet) {
             saltNamespace = engines.stream()
-                    .allMatch(e -> e.events().map(x -> x.format().equals("sglang")).orElse(false));
+                    .allMatch(e ->
+                            e.events().map(x -> x.format().equals("sglang")).orElse(false));
         }
         return new RouterService(this);
     }

@@ -19,7 +19,8 @@ class EngineSpecTest {
         assertEquals(8000, e.port());
         assertEquals("", e.pathPrefix());
         assertEquals("tcp://10.0.0.5:5557", e.events().orElseThrow().endpoint());
-        assertEquals("tcp://10.0.0.5:6557", e.events().orElseThrow().replayEndpoint().orElseThrow());
+        assertEquals(
+                "tcp://10.0.0.5:6557", e.events().orElseThrow().replayEndpoint().orElseThrow());
         assertEquals(7, e.events().orElseThrow().workerId());
         assertEquals(OptionalInt.empty(), e.events().orElseThrow().dpRank(), "without /RANK the batches name the rank");
         assertEquals(e, EngineSpec.parse(e.toSpec()), e.toSpec());

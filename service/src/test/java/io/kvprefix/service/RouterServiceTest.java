@@ -113,15 +113,18 @@ class RouterServiceTest {
         assertEquals("4", r.headers().get("x-kvprefix-cached-blocks"));
         assertEquals("cache", r.headers().get("x-kvprefix-route"));
         assertNull(r.headers().get("x-kvprefix-route-reason"));
-        assertEquals("http://127.0.0.1:1/two/v1/completions?x=1", r.target("/v1/completions?x=1").toString());
+        assertEquals(
+                "http://127.0.0.1:1/two/v1/completions?x=1",
+                r.target("/v1/completions?x=1").toString());
         assertEquals(1, service.stats().inFlight());
         assertEquals(1, service.stats().engineInFlight());
         assertEquals(4, service.router("m").activePrefillTokens(Worker.of(2)), "20 tokens, 16 of them cached");
         r.firstByte();
         assertEquals(0, service.router("m").activePrefillTokens(Worker.of(2)));
         assertEquals(1, service.router("m").activeRequests(Worker.of(2)));
-        byte[] body = "{\"usage\":{\"prompt_tokens\":20,\"completion_tokens\":1,\"prompt_tokens_details\":{\"cached_tokens\":16}}}"
-                .getBytes(StandardCharsets.UTF_8);
+        byte[] body =
+                "{\"usage\":{\"prompt_tokens\":20,\"completion_tokens\":1,\"prompt_tokens_details\":{\"cached_tokens\":16}}}"
+                        .getBytes(StandardCharsets.UTF_8);
         r.responseStarted(200, "application/json");
         r.responseBytes(body, 0, body.length);
         r.completed();
@@ -132,9 +135,15 @@ class RouterServiceTest {
         assertEquals(0, service.stats().engineInFlight());
         assertEquals(1, service.stats().decisions());
         String metrics = service.scrape();
-        assertTrue(metrics.contains("kvprefix_service_cached_tokens_total{source=\"engine\",worker=\"2/0\"} 16.0"), metrics);
-        assertTrue(metrics.contains("kvprefix_service_cached_tokens_total{source=\"index\",worker=\"2/0\"} 16.0"), metrics);
-        assertTrue(metrics.contains("kvprefix_service_requests_total{outcome=\"ok\",route=\"cache\",worker=\"2/0\"} 1.0"), metrics);
+        assertTrue(
+                metrics.contains("kvprefix_service_cached_tokens_total{source=\"engine\",worker=\"2/0\"} 16.0"),
+                metrics);
+        assertTrue(
+                metrics.contains("kvprefix_service_cached_tokens_total{source=\"index\",worker=\"2/0\"} 16.0"),
+                metrics);
+        assertTrue(
+                metrics.contains("kvprefix_service_requests_total{outcome=\"ok\",route=\"cache\",worker=\"2/0\"} 1.0"),
+                metrics);
     }
 
     @Test
@@ -158,12 +167,15 @@ class RouterServiceTest {
         assertEquals("no_tokenizer", text.headers().get("x-kvprefix-route-reason"));
         text.completed();
         ClassifiedRequest chat = service.classify(
-                "POST", "/v1/chat/completions", "{\"model\":\"tok\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}".getBytes());
+                "POST",
+                "/v1/chat/completions",
+                "{\"model\":\"tok\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}".getBytes());
         assertFalse(service.needsBlockingRoute(chat), "the tokens mode does not block");
         RoutedRequest r = service.route(chat, null);
         assertEquals("needs_token_ids", r.loadOnlyReason(), "the tokenizer's reason reaches the header");
         r.completed();
-        RoutedRequest other = service.route(service.classify("POST", "/v1/embeddings", "{\"model\":\"m\"}".getBytes()), null);
+        RoutedRequest other =
+                service.route(service.classify("POST", "/v1/embeddings", "{\"model\":\"m\"}".getBytes()), null);
         assertEquals("pass_through", other.loadOnlyReason());
         other.cancelled();
         assertEquals(0, service.stats().engineInFlight());
@@ -171,8 +183,9 @@ class RouterServiceTest {
 
     @Test
     void refusalsAreTheContractsErrors() {
-        ServiceException unknown =
-                assertThrows(ServiceException.class, () -> service.classify("POST", "/v1/completions", completion("nope", tokens(4))));
+        ServiceException unknown = assertThrows(
+                ServiceException.class,
+                () -> service.classify("POST", "/v1/completions", completion("nope", tokens(4))));
         assertEquals(404, unknown.status());
         assertEquals("model_not_found", unknown.code());
         ServiceException noModel = assertThrows(
@@ -212,7 +225,8 @@ class RouterServiceTest {
     void admissionIsBounded() throws Exception {
         RoutedRequest a = route(completion("m", tokens(4)));
         RoutedRequest b = route(completion("m", tokens(4)));
-        ExecutionException full = assertThrows(ExecutionException.class, () -> service.admit().get());
+        ExecutionException full =
+                assertThrows(ExecutionException.class, () -> service.admit().get());
         assertEquals("queue_full", ((ServiceException) full.getCause()).code());
         a.completed();
         b.failed("test", false);
@@ -233,12 +247,20 @@ class RouterServiceTest {
         assertEquals(2, j.get("workers").size());
         String id = j.get("decision_id").asText();
         assertEquals(1, service.router("m").activeRequests(Worker.of(1)));
-        assertEquals(204, api.handle("POST", "/kvprefix/v1/route/" + id + "/first-token", new byte[0]).status());
-        assertEquals(204, api.handle("POST", "/kvprefix/v1/route/" + id + "/done", new byte[0]).status());
+        assertEquals(
+                204,
+                api.handle("POST", "/kvprefix/v1/route/" + id + "/first-token", new byte[0])
+                        .status());
+        assertEquals(
+                204,
+                api.handle("POST", "/kvprefix/v1/route/" + id + "/done", new byte[0])
+                        .status());
         assertEquals(0, service.router("m").activeRequests(Worker.of(1)));
         RouteApi.Answer gone = api.handle("POST", "/kvprefix/v1/route/" + id + "/done", new byte[0]);
         assertEquals(404, gone.status());
-        assertEquals("decision_not_found", read(gone.body()).path("error").path("code").asText());
+        assertEquals(
+                "decision_not_found",
+                read(gone.body()).path("error").path("code").asText());
         RouteApi.Answer x = api.handle("POST", "/kvprefix/v1/explain", completion("m", tokens(12)));
         assertEquals(200, x.status());
         JsonNode e = read(x.body());
@@ -247,7 +269,10 @@ class RouterServiceTest {
         assertEquals(2, e.get("workers").get(0).get("depth").asInt());
         assertEquals(0, service.router("m").activeRequests(Worker.of(1)), "explain charges nothing");
         assertEquals(0, service.stats().openDecisions());
-        assertEquals(400, api.handle("POST", "/kvprefix/v1/route", "{\"model\":\"m\"}".getBytes()).status());
+        assertEquals(
+                400,
+                api.handle("POST", "/kvprefix/v1/route", "{\"model\":\"m\"}".getBytes())
+                        .status());
         assertEquals(405, api.handle("GET", "/kvprefix/v1/route", new byte[0]).status());
         assertEquals(404, api.handle("POST", "/kvprefix/v1/nosuch", new byte[0]).status());
     }

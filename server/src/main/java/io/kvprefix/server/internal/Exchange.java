@@ -114,8 +114,8 @@ final class Exchange {
         }
         if (isTimeout(t)) {
             routed.failed("no answer within the idle timeout", false);
-            fail(ServiceException.engineTimeout("engine " + routed.worker() + " did not answer within "
-                    + settings.idleTimeoutMillis() + " ms"));
+            fail(ServiceException.engineTimeout(
+                    "engine " + routed.worker() + " did not answer within " + settings.idleTimeoutMillis() + " ms"));
             return;
         }
         try {
@@ -187,11 +187,14 @@ final class Exchange {
             return;
         }
         boolean timeout = isTimeout(t);
-        String why = timeout ? "the engine sent nothing within the idle timeout" : "the engine's response broke off: " + describe(t);
+        String why = timeout
+                ? "the engine sent nothing within the idle timeout"
+                : "the engine's response broke off: " + describe(t);
         end(() -> {
             routed.failed(why, !timeout);
             if (sse && !clientGone) {
-                // a clean end for an event-stream client: the error as an event, then [DONE], as vLLM ends a failed stream
+                // a clean end for an event-stream client: the error as an event, then [DONE], as vLLM ends a failed
+                // stream
                 ServiceException e = timeout
                         ? ServiceException.engineTimeout("engine " + routed.worker() + ": " + why)
                         : ServiceException.engineFailed("engine " + routed.worker() + ": " + why);
@@ -199,7 +202,10 @@ final class Exchange {
                 if (last1 != '\n' || last2 != '\n') {
                     out.appendString("\n\n");
                 }
-                out.appendString("data: ").appendBytes(e.toJsonBytes()).appendString("\n\n").appendBytes(DONE);
+                out.appendString("data: ")
+                        .appendBytes(e.toJsonBytes())
+                        .appendString("\n\n")
+                        .appendBytes(DONE);
                 resp.end(out);
             } else if (!clientGone) {
                 resp.reset(); // nothing better to say once a plain body is half sent: the connection closes

@@ -53,7 +53,9 @@ public final class FrontDoor extends VerticleBase {
                         .setPipelining(false)
                         .setDecompressionSupported(false)
                         .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, settings.connectTimeoutMillis())))
-                .with(new PoolOptions().setHttp1MaxSize(settings.maxEngineConnections()).setMaxWaitQueueSize(-1))
+                .with(new PoolOptions()
+                        .setHttp1MaxSize(settings.maxEngineConnections())
+                        .setMaxWaitQueueSize(-1))
                 .withConnectHandler(c -> {
                     counters.engineConnections.incrementAndGet();
                     c.closeHandler(v -> counters.engineConnections.decrementAndGet());
@@ -170,7 +172,10 @@ public final class FrontDoor extends VerticleBase {
         vertx.executeBlocking(() -> service.routeApi().handle(req.method().name(), req.path(), b), false)
                 .onComplete(ar -> {
                     if (ar.failed()) {
-                        sendError(req.response(), new ServiceException(500, "server_error", "internal_error", null, String.valueOf(ar.cause())));
+                        sendError(
+                                req.response(),
+                                new ServiceException(
+                                        500, "server_error", "internal_error", null, String.valueOf(ar.cause())));
                         return;
                     }
                     RouteApi.Answer a = ar.result();
@@ -222,7 +227,9 @@ public final class FrontDoor extends VerticleBase {
             } catch (ServiceException e) {
                 sendError(req.response(), e);
             } catch (RuntimeException e) {
-                sendError(req.response(), new ServiceException(500, "server_error", "internal_error", null, String.valueOf(e)));
+                sendError(
+                        req.response(),
+                        new ServiceException(500, "server_error", "internal_error", null, String.valueOf(e)));
             }
             return;
         }
@@ -232,7 +239,8 @@ public final class FrontDoor extends VerticleBase {
                         req.response(),
                         ar.cause() instanceof ServiceException se
                                 ? se
-                                : new ServiceException(500, "server_error", "internal_error", null, String.valueOf(ar.cause())));
+                                : new ServiceException(
+                                        500, "server_error", "internal_error", null, String.valueOf(ar.cause())));
             } else if (req.response().closed()) {
                 ar.result().cancelled();
             } else {
@@ -255,6 +263,8 @@ public final class FrontDoor extends VerticleBase {
             return Future.succeededFuture();
         }
         byte[] b = e.toJson().getBytes(StandardCharsets.UTF_8);
-        return r.setStatusCode(e.status()).putHeader("content-type", "application/json").end(Buffer.buffer(b));
+        return r.setStatusCode(e.status())
+                .putHeader("content-type", "application/json")
+                .end(Buffer.buffer(b));
     }
 }

@@ -68,8 +68,8 @@ public final class Admission {
     /** An admission of {@code maxInFlight} slots, {@code maxQueued} waiters, each for at most {@code timeoutNanos}. */
     public Admission(int maxInFlight, int maxQueued, long timeoutNanos, ScheduledExecutorService timer) {
         if (maxInFlight < 1 || maxQueued < 0 || timeoutNanos <= 0) {
-            throw new IllegalArgumentException(
-                    "maxInFlight >= 1, maxQueued >= 0, timeout > 0: " + maxInFlight + ", " + maxQueued + ", " + timeoutNanos);
+            throw new IllegalArgumentException("maxInFlight >= 1, maxQueued >= 0, timeout > 0: " + maxInFlight + ", "
+                    + maxQueued + ", " + timeoutNanos);
         }
         this.maxInFlight = maxInFlight;
         this.maxQueued = maxQueued;
@@ -119,8 +119,8 @@ public final class Admission {
                 "rate_limit_error",
                 "queue_timeout",
                 null,
-                "The request waited " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                        + " ms for one of the router's " + maxInFlight + " slots; try again later"));
+                "The request waited " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms for one of the router's "
+                        + maxInFlight + " slots; try again later"));
     }
 
     private synchronized boolean drop(Waiter w) {

@@ -139,7 +139,9 @@ public final class EventFeed implements AutoCloseable {
             subscriber.snapshot(snapshot);
             return true;
         } catch (SnapshotException | IllegalStateException e) {
-            LOG.log(System.Logger.Level.WARNING, "kvprefix serve: " + e.getMessage() + " (the previous snapshot is kept)");
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "kvprefix serve: " + e.getMessage() + " (the previous snapshot is kept)");
             return false;
         }
     }

@@ -24,12 +24,25 @@ import java.util.function.Supplier;
  */
 public final class ServiceMeters {
     private static final Duration[] LATENCY_BUCKETS = {
-        Duration.ofNanos(1_000), Duration.ofNanos(2_000), Duration.ofNanos(5_000),
-        Duration.ofNanos(10_000), Duration.ofNanos(20_000), Duration.ofNanos(50_000),
-        Duration.ofNanos(100_000), Duration.ofNanos(200_000), Duration.ofNanos(500_000),
-        Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(5), Duration.ofMillis(10),
-        Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofSeconds(1),
-        Duration.ofSeconds(5), Duration.ofSeconds(30)
+        Duration.ofNanos(1_000),
+        Duration.ofNanos(2_000),
+        Duration.ofNanos(5_000),
+        Duration.ofNanos(10_000),
+        Duration.ofNanos(20_000),
+        Duration.ofNanos(50_000),
+        Duration.ofNanos(100_000),
+        Duration.ofNanos(200_000),
+        Duration.ofNanos(500_000),
+        Duration.ofMillis(1),
+        Duration.ofMillis(2),
+        Duration.ofMillis(5),
+        Duration.ofMillis(10),
+        Duration.ofMillis(50),
+        Duration.ofMillis(100),
+        Duration.ofMillis(500),
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(30)
     };
 
     private final MeterRegistry registry;
@@ -39,7 +52,11 @@ public final class ServiceMeters {
 
     public ServiceMeters(MeterRegistry registry) {
         this.registry = registry;
-        this.route = timer("kvprefix.service.route", "The route decision: hash, match and policy (tokenizing not included)", null, null);
+        this.route = timer(
+                "kvprefix.service.route",
+                "The route decision: hash, match and policy (tokenizing not included)",
+                null,
+                null);
     }
 
     /** Binds a gauge read at scrape time. */
@@ -93,7 +110,11 @@ public final class ServiceMeters {
 
     /** The first response byte from {@code w} came {@code nanos} after the request was forwarded. */
     public void firstByte(Worker w, long nanos) {
-        timer("kvprefix.service.first.byte", "From forwarding a request to the engine's first response byte", "worker", w.toString())
+        timer(
+                        "kvprefix.service.first.byte",
+                        "From forwarding a request to the engine's first response byte",
+                        "worker",
+                        w.toString())
                 .record(Duration.ofNanos(nanos));
     }
 
@@ -125,7 +146,13 @@ public final class ServiceMeters {
 
     /** Engine {@code w} left routing because of {@code cause} ({@code health} or {@code request}). */
     public void engineDown(Worker w, String cause) {
-        counter("kvprefix.service.engine.down", "Times an engine left routing, by worker and cause", "worker", w.toString(), "cause", cause)
+        counter(
+                        "kvprefix.service.engine.down",
+                        "Times an engine left routing, by worker and cause",
+                        "worker",
+                        w.toString(),
+                        "cause",
+                        cause)
                 .increment();
     }
 
@@ -138,7 +165,11 @@ public final class ServiceMeters {
         String worker = w.toString();
         counter("kvprefix.service.prompt.tokens", "Prompt tokens the engines reported, by worker", "worker", worker)
                 .increment(u.promptTokens());
-        counter("kvprefix.service.completion.tokens", "Completion tokens the engines reported, by worker", "worker", worker)
+        counter(
+                        "kvprefix.service.completion.tokens",
+                        "Completion tokens the engines reported, by worker",
+                        "worker",
+                        worker)
                 .increment(u.completionTokens());
         if (u.hasCachedTokens()) {
             String d = "Prompt tokens found cached, by worker: as the engine reported (source=engine) and as the"

@@ -156,8 +156,10 @@ public final class UsageScanner {
         }
         long prompt = number(u, "prompt_tokens", "input_tokens");
         long completion = number(u, "completion_tokens", "output_tokens");
-        JsonNode details = u.has("prompt_tokens_details") ? u.get("prompt_tokens_details") : u.get("input_tokens_details");
-        long cached = details != null && details.path("cached_tokens").canConvertToLong()
+        JsonNode details =
+                u.has("prompt_tokens_details") ? u.get("prompt_tokens_details") : u.get("input_tokens_details");
+        long cached = details != null
+                        && details.path("cached_tokens").canConvertToLong()
                         && details.path("cached_tokens").isIntegralNumber()
                 ? details.get("cached_tokens").asLong()
                 : -1;

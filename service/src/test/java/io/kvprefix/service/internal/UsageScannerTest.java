@@ -15,11 +15,12 @@ import org.junit.jupiter.api.Test;
  */
 class UsageScannerTest {
     /** vLLM's completion stream with include_usage: chunks with "usage": null, then a usage-only chunk, then [DONE]. */
-    private static final String STREAM = "data: {\"id\":\"cmpl-1\",\"choices\":[{\"index\":0,\"text\":\"a\"}],\"usage\":null}\n\n"
-            + "data: {\"id\":\"cmpl-1\",\"choices\":[{\"index\":0,\"text\":\"b\",\"finish_reason\":\"length\"}],\"usage\":null}\n\n"
-            + "data: {\"id\":\"cmpl-1\",\"choices\":[],\"usage\":{\"prompt_tokens\":40,\"total_tokens\":42,"
-            + "\"completion_tokens\":2,\"prompt_tokens_details\":{\"cached_tokens\":32}}}\n\n"
-            + "data: [DONE]\n\n";
+    private static final String STREAM =
+            "data: {\"id\":\"cmpl-1\",\"choices\":[{\"index\":0,\"text\":\"a\"}],\"usage\":null}\n\n"
+                    + "data: {\"id\":\"cmpl-1\",\"choices\":[{\"index\":0,\"text\":\"b\",\"finish_reason\":\"length\"}],\"usage\":null}\n\n"
+                    + "data: {\"id\":\"cmpl-1\",\"choices\":[],\"usage\":{\"prompt_tokens\":40,\"total_tokens\":42,"
+                    + "\"completion_tokens\":2,\"prompt_tokens_details\":{\"cached_tokens\":32}}}\n\n"
+                    + "data: [DONE]\n\n";
 
     @Test
     void anEventStreamCutAtEveryByteGivesTheSameUsage() {
