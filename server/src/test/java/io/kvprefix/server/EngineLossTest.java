@@ -24,7 +24,9 @@ import org.junit.jupiter.api.Test;
  */
 class EngineLossTest {
     private static String worker(HttpResponse<?> r) {
-        return r.headers().firstValue("x-kvprefix-worker").orElseThrow();
+        return r.headers()
+                .firstValue("x-kvprefix-worker")
+                .orElseThrow(() -> new AssertionError("no routing header: " + r.statusCode() + " " + r.body()));
     }
 
     /** The worker of {@code a} or {@code b} named {@code w}. */

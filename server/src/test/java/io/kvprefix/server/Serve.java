@@ -42,7 +42,9 @@ final class Serve implements AutoCloseable {
 
     /** The router over {@code engines}, with {@code options} changed by {@code tune}, on a free port. */
     static Serve start(List<EngineSpec> engines, Consumer<ServiceOptions> tune) {
-        ServiceOptions o = RouterService.builder().healthInterval(Duration.ofMillis(200));
+        // checks every 200 ms, each with a generous deadline for a loaded machine
+        ServiceOptions o =
+                RouterService.builder().healthInterval(Duration.ofMillis(200)).healthTimeout(Duration.ofSeconds(5));
         engines.forEach(o::engine);
         tune.accept(o);
         RouterService s = o.build();

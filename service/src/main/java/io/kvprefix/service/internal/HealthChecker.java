@@ -26,7 +26,9 @@ import java.util.concurrent.TimeUnit;
  * Checks every engine every interval (docs/SPEC.md section 12.5): {@code GET /health} must answer 200
  * and {@code GET /v1/models} a model list, each within the timeout; then the engine is up with those
  * models, otherwise down with the reason (connection refused, a status, a timeout, a malformed list).
- * The checks of one round run side by side on the JDK's HTTP client.
+ * A refused connection or an answer that is wrong takes the engine down at once; a check that only ran
+ * out of time does so when the check before it failed too (a loaded machine can miss one deadline; a
+ * hung engine misses them all). The checks of one round run side by side on the JDK's HTTP client.
  *
  * <p>Thread-safety: thread-safe; rounds run on the service's timer thread, one at a time.
  */
@@ -35,6 +37,8 @@ public final class HealthChecker implements AutoCloseable {
     private final Duration timeout;
     private final ExecutorService executor;
     private final HttpClient http;
+    private final java.util.concurrent.ConcurrentHashMap<Engine, Integer> timeouts =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private ScheduledFuture<?> task;
 
     public HealthChecker(EngineRegistry registry, Duration timeout) {
@@ -89,9 +93,14 @@ public final class HealthChecker implements AutoCloseable {
                         throw new CompletionException(new IOException("/v1/models answered " + r.statusCode()));
                     }
                     registry.healthy(e, models(r.body()));
+                    timeouts.remove(e);
                 })
                 .exceptionally(t -> {
-                    registry.down(e, describe(t));
+                    boolean timedOut = unwrap(t) instanceof HttpTimeoutException;
+                    int missed = timedOut ? timeouts.merge(e, 1, Integer::sum) : 0;
+                    if (!timedOut || missed >= 2 || !e.up()) {
+                        registry.down(e, describe(t));
+                    }
                     return null;
                 });
     }
@@ -121,6 +130,13 @@ public final class HealthChecker implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
     }
 
     static String describe(Throwable t) {
