@@ -5,6 +5,7 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
+import io.kvprefix.opstream.Implementations;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

@@ -4,6 +4,7 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
+import io.kvprefix.opstream.Implementations;
 import io.kvprefix.workload.MooncakeTraceReader;
 import io.kvprefix.workload.SyntheticTrace;
 import io.kvprefix.workload.Trace;

@@ -11,6 +11,7 @@ import io.kvprefix.RoutingDecision;
 import io.kvprefix.Worker;
 import io.kvprefix.metrics.PrefixIndexMetrics;
 import io.kvprefix.metrics.RouterMetrics;
+import io.kvprefix.opstream.Implementations;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Arrays;

@@ -5,8 +5,8 @@ import io.kvprefix.EventSink;
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.KvEvent;
-import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
+import io.kvprefix.opstream.Implementations;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamReader;
 import java.io.IOException;
@@ -19,7 +19,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The saturation replay of docs/BENCHMARKS.md section 2, modelled on the harness behind the Flash
@@ -129,7 +128,7 @@ public final class ReplayBench {
             java.lang.management.ManagementFactory.getThreadMXBean();
 
     /** This thread's CPU time in ns, or 0 if the JVM does not measure it. */
-    private static long cpuNow() {
+    static long cpuNow() {
         return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : 0;
     }
 
@@ -251,7 +250,7 @@ public final class ReplayBench {
      * thread can wake up well past its time (timer slack, idle cores), and that oversleep would count
      * as match latency from the scheduled start; spinning near the deadline keeps it out.
      */
-    private static void waitUntil(long deadline) {
+    static void waitUntil(long deadline) {
         long now;
         while ((now = System.nanoTime()) < deadline) {
             long left = deadline - now;
@@ -269,136 +268,17 @@ public final class ReplayBench {
         long[] matchAt = sched == null ? null : sched[0];
         long[] eventAt = sched == null ? null : sched[1];
         long[] base = new long[1];
-        // Sticky split of the events, exactly as an EventSink with this many writers routes them.
         int lanes = writers;
-        List<List<KvEvent>> parts = new ArrayList<>();
-        for (int i = 0; i < lanes; i++) {
-            parts.add(new ArrayList<>());
-        }
-        int[] laneOfEvent = lanesOf(stream.events, lanes);
-        for (int i = 0; i < stream.events.length; i++) {
-            parts.get(laneOfEvent[i]).add(stream.events[i]);
-        }
-        KvEvent[][] work = new KvEvent[lanes][];
-        long[][] workAt = new long[lanes][];
-        for (int i = 0; i < lanes; i++) {
-            work[i] = parts.get(i).toArray(new KvEvent[0]);
-            workAt[i] = new long[work[i].length];
-        }
-        if (eventAt != null) {
-            int[] k = new int[lanes];
-            for (int i = 0; i < stream.events.length; i++) {
-                int lane = laneOfEvent[i];
-                workAt[lane][k[lane]++] = eventAt[i];
-            }
-        }
-        // Matches dealt round-robin; for trace order, how many events of each lane precede each match.
-        int[][] mine = new int[readers][];
-        int[] counts = new int[readers];
-        int dealt = readers == 0 ? 0 : stream.matches.length; // no readers: a write-only pass
-        for (int m = 0; m < dealt; m++) {
-            counts[m % readers]++;
-        }
-        for (int r = 0; r < readers; r++) {
-            mine[r] = new int[counts[r]];
-        }
-        int[] fill = new int[readers];
-        for (int m = 0; m < dealt; m++) {
-            mine[m % readers][fill[m % readers]++] = m;
-        }
-        int[][] need = null;
-        if (traceOrder) {
-            need = new int[stream.matches.length][lanes];
-            int[] seen = new int[lanes];
-            int e = 0;
-            for (int m = 0; m < stream.matches.length; m++) {
-                while (e < stream.events.length && stream.eventPos[e] < stream.matchPos[m]) {
-                    seen[laneOfEvent[e]]++;
-                    e++;
-                }
-                need[m] = seen.clone();
-            }
-        }
-        final int[][] needF = need;
-        AtomicLongArray applied = new AtomicLongArray(lanes * 16); // padded: one counter per cache line
-        // Padded: each lane counts per event, and two small arrays allocated one after the other share a
-        // cache line, which the two writers' cores would then pass back and forth on every event.
-        long[][] statusCounts = new long[lanes][EventStatus.values().length + 16];
-        long[] laneBlocks = new long[lanes];
-        for (int i = 0; i < lanes; i++) {
-            for (KvEvent e : work[i]) {
-                laneBlocks[i] += blocksOf(e);
-            }
-        }
-        long[] laneCpu = new long[lanes];
-        long[][] lat = new long[readers][];
-        long[] ends = new long[lanes + readers];
-        long[] matchedBlocks = new long[readers];
+        ReplayPass pass = new ReplayPass(stream, lanes, readers, traceOrder, eventAt);
         CountDownLatch ready = new CountDownLatch(lanes + readers);
         CountDownLatch go = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
         Throwable[] failure = new Throwable[1];
         for (int w = 0; w < lanes; w++) {
-            final int lane = w;
-            threads.add(new Thread(
-                    () -> {
-                        KvEvent[] evs = work[lane];
-                        long[] at = workAt[lane];
-                        long[] st = statusCounts[lane];
-                        PrefixIndex target = perLane[lane];
-                        ready.countDown();
-                        awaitQuietly(go);
-                        long cpu0 = cpuNow();
-                        long t0 = base[0];
-                        for (int i = 0; i < evs.length; i++) {
-                            if (eventAt != null) {
-                                waitUntil(t0 + at[i]);
-                            }
-                            st[target.apply(evs[i]).ordinal()]++;
-                            if (needF != null) {
-                                applied.setRelease(lane * 16, i + 1);
-                            }
-                        }
-                        ends[lane] = System.nanoTime();
-                        laneCpu[lane] = cpuNow() - cpu0;
-                    },
-                    "bench-writer-" + w));
+            threads.add(new Thread(pass.writer(w, perLane[w], eventAt, base, ready, go), "bench-writer-" + w));
         }
         for (int r = 0; r < readers; r++) {
-            final int reader = r;
-            threads.add(new Thread(
-                    () -> {
-                        int[] ms = mine[reader];
-                        long[] l = new long[ms.length];
-                        MatchResult result = new MatchResult(256);
-                        long blocks = 0;
-                        ready.countDown();
-                        awaitQuietly(go);
-                        long base0 = base[0];
-                        for (int i = 0; i < ms.length; i++) {
-                            int m = ms[i];
-                            if (matchAt != null) {
-                                waitUntil(base0 + matchAt[m]);
-                            }
-                            if (needF != null) {
-                                int[] n = needF[m];
-                                for (int lane = 0; lane < n.length; lane++) {
-                                    while (applied.getAcquire(lane * 16) < n[lane]) {
-                                        Thread.onSpinWait();
-                                    }
-                                }
-                            }
-                            long[] q = stream.matches[m];
-                            long t0 = System.nanoTime();
-                            index.match(q, 0, q.length, result);
-                            l[i] = System.nanoTime() - t0;
-                            blocks += result.maxDepth();
-                        }
-                        lat[reader] = l;
-                        matchedBlocks[reader] = blocks;
-                        ends[lanes + reader] = System.nanoTime();
-                    },
-                    "bench-reader-" + r));
+            threads.add(new Thread(pass.reader(r, index, matchAt, base, ready, go), "bench-reader-" + r));
         }
         for (Thread t : threads) {
             t.setUncaughtExceptionHandler((th, ex) -> failure[0] = ex);
@@ -414,19 +294,12 @@ public final class ReplayBench {
         if (failure[0] != null) {
             throw new IllegalStateException("a benchmark thread failed: " + failure[0], failure[0]);
         }
+        long[] ends = pass.ends;
         long end = Arrays.stream(ends).max().orElse(start);
         if (window > 0) {
             start = base[0];
         }
-        Map<EventStatus, Long> statuses = new java.util.EnumMap<>(EventStatus.class);
-        for (EventStatus s : EventStatus.values()) {
-            long n = 0;
-            for (long[] c : statusCounts) {
-                n += c[s.ordinal()];
-            }
-            statuses.put(s, n);
-        }
-        long[] all = Arrays.stream(lat).flatMapToLong(Arrays::stream).toArray();
+        long[] all = Arrays.stream(pass.latencies).flatMapToLong(Arrays::stream).toArray();
         long writersEnd = Arrays.stream(ends, 0, lanes).max().orElse(start);
         long readersEnd = Arrays.stream(ends, lanes, lanes + readers).max().orElse(start);
         long[] laneDone = new long[lanes];
@@ -438,11 +311,11 @@ public final class ReplayBench {
                 privateIndexes ? perLane : new PrefixIndex[] {index},
                 end - start,
                 all,
-                statuses,
-                Arrays.stream(matchedBlocks).sum(),
+                ReplayPass.statuses(pass.statusCounts),
+                Arrays.stream(pass.matchedBlocks).sum(),
                 writersEnd - start,
                 readersEnd - start,
-                new Lanes(laneBlocks, laneDone, laneCpu));
+                new Lanes(pass.laneBlocks, laneDone, pass.laneCpu));
     }
 
     private static Pass finish(
@@ -513,26 +386,13 @@ public final class ReplayBench {
             for (int i = 0; i < writers; i++) {
                 laneDone[i] = counts[i][last] == 0 ? 0 : counts[i][last] - start;
             }
-            for (var w : laneOfWorker.entrySet()) {
-                if (holder[0].laneOf(w.getKey()) != w.getValue()) {
-                    throw new IllegalStateException("the sink routed worker " + w.getKey() + " to lane "
-                            + holder[0].laneOf(w.getKey()) + ", the split says " + w.getValue());
-                }
-            }
-            Map<EventStatus, Long> statuses = new java.util.EnumMap<>(EventStatus.class);
-            for (EventStatus st : EventStatus.values()) {
-                long n = 0;
-                for (long[] c : counts) {
-                    n += c[st.ordinal()];
-                }
-                statuses.put(st, n);
-            }
+            checkRouting(holder[0], laneOfWorker);
             return finish(
                     impl,
                     new PrefixIndex[] {index},
                     end - start,
                     new long[0],
-                    statuses,
+                    ReplayPass.statuses(counts),
                     0,
                     end - start,
                     0,
@@ -542,7 +402,17 @@ public final class ReplayBench {
         }
     }
 
-    private static void awaitQuietly(CountDownLatch l) {
+    /** The sink must have routed every worker as {@link #lanesOf} splits them (the split the passes time). */
+    private static void checkRouting(EventSink sink, Map<Long, Integer> laneOfWorker) {
+        for (var w : laneOfWorker.entrySet()) {
+            if (sink.laneOf(w.getKey()) != w.getValue()) {
+                throw new IllegalStateException("the sink routed worker " + w.getKey() + " to lane "
+                        + sink.laneOf(w.getKey()) + ", the split says " + w.getValue());
+            }
+        }
+    }
+
+    static void awaitQuietly(CountDownLatch l) {
         try {
             l.await();
         } catch (InterruptedException e) {

@@ -6,6 +6,7 @@ import io.kvprefix.KvEvent;
 import io.kvprefix.Router;
 import io.kvprefix.RoutingDecision;
 import io.kvprefix.Worker;
+import io.kvprefix.opstream.Implementations;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

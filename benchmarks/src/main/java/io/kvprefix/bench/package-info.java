@@ -11,9 +11,9 @@
  *   <li>The replay harness: {@link io.kvprefix.bench.ReplayBench} runs an in-memory
  *       {@link io.kvprefix.bench.OpStream} (loaded from an op-stream file or built from a workload)
  *       with sticky writer threads and reader threads, free or paced, with Dynamo's accounting.
- *   <li>{@link io.kvprefix.bench.Implementations}: the index implementations by name ({@code heap},
- *       {@code offheap}, {@code offheap-java}, {@code offheap-native}), which the suites' {@code impl}
- *       parameters and the command line's {@code --impl} both use.
+ *   <li>The suites' {@code impl} parameters name the index implementations as the command line's
+ *       {@code --impl} does ({@code heap}, {@code offheap}, {@code offheap-java}, {@code offheap-native}),
+ *       through the op-stream module's {@link io.kvprefix.opstream.Implementations}.
  * </ul>
  *
  * <p><b>Dependencies.</b> The module depends on the core library, on the op-stream module (the

@@ -1,6 +1,5 @@
 package io.kvprefix.cli;
 
-import io.kvprefix.IndexConfig;
 import io.kvprefix.bench.OpStream;
 import io.kvprefix.bench.ReplayBench;
 import java.io.PrintStream;
@@ -8,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -90,6 +88,35 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        validate();
+        PrintStream err = System.err;
+        ReplayOptions.Loaded loaded = replay.load(err);
+        OpStream stream = loaded.stream();
+        ReplayBench bench =
+                new ReplayBench(stream, replay.writers, replay.readers, order.equals("trace"), loaded.config());
+        if (privateIndexes) {
+            bench.withPrivateIndexes();
+        }
+        Map<String, List<ReplayBench.Pass>> passes = run(bench, err);
+        checkConsistent(passes);
+        Map<String, Map<Double, long[]>> paced = bench.writeOnly() ? Map.of() : pacedLatencies(bench, passes, stream);
+        BenchReport report = new BenchReport(
+                stream,
+                new BenchReport.Work(stream, bench.writeOnly()),
+                replay.writers,
+                replay.readers,
+                order,
+                repeat,
+                warmup,
+                bench.writeOnly()
+                        ? (sink ? ", through an EventSink)" : privateIndexes ? ", one index per lane)" : ")")
+                        : null,
+                sink);
+        report.print(System.out, passes, paced);
+        return 0;
+    }
+
+    private void validate() {
         if (!order.equals("free") && !order.equals("trace")) {
             throw new IllegalArgumentException("--order must be free or trace, got " + order);
         }
@@ -104,17 +131,11 @@ public final class BenchCommand implements Callable<Integer> {
         }
         fractions();
         replay.checkImpls();
-        PrintStream err = System.err;
-        ReplayOptions.Loaded loaded = replay.load(err);
-        OpStream stream = loaded.stream();
-        IndexConfig config = loaded.config();
-        int writers = replay.writers, readers = replay.readers;
-        List<String> impls = replay.impls;
-        ReplayBench bench = new ReplayBench(stream, writers, readers, order.equals("trace"), config);
-        if (privateIndexes) {
-            bench.withPrivateIndexes();
-        }
+    }
 
+    /** The warm-up and timed passes of every implementation, interleaved; the timed ones by implementation. */
+    private Map<String, List<ReplayBench.Pass>> run(ReplayBench bench, PrintStream err) throws InterruptedException {
+        List<String> impls = replay.impls;
         Map<String, List<ReplayBench.Pass>> passes = new LinkedHashMap<>();
         for (String impl : impls) {
             passes.put(impl, new ArrayList<>());
@@ -132,156 +153,7 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         progress.finish();
-        checkConsistent(passes);
-        Map<String, Map<Double, long[]>> paced = bench.writeOnly() ? Map.of() : pacedLatencies(bench, passes, stream);
-        Work work = new Work(stream, bench.writeOnly());
-
-        PrintStream out = System.out;
-        out.printf(
-                Locale.ROOT,
-                "# %s: %d matches (%d blocks), %d events (%d stored, %d removed blocks); block ops %d (Dynamo's corrected: %d), ops %d%s%n",
-                stream.name(),
-                stream.matchCount(),
-                stream.matchBlocks(),
-                stream.eventCount(),
-                stream.storedBlocks(),
-                stream.removedBlocks(),
-                work.blockOps,
-                work.blockOpsDynamo2,
-                work.ops,
-                bench.writeOnly()
-                        ? " (write-only: matches not run"
-                                + (sink ? ", through an EventSink)" : privateIndexes ? ", one index per lane)" : ")")
-                        : "");
-        out.printf(
-                Locale.ROOT,
-                "# %d writer(s), %d reader(s), %s order, best and median of %d passes after %d warm-up; %d cores, %s%n",
-                writers,
-                readers,
-                order,
-                repeat,
-                warmup,
-                Runtime.getRuntime().availableProcessors(),
-                System.getProperty("java.vm.version"));
-        out.printf(
-                Locale.ROOT,
-                "%-16s %14s %14s %14s %8s %12s %12s %12s %9s %9s %9s %8s %8s %8s %8s%n",
-                "impl",
-                "block_ops/s",
-                "median",
-                "dynamo2/s",
-                "ratio",
-                "ops/s",
-                "events/s",
-                "matches/s",
-                "wall_ms",
-                "writer_ms",
-                "reader_ms",
-                "p50_ns",
-                "p99_ns",
-                "p999_ns",
-                "B/pair");
-        List<String> json = new ArrayList<>();
-        List<String> lanes = new ArrayList<>();
-        double first = -1;
-        for (var e : passes.entrySet()) {
-            Summary s = summarize(e.getValue(), work);
-            if (first < 0) {
-                first = s.bestBlockOps;
-            }
-            out.printf(
-                    Locale.ROOT,
-                    "%-16s %14.0f %14.0f %14.0f %7.2fx %12.0f %12.0f %12.0f %9.2f %9.2f %9.2f %8d %8d %8d %8.1f%n",
-                    e.getKey(),
-                    s.bestBlockOps,
-                    s.medianBlockOps,
-                    s.bestDynamo2,
-                    s.bestBlockOps / first,
-                    s.ops,
-                    s.events,
-                    s.matches,
-                    s.wallS * 1e3,
-                    s.writersS * 1e3,
-                    s.readersS * 1e3,
-                    s.p50,
-                    s.p99,
-                    s.p999,
-                    s.bytesPerPair);
-            json.add(String.format(
-                    Locale.ROOT,
-                    "{\"impl\":\"%s\",\"block_ops_per_s\":%.0f,\"ops_per_s\":%.0f,"
-                            + "\"events_per_s\":%.0f,\"matches_per_s\":%.0f,\"wall_s\":%.6f,\"p50_ns\":%d,\"p99_ns\":%d,"
-                            + "\"p999_ns\":%d,\"passes\":%d,\"median_block_ops_per_s\":%.0f,\"writers\":%d,\"readers\":%d,"
-                            + "\"order\":\"%s\",\"stream\":\"%s\",\"block_ops\":%d,\"ops\":%d,\"matches\":%d,\"events\":%d,"
-                            + "\"writers_done_s\":%.6f,\"readers_done_s\":%.6f,\"block_ops_per_s_dynamo2\":%.0f,"
-                            + "\"median_block_ops_per_s_dynamo2\":%.0f,\"block_ops_dynamo2\":%d,\"removed_blocks\":%d,"
-                            + "\"bytes_per_pair\":%.1f,\"final_pairs\":%d,\"write_only\":%b,\"sink\":%b,"
-                            + "\"lane_blocks\":%s,\"lane_done_s\":%s,\"lane_cpu_s\":%s}",
-                    e.getKey(),
-                    s.bestBlockOps,
-                    s.ops,
-                    s.events,
-                    s.matches,
-                    s.wallS,
-                    s.p50,
-                    s.p99,
-                    s.p999,
-                    repeat,
-                    s.medianBlockOps,
-                    writers,
-                    readers,
-                    order,
-                    jsonEscape(stream.name()),
-                    work.blockOps,
-                    work.ops,
-                    work.matches,
-                    stream.eventCount(),
-                    s.writersS,
-                    s.readersS,
-                    s.bestDynamo2,
-                    s.medianDynamo2,
-                    work.blockOpsDynamo2,
-                    stream.removedBlocks(),
-                    s.bytesPerPair,
-                    s.finalPairs,
-                    bench.writeOnly(),
-                    sink,
-                    Arrays.toString(s.lanes.blocks()).replace(" ", ""),
-                    seconds(s.lanes.doneNanos()),
-                    seconds(s.lanes.cpuNanos())));
-            if (writers > 1) {
-                lanes.add(String.format("# %s, best pass: %s", e.getKey(), s.lanes.describe()));
-            }
-            for (var f : paced.getOrDefault(e.getKey(), Map.of()).entrySet()) {
-                long[] pl = f.getValue();
-                out.printf(
-                        Locale.ROOT,
-                        "%-16s   paced at %.0f%% of its saturation (%.0f block ops/s): p50 %d ns, p99 %d ns, p999 %d ns, achieved %.0f block ops/s%n",
-                        e.getKey(),
-                        f.getKey() * 100,
-                        f.getKey() * s.bestBlockOps,
-                        pl[0],
-                        pl[1],
-                        pl[2],
-                        (double) pl[3]);
-                String key = String.format(Locale.ROOT, "%.0f", f.getKey() * 100);
-                int at = json.size() - 1;
-                json.set(
-                        at,
-                        json.get(at).substring(0, json.get(at).length() - 1)
-                                + String.format(
-                                        Locale.ROOT,
-                                        ",\"p99_ns_at_%s_pct\":%d,\"p50_ns_at_%s_pct\":%d}",
-                                        key,
-                                        pl[1],
-                                        key,
-                                        pl[0]));
-            }
-        }
-        lanes.forEach(out::println);
-        json.forEach(out::println);
-        out.flush();
-        return 0;
+        return passes;
     }
 
     /** Paced passes at the --latency-at fractions of each implementation's best saturation. */
@@ -290,17 +162,17 @@ public final class BenchCommand implements Callable<Integer> {
             throws InterruptedException {
         Map<String, Map<Double, long[]>> out = new LinkedHashMap<>();
         for (var e : passes.entrySet()) {
-            Summary s = summarize(e.getValue(), new Work(stream, false));
+            BenchReport.Summary s = BenchReport.summarize(e.getValue(), new BenchReport.Work(stream, false));
             Map<Double, long[]> byFraction = new LinkedHashMap<>();
             for (double frac : fractions()) {
-                long window = (long) (stream.blockOps() / (frac * s.bestBlockOps) * 1e9);
+                long window = (long) (stream.blockOps() / (frac * s.bestBlockOps()) * 1e9);
                 ReplayBench.Pass p = bench.runPaced(e.getKey(), window);
                 long[] lat = p.latencies().clone();
                 Arrays.sort(lat);
                 byFraction.put(frac, new long[] {
-                    quantile(lat, 0.5),
-                    quantile(lat, 0.99),
-                    quantile(lat, 0.999),
+                    BenchReport.quantile(lat, 0.5),
+                    BenchReport.quantile(lat, 0.99),
+                    BenchReport.quantile(lat, 0.999),
                     (long) (stream.blockOps() / (p.wallNanos() / 1e9))
                 });
             }
@@ -344,95 +216,5 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             }
         }
-    }
-
-    /**
-     * Figures of one implementation; {@code writersS} and {@code readersS} are when the last writer
-     * and the last reader of the best pass finished (the larger one is its wall time).
-     */
-    record Summary(
-            double bestBlockOps,
-            double medianBlockOps,
-            double bestDynamo2,
-            double medianDynamo2,
-            double bytesPerPair,
-            long finalPairs,
-            double ops,
-            double events,
-            double matches,
-            double wallS,
-            double writersS,
-            double readersS,
-            long p50,
-            long p99,
-            long p999,
-            ReplayBench.Lanes lanes) {}
-
-    /**
-     * The work one pass does: everything in the stream, or only its events when no reader runs the
-     * matches (then matches count for nothing).
-     */
-    record Work(long blockOps, long blockOpsDynamo2, long ops, long matches, long events) {
-        Work(OpStream s, boolean writeOnly) {
-            this(
-                    writeOnly ? s.storedBlocks() : s.blockOps(),
-                    writeOnly ? s.storedBlocks() + s.removedBlocks() : s.blockOpsDynamo2(),
-                    writeOnly ? s.eventCount() : s.ops(),
-                    writeOnly ? 0 : s.matchCount(),
-                    s.eventCount());
-        }
-    }
-
-    static Summary summarize(List<ReplayBench.Pass> ps, Work s) {
-        double[] walls =
-                ps.stream().mapToDouble(p -> p.wallNanos() / 1e9).sorted().toArray();
-        ReplayBench.Pass bestPass = ps.stream()
-                .min(java.util.Comparator.comparingLong(ReplayBench.Pass::wallNanos))
-                .orElseThrow();
-        double best = walls[0];
-        double median = walls.length % 2 == 1
-                ? walls[walls.length / 2]
-                : (walls[walls.length / 2 - 1] + walls[walls.length / 2]) / 2;
-        long[] lat = ps.stream()
-                .flatMapToLong(p -> Arrays.stream(p.latencies()))
-                .sorted()
-                .toArray();
-        return new Summary(
-                s.blockOps() / best,
-                s.blockOps() / median,
-                s.blockOpsDynamo2() / best,
-                s.blockOpsDynamo2() / median,
-                bestPass.finalPairs() == 0 ? 0 : bestPass.finalBytes() / (double) bestPass.finalPairs(),
-                bestPass.finalPairs(),
-                s.ops() / best,
-                s.events() / best,
-                s.matches() / best,
-                best,
-                bestPass.writersNanos() / 1e9,
-                bestPass.readersNanos() / 1e9,
-                quantile(lat, 0.50),
-                quantile(lat, 0.99),
-                quantile(lat, 0.999),
-                bestPass.lanes());
-    }
-
-    static long quantile(long[] sorted, double q) {
-        if (sorted.length == 0) {
-            return 0;
-        }
-        return sorted[(int) Math.min(sorted.length - 1, (long) (sorted.length * q))];
-    }
-
-    /** A JSON array of nanoseconds as seconds. */
-    private static String seconds(long[] nanos) {
-        StringBuilder b = new StringBuilder("[");
-        for (int i = 0; i < nanos.length; i++) {
-            b.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT, "%.6f", nanos[i] / 1e9));
-        }
-        return b.append(']').toString();
-    }
-
-    static String jsonEscape(String s) {
-        return s.replace("\\", "\\\\").replace("\"", "\\\"");
     }
 }

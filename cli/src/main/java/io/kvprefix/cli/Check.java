@@ -1,6 +1,6 @@
 package io.kvprefix.cli;
 
-import io.kvprefix.bench.Implementations;
+import io.kvprefix.opstream.Implementations;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamReader;
 import java.io.IOException;
@@ -11,7 +11,8 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 /**
- * The checks a command runs on its arguments before it does any work. Each throws
+ * The option helpers of every command: the checks a command runs on its arguments before it does any
+ * work, and the parsers of values given as text. Each throws
  * {@link IllegalArgumentException} with one line that names the option (or file) and what is wrong,
  * which {@link Main} prints as {@code kvprefix COMMAND: MESSAGE} with exit status 2.
  *
@@ -157,6 +158,138 @@ final class Check {
             throw new IllegalArgumentException(option + " '" + p + "': permission denied in " + at);
         }
         return p;
+    }
+
+    // ------------------------------------------------------------------ values given as text
+
+    /** Parses a comma-separated list of unsigned 32-bit tokens; an empty or blank string gives none. */
+    static int[] parseTokens(String list, String option) {
+        String s = list.strip();
+        if (s.isEmpty()) {
+            return new int[0];
+        }
+        String[] parts = s.split(",", -1);
+        int[] out = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            String p = parts[i].strip();
+            long v;
+            try {
+                v = Long.parseLong(p);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(option + ": token " + (i + 1) + " ('" + p + "') is not an integer");
+            }
+            if (v < 0 || v > 0xFFFF_FFFFL) {
+                throw new IllegalArgumentException(
+                        option + ": token " + (i + 1) + " (" + p + ") is outside 0..4294967295");
+            }
+            out[i] = (int) v;
+        }
+        return out;
+    }
+
+    /**
+     * Parses a byte count: a decimal with an optional suffix {@code k}, {@code m}, {@code g} or
+     * {@code t} (powers of 1024, either case, an optional trailing {@code b}/{@code B} and
+     * {@code i}, as in {@code 64m}, {@code 2GiB}).
+     */
+    static long parseBytes(String text, String option) {
+        String s = text.strip().toLowerCase(java.util.Locale.ROOT);
+        if (s.endsWith("ib")) {
+            s = s.substring(0, s.length() - 2);
+        } else if (s.endsWith("b")) {
+            s = s.substring(0, s.length() - 1);
+        }
+        int shift = 0;
+        if (!s.isEmpty()) {
+            switch (s.charAt(s.length() - 1)) {
+                case 'k' -> shift = 10;
+                case 'm' -> shift = 20;
+                case 'g' -> shift = 30;
+                case 't' -> shift = 40;
+                default -> shift = 0;
+            }
+            if (shift > 0) {
+                s = s.substring(0, s.length() - 1);
+            }
+        }
+        long v;
+        try {
+            v = Long.parseLong(s.strip());
+        } catch (NumberFormatException e) {
+            v = -1;
+        }
+        if (v < 0 || v > (Long.MAX_VALUE >> shift)) {
+            throw new IllegalArgumentException(option + ": '" + text
+                    + "' is not a byte count (a whole number, optionally with k, m, g or t: 64m, 2g)");
+        }
+        return v << shift;
+    }
+
+    /** Parses an unsigned 64-bit decimal, or a negative one taken as its two's-complement bits. */
+    static long parseU64(String text, String option) {
+        String s = text.strip();
+        try {
+            if (s.startsWith("-")) {
+                return Long.parseLong(s);
+            }
+            return Long.parseUnsignedLong(s);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(
+                    option + ": '" + text
+                            + "' is not a 64-bit integer (0..18446744073709551615, or a negative value down to -9223372036854775808)");
+        }
+    }
+
+    /** Parses a decimal in {@code min .. max}. */
+    static long parseLong(String text, String option, long min, long max) {
+        try {
+            long v = Long.parseLong(text.strip());
+            if (v >= min && v <= max) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // the message below says what is allowed
+        }
+        throw new IllegalArgumentException(option + ": '" + text + "' is not an integer in " + min + ".." + max);
+    }
+
+    // ------------------------------------------------------------------ shared by several commands
+
+    /** {@code s} seconds as a duration, if it is a positive number of seconds (at most 10^9). */
+    static java.time.Duration seconds(String option, double s) {
+        if (!(s > 0) || s > 1e9) {
+            throw new IllegalArgumentException(option + " must be a positive number of seconds, got " + s);
+        }
+        return java.time.Duration.ofNanos((long) (s * 1e9));
+    }
+
+    /** {@code s} seconds as a duration if given, else null ({@code --duration}: run until stopped). */
+    static java.time.Duration secondsOrNull(String option, Double s) {
+        return s == null ? null : seconds(option, s);
+    }
+
+    /** The {@code --engine} values of {@code listen} and {@code relay}, parsed and checked (each endpoint once). */
+    static java.util.List<io.kvprefix.zmq.EngineEndpoint> engines(java.util.List<String> specs) {
+        java.util.List<io.kvprefix.zmq.EngineEndpoint> out = new java.util.ArrayList<>();
+        java.util.Set<String> endpoints = new java.util.LinkedHashSet<>();
+        for (String spec : specs) {
+            io.kvprefix.zmq.EngineEndpoint e;
+            try {
+                e = io.kvprefix.zmq.EngineEndpoint.parse(spec); // the message names the spec and the fault
+            } catch (IllegalArgumentException ex) {
+                throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
+            }
+            if (!endpoints.add(e.endpoint())) {
+                throw new IllegalArgumentException("--engine: " + e.endpoint() + " is given twice");
+            }
+            out.add(e);
+        }
+        return out;
+    }
+
+    /** The readable file named by {@code name} ({@code --queries}), or null when none is given. */
+    static Path inputFileOrNull(String option, String name) {
+        return name == null ? null : inputFile(option, path(option, name));
     }
 
     private static String format(double v) {

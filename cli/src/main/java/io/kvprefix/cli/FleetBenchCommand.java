@@ -131,52 +131,7 @@ final class FleetBenchCommand implements Callable<Integer> {
                     full.fromSnapshot.seconds());
             Phase burst = run(c, script, dir, "BURST", burstEngines, BURST, 0, true, false);
             err.println("kvprefix fleet-bench: burst: " + burst.replica.summary());
-            String json = String.format(
-                    Locale.ROOT,
-                    "{\"engines\":%d,\"paced\":{\"batches\":%d,\"events\":%d,\"seconds\":%.3f,\"events_per_s\":%.0f,"
-                            + "\"lag_ms_p50\":%.3f,\"lag_ms_p99\":%.3f,\"lag_ms_max\":%.3f},"
-                            + "\"full\":{\"batches\":%d,\"events\":%d,\"stream_messages\":%d,\"seconds\":%.3f,"
-                            + "\"events_per_s\":%.0f,\"batches_per_s\":%.0f,\"stream_bytes\":%d,\"lag_ms_p50\":%.3f,"
-                            + "\"lag_ms_p99\":%.3f},"
-                            + "\"burst\":{\"engines\":%d,\"batches\":%d,\"events\":%d,\"stream_messages\":%d,"
-                            + "\"seconds\":%.3f,\"events_per_s\":%.0f,\"batches_per_s\":%.0f,\"stream_mb_per_s\":%.2f},"
-                            + "\"bootstrap_from_stream_start\":{\"messages\":%d,\"events\":%d,\"seconds\":%.3f,"
-                            + "\"events_per_s\":%.0f,\"stream_mb_per_s\":%.2f},"
-                            + "\"bootstrap_from_snapshot\":{\"seconds\":%.3f,\"restore_ms\":%d,"
-                            + "\"messages_after\":%d}}",
-                    engines,
-                    paced.replica.batches(),
-                    paced.replica.events(),
-                    paced.seconds,
-                    paced.replica.events() / paced.seconds,
-                    paced.replica.lagP50Micros() / 1000.0,
-                    paced.replica.lagP99Micros() / 1000.0,
-                    paced.replica.lagMaxMicros() / 1000.0,
-                    full.replica.batches(),
-                    full.replica.events(),
-                    full.replica.messages(),
-                    full.seconds,
-                    full.replica.events() / full.seconds,
-                    full.replica.batches() / full.seconds,
-                    full.bytes,
-                    full.replica.lagP50Micros() / 1000.0,
-                    full.replica.lagP99Micros() / 1000.0,
-                    burstEngines,
-                    burst.replica.batches(),
-                    burst.replica.events(),
-                    burst.replica.messages(),
-                    burst.seconds,
-                    burst.replica.events() / burst.seconds,
-                    burst.replica.batches() / burst.seconds,
-                    burst.bytes / 1e6 / burst.seconds,
-                    full.bootstrap.messages(),
-                    full.bootstrap.events(),
-                    full.bootstrapSeconds,
-                    full.bootstrap.events() / full.bootstrapSeconds,
-                    full.bytes / 1e6 / full.bootstrapSeconds,
-                    full.fromSnapshot.seconds(),
-                    full.fromSnapshot.restoreMillis(),
-                    full.fromSnapshot.messagesAfter());
+            String json = json(paced, full, burst);
             System.out.println(json);
             return 0;
         } finally {
@@ -185,6 +140,59 @@ final class FleetBenchCommand implements Callable<Integer> {
             server.waitFor(10, TimeUnit.SECONDS);
             deleteTree(dir);
         }
+    }
+
+    /** The one JSON line: the paced, full-rate and burst runs and the two bootstraps. */
+    private String json(Phase paced, Phase full, Phase burst) {
+        String runs = String.format(
+                Locale.ROOT,
+                "{\"engines\":%d,\"paced\":{\"batches\":%d,\"events\":%d,\"seconds\":%.3f,\"events_per_s\":%.0f,"
+                        + "\"lag_ms_p50\":%.3f,\"lag_ms_p99\":%.3f,\"lag_ms_max\":%.3f},"
+                        + "\"full\":{\"batches\":%d,\"events\":%d,\"stream_messages\":%d,\"seconds\":%.3f,"
+                        + "\"events_per_s\":%.0f,\"batches_per_s\":%.0f,\"stream_bytes\":%d,\"lag_ms_p50\":%.3f,"
+                        + "\"lag_ms_p99\":%.3f},",
+                engines,
+                paced.replica.batches(),
+                paced.replica.events(),
+                paced.seconds,
+                paced.replica.events() / paced.seconds,
+                paced.replica.lagP50Micros() / 1000.0,
+                paced.replica.lagP99Micros() / 1000.0,
+                paced.replica.lagMaxMicros() / 1000.0,
+                full.replica.batches(),
+                full.replica.events(),
+                full.replica.messages(),
+                full.seconds,
+                full.replica.events() / full.seconds,
+                full.replica.batches() / full.seconds,
+                full.bytes,
+                full.replica.lagP50Micros() / 1000.0,
+                full.replica.lagP99Micros() / 1000.0);
+        return runs
+                + String.format(
+                        Locale.ROOT,
+                        "\"burst\":{\"engines\":%d,\"batches\":%d,\"events\":%d,\"stream_messages\":%d,"
+                                + "\"seconds\":%.3f,\"events_per_s\":%.0f,\"batches_per_s\":%.0f,\"stream_mb_per_s\":%.2f},"
+                                + "\"bootstrap_from_stream_start\":{\"messages\":%d,\"events\":%d,\"seconds\":%.3f,"
+                                + "\"events_per_s\":%.0f,\"stream_mb_per_s\":%.2f},"
+                                + "\"bootstrap_from_snapshot\":{\"seconds\":%.3f,\"restore_ms\":%d,"
+                                + "\"messages_after\":%d}}",
+                        burstEngines,
+                        burst.replica.batches(),
+                        burst.replica.events(),
+                        burst.replica.messages(),
+                        burst.seconds,
+                        burst.replica.events() / burst.seconds,
+                        burst.replica.batches() / burst.seconds,
+                        burst.bytes / 1e6 / burst.seconds,
+                        full.bootstrap.messages(),
+                        full.bootstrap.events(),
+                        full.bootstrapSeconds,
+                        full.bootstrap.events() / full.bootstrapSeconds,
+                        full.bytes / 1e6 / full.bootstrapSeconds,
+                        full.fromSnapshot.seconds(),
+                        full.fromSnapshot.restoreMillis(),
+                        full.fromSnapshot.messagesAfter());
     }
 
     private record Phase(
@@ -248,21 +256,7 @@ final class FleetBenchCommand implements Callable<Integer> {
             boolean bootstrap)
             throws Exception {
         FleetStream stream = FleetStream.named("KVPREFIX_BENCH_" + name);
-        StringBuilder spec = new StringBuilder("{\"seed\": 7, \"interval\": " + stepMs / 1000.0 + ", \"engines\": [");
-        for (int i = 0; i < engines; i++) {
-            spec.append(i > 0 ? "," : "")
-                    .append("{\"name\": \"e")
-                    .append(i)
-                    .append("\", \"encoding\": \"array\", \"replay\": \"plain\", \"ranks\": [0], \"batches\": ")
-                    .append(perEngine + (early ? LIVE_AFTER_BURST : 0))
-                    .append(early ? ", \"early\": " + perEngine : "")
-                    .append(", \"buffer\": ")
-                    .append(perEngine + 1)
-                    .append('}');
-        }
-        spec.append("]}");
-        Path specFile = dir.resolve(name + ".json");
-        Files.writeString(specFile, spec);
+        Path specFile = writeSpec(dir, name, engines, perEngine, stepMs, early);
         Process pub = new ProcessBuilder(
                         "/usr/bin/python3",
                         script.toString(),
@@ -278,71 +272,120 @@ final class FleetBenchCommand implements Callable<Integer> {
                 throw new IllegalStateException("the publisher did not start (needs /usr/bin/python3 with python3-zmq "
                         + "and python3-msgpack): " + Files.readString(dir.resolve(name + ".publisher.err")));
             }
-            List<EngineEndpoint> eps = new ArrayList<>();
-            Matcher m = ENGINE.matcher(ready);
-            for (long w = 1; m.find(); w++) {
-                eps.add(EngineEndpoint.parse(
-                        "tcp://127.0.0.1:" + m.group(2) + "=" + w + "/0,replay=tcp://127.0.0.1:" + m.group(3)));
-            }
-            StreamReplica.Builder rb = StreamReplica.builder(index, c, stream);
-            if (bootstrap) { // its last snapshot, published as it closes, is what a third replica starts from
-                rb.snapshots(IndexImages.of(IndexConfig.defaults()), Duration.ofHours(1));
-            }
-            StreamReplica replica = rb.build();
-            long t0;
-            ReplicaStats s;
-            try (EventRelay relay = EventRelay.builder(c, stream).build()) {
-                t0 = System.nanoTime();
-                for (EngineEndpoint e : eps) {
-                    relay.addEngine(e);
-                }
-                long want = (long) (perEngine + (early ? LIVE_AFTER_BURST : 0)) * engines;
-                if (early) { // timed from the first batch applied: the publisher generates its backlog first
-                    await(
-                            () -> replica.stats().batches() > 0,
-                            120,
-                            () -> relay.stats().toJson());
-                    t0 = System.nanoTime();
-                }
-                await(
-                        () -> replica.stats().batches() >= want && caughtUp(replica),
-                        120,
-                        () -> relay.stats().toJson() + " " + replica.stats().toJson());
-                s = replica.stats();
-            } finally {
-                replica.close();
-            }
-            double seconds = (System.nanoTime() - t0) / 1e9;
-            ReplicaStats boot = null;
-            double bootSeconds = 0;
-            Booted fromSnapshot = null;
-            if (bootstrap) {
-                try (PrefixIndex second = PrefixIndex.create(IndexConfig.defaults())) {
-                    long t1 = System.nanoTime();
-                    StreamReplica r2 = StreamReplica.builder(second, c, stream).build();
-                    try {
-                        long last = s.streamLastSeq();
-                        await(
-                                () -> r2.appliedSequence() >= last,
-                                120,
-                                () -> r2.stats().toJson());
-                        bootSeconds = (System.nanoTime() - t1) / 1e9;
-                        boot = r2.stats();
-                        fromSnapshot = fromSnapshot(c, stream, last, second);
-                    } finally {
-                        r2.close();
-                    }
-                }
-            }
+            List<EngineEndpoint> eps = endpoints(ready);
+            Phase relayed = relayed(c, stream, index, eps, engines, perEngine, early, bootstrap);
+            ReplicaStats s = relayed.replica;
+            double seconds = relayed.seconds;
+            Phase boot = bootstrap ? bootstrap(c, stream, s.streamLastSeq()) : null;
             long bytes = c.jetStreamManagement()
                     .getStreamInfo(stream.name())
                     .getStreamState()
                     .getByteCount();
-            return new Phase(s, seconds, bytes, boot, bootSeconds, fromSnapshot);
+            return boot == null
+                    ? new Phase(s, seconds, bytes, null, 0, null)
+                    : new Phase(s, seconds, bytes, boot.bootstrap, boot.bootstrapSeconds, boot.fromSnapshot);
         } finally {
             pub.getOutputStream().close();
             if (!pub.waitFor(10, TimeUnit.SECONDS)) {
                 pub.destroyForcibly();
+            }
+        }
+    }
+
+    /**
+     * A replica of {@code index}, then the relay of {@code eps}: timed from the relay's start (with
+     * {@code early}, from the first batch applied) until the replica has applied every engine's last
+     * batch. The replica's stats and the seconds, in a phase's first fields.
+     */
+    private static Phase relayed(
+            Connection c,
+            FleetStream stream,
+            PrefixIndex index,
+            List<EngineEndpoint> eps,
+            int engines,
+            int perEngine,
+            boolean early,
+            boolean bootstrap)
+            throws Exception {
+        StreamReplica.Builder rb = StreamReplica.builder(index, c, stream);
+        if (bootstrap) { // its last snapshot, published as it closes, is what a third replica starts from
+            rb.snapshots(IndexImages.of(IndexConfig.defaults()), Duration.ofHours(1));
+        }
+        StreamReplica replica = rb.build();
+        long t0;
+        ReplicaStats s;
+        try (EventRelay relay = EventRelay.builder(c, stream).build()) {
+            t0 = System.nanoTime();
+            for (EngineEndpoint e : eps) {
+                relay.addEngine(e);
+            }
+            long want = (long) (perEngine + (early ? LIVE_AFTER_BURST : 0)) * engines;
+            if (early) { // timed from the first batch applied: the publisher generates its backlog first
+                await(
+                        () -> replica.stats().batches() > 0,
+                        120,
+                        () -> relay.stats().toJson());
+                t0 = System.nanoTime();
+            }
+            await(
+                    () -> replica.stats().batches() >= want && caughtUp(replica),
+                    120,
+                    () -> relay.stats().toJson() + " " + replica.stats().toJson());
+            s = replica.stats();
+        } finally {
+            replica.close();
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        return new Phase(s, seconds, 0, null, 0, null);
+    }
+
+    /** The publisher's spec of a run: {@code engines} engines of {@code perEngine} batches each. */
+    private static Path writeSpec(Path dir, String name, int engines, int perEngine, int stepMs, boolean early)
+            throws IOException {
+        StringBuilder spec = new StringBuilder("{\"seed\": 7, \"interval\": " + stepMs / 1000.0 + ", \"engines\": [");
+        for (int i = 0; i < engines; i++) {
+            spec.append(i > 0 ? "," : "")
+                    .append("{\"name\": \"e")
+                    .append(i)
+                    .append("\", \"encoding\": \"array\", \"replay\": \"plain\", \"ranks\": [0], \"batches\": ")
+                    .append(perEngine + (early ? LIVE_AFTER_BURST : 0))
+                    .append(early ? ", \"early\": " + perEngine : "")
+                    .append(", \"buffer\": ")
+                    .append(perEngine + 1)
+                    .append('}');
+        }
+        spec.append("]}");
+        Path specFile = dir.resolve(name + ".json");
+        Files.writeString(specFile, spec);
+        return specFile;
+    }
+
+    /** The engines of the publisher's READY line, workers 1, 2, ... */
+    private static List<EngineEndpoint> endpoints(String ready) {
+        List<EngineEndpoint> eps = new ArrayList<>();
+        Matcher m = ENGINE.matcher(ready);
+        for (long w = 1; m.find(); w++) {
+            eps.add(EngineEndpoint.parse(
+                    "tcp://127.0.0.1:" + m.group(2) + "=" + w + "/0,replay=tcp://127.0.0.1:" + m.group(3)));
+        }
+        return eps;
+    }
+
+    /**
+     * A second replica applies the whole stream from its start, timed until it holds {@code last}; then a
+     * third starts from the newest snapshot ({@link #fromSnapshot}). Returned in a phase's bootstrap fields.
+     */
+    private static Phase bootstrap(Connection c, FleetStream stream, long last) throws Exception {
+        try (PrefixIndex second = PrefixIndex.create(IndexConfig.defaults())) {
+            long t1 = System.nanoTime();
+            StreamReplica r2 = StreamReplica.builder(second, c, stream).build();
+            try {
+                await(() -> r2.appliedSequence() >= last, 120, () -> r2.stats().toJson());
+                double bootSeconds = (System.nanoTime() - t1) / 1e9;
+                ReplicaStats boot = r2.stats();
+                return new Phase(null, 0, 0, boot, bootSeconds, fromSnapshot(c, stream, last, second));
+            } finally {
+                r2.close();
             }
         }
     }

@@ -5,7 +5,7 @@ import io.kvprefix.KvEvent;
 import io.kvprefix.Medium;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
-import io.kvprefix.bench.Implementations;
+import io.kvprefix.opstream.Implementations;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;

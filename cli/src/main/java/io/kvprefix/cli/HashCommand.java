@@ -68,14 +68,14 @@ final class HashCommand implements Callable<Integer> {
         if (blockSize < 1) {
             throw new IllegalArgumentException("--block-size must be >= 1, got " + blockSize);
         }
-        int[] toks = Args.parseTokens(tokens, "--tokens");
+        int[] toks = Check.parseTokens(tokens, "--tokens");
         BlockHasher.Builder b =
                 BlockHasher.builder().blockSize(blockSize).loraName(lora).cacheNamespace(namespace);
         if (seed != null) {
-            b.seed(Args.parseU64(seed, "--seed"));
+            b.seed(Check.parseU64(seed, "--seed"));
         }
         if (chainSeed != null) {
-            b.chainSeed(Args.parseU64(chainSeed, "--chain-seed"));
+            b.chainSeed(Check.parseU64(chainSeed, "--chain-seed"));
         }
         b.implementation(impl == null ? Implementation.fromEnvironment() : Implementation.parse(impl));
         BlockHasher h = b.build();
@@ -114,12 +114,12 @@ final class HashCommand implements Callable<Integer> {
             if (p.length != 3) {
                 throw new IllegalArgumentException("--mm: '" + item + "' is not START:END:MM_HASH");
             }
-            int start = (int) Args.parseLong(p[0], "--mm START", 0, Integer.MAX_VALUE);
-            int end = (int) Args.parseLong(p[1], "--mm END", 0, Integer.MAX_VALUE);
+            int start = (int) Check.parseLong(p[0], "--mm START", 0, Integer.MAX_VALUE);
+            int end = (int) Check.parseLong(p[1], "--mm END", 0, Integer.MAX_VALUE);
             if (start >= end) {
                 throw new IllegalArgumentException("--mm: START " + start + " must be below END " + end);
             }
-            out.add(new BlockHasher.MmSpan(start, end, Args.parseU64(p[2], "--mm MM_HASH")));
+            out.add(new BlockHasher.MmSpan(start, end, Check.parseU64(p[2], "--mm MM_HASH")));
         }
         return out;
     }

@@ -1,7 +1,7 @@
 package io.kvprefix.cli;
 
 import io.kvprefix.IndexConfig;
-import io.kvprefix.bench.Implementations;
+import io.kvprefix.opstream.Implementations;
 import picocli.CommandLine.Option;
 
 /**
@@ -15,7 +15,7 @@ final class IndexOptions {
             names = "--impl",
             paramLabel = "NAME",
             defaultValue = Implementations.DEFAULT,
-            completionCandidates = ImplementationNames.class,
+            completionCandidates = Implementations.Names.class,
             description = "index implementation: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
     String impl;
 

@@ -7,7 +7,7 @@ import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.SnapshotException;
-import io.kvprefix.bench.Implementations;
+import io.kvprefix.opstream.Implementations;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamReader;
 import io.kvprefix.opstream.OpStreamWriter;
@@ -21,32 +21,23 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kvprefix listen}: subscribes to real engines' KV events (vLLM / SGLang over ZMQ) and
- * applies them to an index; prints a stats line to standard error every few seconds; after
- * {@code --duration} (or on Ctrl-C / SIGTERM) runs the match lines of {@code --queries} against the
- * index, prints their result lines on standard output, then one JSON stats object as the last line.
+ * {@code kvprefix listen}: subscribes to real engines' KV events (vLLM / SGLang over ZMQ) and applies
+ * them to an index until {@code --duration} or Ctrl-C / SIGTERM ({@link Lifecycle}), then answers the
+ * match lines of {@code --queries} and prints one JSON stats object as the last line. Snapshots:
+ * docs/SNAPSHOT.md; metrics and health: docs/SPEC.md section 8 ({@link ListenMetrics}); with
+ * {@code --nats}, the fleet replica ({@link NatsListen}).
  *
- * <p>With {@code --snapshot FILE} it restores the index from FILE at start and resumes each engine
- * after its last applied batch, and saves FILE every {@code --snapshot-interval} and at the end
- * (docs/SNAPSHOT.md). With {@code --metrics-port} it serves {@code /metrics}, {@code /health/live}
- * and {@code /health/ready} while it listens ({@link ListenMetrics}).
- *
- * <p>Exit status: 0 after a run (whatever the engines sent); 2 for a usage error (a bad
- * {@code --engine} spec or option value, a queries file that cannot be opened, a metrics port that is
- * out of range or cannot be bound); 1 if reading the queries file fails on the way or the final
- * snapshot cannot be written.
+ * <p>Exit status: 0 after a run (whatever the engines sent); 2 for a usage error (a bad option value,
+ * a queries file that cannot be opened, a metrics port that cannot be bound); 1 if reading the queries
+ * file fails on the way or the final snapshot cannot be written.
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
@@ -195,185 +186,156 @@ final class ListenCommand implements Callable<Integer> {
             description = "no periodic stats lines on standard error")
     boolean quiet;
 
+    /** What {@code listen} was asked for, checked. */
+    private record Plan(
+            List<EngineEndpoint> specs,
+            Duration runFor,
+            Duration every,
+            Duration replayWait,
+            IndexConfig config,
+            Duration saveEvery,
+            Path queryFile) {}
+
     @Override
     public Integer call() throws Exception {
         if (nats != null) {
             return NatsListen.run(this);
         }
-        List<EngineEndpoint> specs = parseEngines(engines);
+        Plan plan = validate();
+        try (Lifecycle life = Lifecycle.start("listen", Duration.ofSeconds(snapshot == null ? 15 : 120), quiet)) {
+            ListenMetrics m = life.metrics(metricsHost, metricsPort);
+            try (PrefixIndex index = instrument(m, openIndex(plan.config(), life))) {
+                return listen(plan, index, m, life);
+            }
+        }
+    }
+
+    private Plan validate() {
+        List<EngineEndpoint> specs = Check.engines(engines);
         if (specs.isEmpty() && trtllmEvents == null) {
             throw new IllegalArgumentException("give at least one --engine or --trtllm-events, or --nats");
         }
-        Duration runFor = duration == null ? null : seconds(duration, "--duration");
-        Duration every = seconds(statsInterval, "--stats-interval");
-        Duration replayWait = seconds(replayTimeout, "--replay-timeout");
+        Duration runFor = Check.secondsOrNull("--duration", duration);
+        Duration every = Check.seconds("--stats-interval", statsInterval);
+        Duration replayWait = Check.seconds("--replay-timeout", replayTimeout);
         IndexConfig config = indexConfig();
         if (snapshotInterval != null && snapshot == null) {
             throw new IllegalArgumentException("--snapshot-interval needs --snapshot");
         }
         Duration saveEvery = snapshot == null
                 ? null
-                : seconds(snapshotInterval == null ? 60 : snapshotInterval, "--snapshot-interval");
-        PrintStream err = System.err;
-        Path queryFile = null;
-        if (queries != null) {
-            queryFile = readableFile(queries);
-        }
+                : Check.seconds("--snapshot-interval", snapshotInterval == null ? 60 : snapshotInterval);
+        return new Plan(
+                specs, runFor, every, replayWait, config, saveEvery, Check.inputFileOrNull("--queries", queries));
+    }
 
-        ListenMetrics metrics = metricsPort == null ? null : ListenMetrics.start(metricsHost, metricsPort);
-        if (metrics != null) {
-            err.println("kvprefix listen: metrics on " + metrics.url());
-        }
-        CountDownLatch stop = new CountDownLatch(1);
-        CountDownLatch finished = new CountDownLatch(1);
-        Thread hook = new Thread(
-                () -> {
-                    stop.countDown();
-                    try {
-                        // let the final snapshot, the results and the stats be written before the JVM goes
-                        finished.await(snapshot == null ? 15 : 120, TimeUnit.SECONDS);
-                    } catch (InterruptedException ignored) {
-                        Thread.currentThread().interrupt();
-                    }
-                },
-                "kvprefix-listen-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
+    /** Feeds {@code index} until stopped, then answers the queries and prints the results and the stats. */
+    private int listen(Plan plan, PrefixIndex index, ListenMetrics m, Lifecycle life) throws Exception {
+        KvEventSubscriber sub = KvEventSubscriber.builder(index)
+                .replayTimeout(plan.replayWait())
+                .resumeFrom(index.snapshotMetadata())
+                .build();
         boolean saved = true;
         TrtllmFeed trtllm = null;
         Thread feed = null;
-        try (ListenMetrics m = metrics;
-                PrefixIndex index = instrument(m, openIndex(config, err))) {
-            KvEventSubscriber sub = KvEventSubscriber.builder(index)
-                    .replayTimeout(replayWait)
-                    .resumeFrom(index.snapshotMetadata())
-                    .build();
-            try {
-                for (EngineEndpoint e : specs) {
-                    sub.addEngine(e);
-                }
-                if (m != null) {
-                    m.watch(sub);
-                }
-                if (trtllmEvents != null) {
-                    trtllm = new TrtllmFeed(trtllmEvents, index);
-                    long id = trtllm.workerId;
-                    if (specs.stream().anyMatch(e -> e.workerId() == id)) { // one writer per worker id
-                        throw new IllegalArgumentException("--trtllm-events: worker " + Long.toUnsignedString(id)
-                                + " is also an --engine's worker; give it an id of its own");
-                    }
-                    if (index.workers().stream().anyMatch(w -> w.workerId() == id)) {
-                        // restored: its events carry no sequence numbers to resume from, so what was saved of its
-                        // worker may be stale; it starts afresh
-                        index.apply(new KvEvent.RemoveWorker(id));
-                    }
-                    feed = new Thread(trtllm, "kvprefix-trtllm-events");
-                    feed.setDaemon(true); // a pipe that never closes must not keep the JVM after --duration
-                    feed.start();
-                }
-                if (!quiet) {
-                    err.println("kvprefix listen: subscribed to " + specs.size() + " engine(s) ("
-                            + (runFor == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
-                }
-                runUntilStopped(sub, stop, runFor, every, saveEvery, specs.isEmpty() ? feed : null, err);
-                if (snapshot != null) {
-                    saved = save(sub, err);
-                }
-                if (m != null) {
-                    m.stopping();
-                }
-            } finally {
-                sub.close(); // nothing is applied after this: the stats below describe the index the queries see
+        try {
+            for (EngineEndpoint e : plan.specs()) {
+                sub.addEngine(e);
             }
-            SubscriberStats finalStats = sub.stats();
-            if (feed != null) {
-                if (runFor == null && specs.isEmpty()) {
-                    feed.join(); // the loop above ended with its input, or on Ctrl-C
-                } else {
-                    feed.join(100); // --duration is over: what was read so far counts
-                }
-                if (trtllm.error() != null) {
-                    err.println("kvprefix listen: " + trtllm.error());
-                    return 1;
-                }
+            if (m != null) {
+                m.watch(sub);
             }
-            if (queryFile != null && !runQueries(queryFile, index, err)) {
-                return 1;
+            if (trtllmEvents != null) {
+                trtllm = new TrtllmFeed(trtllmEvents, index);
+                feed = startFeed(trtllm, plan.specs(), index);
             }
-            PrintStream out = System.out;
-            if (trtllm != null) {
-                out.println(trtllm.toJson());
+            life.status("subscribed to " + plan.specs().size() + " engine(s) ("
+                    + (plan.runFor() == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
+            runUntilStopped(sub, plan, plan.specs().isEmpty() ? feed : null, life);
+            if (snapshot != null) {
+                saved = save(sub, life);
             }
-            out.println(finalStats.toJson());
-            out.flush();
-            if (!quiet) {
-                err.println("kvprefix listen: " + finalStats.summary());
-                IndexStats is = index.stats();
-                err.printf(
-                        "kvprefix listen: the index holds %d blocks of %d workers in %.1f MiB (budget: %s)%n",
-                        is.blocks(),
-                        is.workers(),
-                        is.bytesUsed() / 1048576.0,
-                        config.memoryBudgetBytes() == IndexConfig.UNLIMITED
-                                ? "unlimited"
-                                : String.format("%.1f MiB", config.memoryBudgetBytes() / 1048576.0));
-            }
-            return saved ? 0 : 1;
+            life.stopping();
         } finally {
-            finished.countDown();
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException ignored) {
-                // the JVM is shutting down (Ctrl-C): the hook is running and returns now
-            }
+            sub.close(); // nothing is applied after this: the stats below describe the index the queries see
         }
+        SubscriberStats finalStats = sub.stats();
+        if (feed != null && !feedDone(feed, trtllm, plan, life)) {
+            return 1;
+        }
+        if (plan.queryFile() != null && !runQueries(plan.queryFile(), index, System.err)) {
+            return 1;
+        }
+        String stats = finalStats.toJson();
+        life.result(
+                finalStats.summary(), trtllm == null ? new String[] {stats} : new String[] {trtllm.toJson(), stats});
+        if (!quiet) {
+            IndexStats is = index.stats();
+            life.log(String.format(
+                    "the index holds %d blocks of %d workers in %.1f MiB (budget: %s)",
+                    is.blocks(),
+                    is.workers(),
+                    is.bytesUsed() / 1048576.0,
+                    plan.config().memoryBudgetBytes() == IndexConfig.UNLIMITED
+                            ? "unlimited"
+                            : String.format("%.1f MiB", plan.config().memoryBudgetBytes() / 1048576.0)));
+        }
+        return saved ? 0 : 1;
+    }
+
+    /** Starts the thread that applies the TensorRT-LLM events of {@code --trtllm-events}. */
+    private static Thread startFeed(TrtllmFeed trtllm, List<EngineEndpoint> specs, PrefixIndex index) {
+        long id = trtllm.workerId;
+        if (specs.stream().anyMatch(e -> e.workerId() == id)) { // one writer per worker id
+            throw new IllegalArgumentException("--trtllm-events: worker " + Long.toUnsignedString(id)
+                    + " is also an --engine's worker; give it an id of its own");
+        }
+        if (index.workers().stream().anyMatch(w -> w.workerId() == id)) {
+            // restored: its events carry no sequence numbers to resume from, so what was saved of its
+            // worker may be stale; it starts afresh
+            index.apply(new KvEvent.RemoveWorker(id));
+        }
+        Thread feed = new Thread(trtllm, "kvprefix-trtllm-events");
+        feed.setDaemon(true); // a pipe that never closes must not keep the JVM after --duration
+        feed.start();
+        return feed;
+    }
+
+    /** Waits for the TensorRT-LLM feed to end (a moment, after --duration); false if it failed. */
+    private boolean feedDone(Thread feed, TrtllmFeed trtllm, Plan plan, Lifecycle life) throws InterruptedException {
+        if (plan.runFor() == null && plan.specs().isEmpty()) {
+            feed.join(); // the loop ended with its input, or on Ctrl-C
+        } else {
+            feed.join(100); // --duration is over: what was read so far counts
+        }
+        if (trtllm.error() != null) {
+            life.log(trtllm.error());
+            return false;
+        }
+        return true;
     }
 
     /**
      * Until {@code --duration}, a signal, or (with only a TensorRT-LLM feed, {@code feedOnly}) the end
-     * of its input: prints a stats line every {@code every} (with engines) and saves the snapshot every
-     * {@code saveEvery} (if any).
+     * of its input: saves the snapshot every {@code --snapshot-interval} (if any) and prints a stats line
+     * every {@code --stats-interval} (with engines).
      */
-    private void runUntilStopped(
-            KvEventSubscriber sub,
-            CountDownLatch stop,
-            Duration runFor,
-            Duration every,
-            Duration saveEvery,
-            Thread feedOnly,
-            PrintStream err)
+    private void runUntilStopped(KvEventSubscriber sub, Plan plan, Thread feedOnly, Lifecycle life)
             throws InterruptedException {
-        long now = System.nanoTime();
-        long deadline = runFor == null ? Long.MAX_VALUE : now + runFor.toNanos();
-        long nextStats = now + every.toNanos();
-        long nextSave = saveEvery == null ? Long.MAX_VALUE : now + saveEvery.toNanos();
-        while (true) {
-            long wake = Math.min(deadline, Math.min(nextStats, nextSave));
-            if (feedOnly != null) {
-                wake = Math.min(wake, System.nanoTime() + 20_000_000L); // look at the feed every 20 ms
-            }
-            long left = wake - System.nanoTime();
-            if (left > 0 && stop.await(left, TimeUnit.NANOSECONDS)) {
-                return;
-            }
-            now = System.nanoTime();
-            if (now - deadline >= 0 || (feedOnly != null && !feedOnly.isAlive())) {
-                return;
-            }
-            if (now - nextSave >= 0) {
-                save(sub, err);
-                nextSave = now + saveEvery.toNanos();
-            }
-            if (now - nextStats >= 0) {
-                if (!quiet && feedOnly == null) {
-                    err.println("kvprefix listen: " + sub.stats().summary());
-                }
-                nextStats = now + every.toNanos();
-            }
+        List<Lifecycle.Periodic> tasks = new ArrayList<>();
+        if (plan.saveEvery() != null) {
+            tasks.add(new Lifecycle.Periodic(plan.saveEvery(), () -> save(sub, life)));
         }
+        tasks.add(new Lifecycle.Periodic(plan.every(), () -> {
+            if (feedOnly == null) {
+                life.status(sub.stats().summary());
+            }
+        }));
+        life.runUntilStopped(plan.runFor(), feedOnly == null ? null : () -> !feedOnly.isAlive(), tasks);
     }
 
     /** The index: restored from {@code --snapshot} if the file exists and can be, otherwise empty. */
-    private PrefixIndex openIndex(IndexConfig config, PrintStream err) {
+    private PrefixIndex openIndex(IndexConfig config, Lifecycle life) {
         if (snapshot == null || !Files.exists(snapshot)) {
             return Implementations.create(indexOptions.impl, config);
         }
@@ -381,33 +343,31 @@ final class ListenCommand implements Callable<Integer> {
         try {
             PrefixIndex index = Implementations.restore(indexOptions.impl, snapshot, config);
             if (!quiet) {
-                err.printf(
+                life.log(String.format(
                         Locale.ROOT,
-                        "kvprefix listen: restored %s: %d workers, %d blocks held (%.1f ms)%n",
+                        "restored %s: %d workers, %d blocks held (%.1f ms)",
                         snapshot,
                         index.workers().size(),
                         index.stats().blocks(),
-                        (System.nanoTime() - t0) / 1e6);
+                        (System.nanoTime() - t0) / 1e6));
             }
             return index;
         } catch (SnapshotException e) {
-            err.println("kvprefix listen: " + e.getMessage() + "; starting with an empty index");
+            life.log(e.getMessage() + "; starting with an empty index");
             return Implementations.create(indexOptions.impl, config);
         }
     }
 
     /** Saves {@code --snapshot}; false (after one line on standard error) if it cannot be written. */
-    private boolean save(KvEventSubscriber sub, PrintStream err) {
+    private boolean save(KvEventSubscriber sub, Lifecycle life) {
         long t0 = System.nanoTime();
         try {
             sub.snapshot(snapshot);
         } catch (SnapshotException | IllegalStateException e) {
-            err.println("kvprefix listen: " + e.getMessage() + " (the previous snapshot is kept)");
+            life.log(e.getMessage() + " (the previous snapshot is kept)");
             return false;
         }
-        if (!quiet) {
-            err.printf(Locale.ROOT, "kvprefix listen: saved %s (%.1f ms)%n", snapshot, (System.nanoTime() - t0) / 1e6);
-        }
+        life.status(String.format(Locale.ROOT, "saved %s (%.1f ms)", snapshot, (System.nanoTime() - t0) / 1e6));
         return true;
     }
 
@@ -415,7 +375,7 @@ final class ListenCommand implements Callable<Integer> {
     IndexConfig indexConfig() {
         IndexConfig.Builder cb = indexOptions.config();
         if (memoryBudget != null) {
-            long bytes = Args.parseBytes(memoryBudget, "--memory-budget");
+            long bytes = Check.parseBytes(memoryBudget, "--memory-budget");
             try {
                 cb.memoryBudgetBytes(bytes);
             } catch (IllegalArgumentException e) {
@@ -427,36 +387,6 @@ final class ListenCommand implements Callable<Integer> {
 
     private static PrefixIndex instrument(ListenMetrics m, PrefixIndex index) {
         return m == null ? index : m.instrument(index);
-    }
-
-    /** The {@code --engine} values, parsed and checked (each endpoint once); shared with {@code relay}. */
-    static List<EngineEndpoint> parseEngines(List<String> engines) {
-        List<EngineEndpoint> out = new ArrayList<>();
-        Set<String> endpoints = new LinkedHashSet<>();
-        for (String spec : engines) {
-            EngineEndpoint e;
-            try {
-                e = EngineEndpoint.parse(spec); // the message names the spec and the fault
-            } catch (IllegalArgumentException ex) {
-                throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
-            }
-            if (!endpoints.add(e.endpoint())) {
-                throw new IllegalArgumentException("--engine: " + e.endpoint() + " is given twice");
-            }
-            out.add(e);
-        }
-        return out;
-    }
-
-    static Duration seconds(double s, String option) {
-        if (!(s > 0) || s > 1e9) {
-            throw new IllegalArgumentException(option + " must be a positive number of seconds, got " + s);
-        }
-        return Duration.ofNanos((long) (s * 1e9));
-    }
-
-    static Path readableFile(String name) {
-        return Check.inputFile("--queries", Check.path("--queries", name));
     }
 
     /**

@@ -2,19 +2,17 @@ package io.kvprefix.cli;
 
 import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
-import io.kvprefix.bench.Implementations;
 import io.kvprefix.nats.FleetConnection;
 import io.kvprefix.nats.FleetStream;
 import io.kvprefix.nats.IndexImages;
 import io.kvprefix.nats.ReplicaStats;
 import io.kvprefix.nats.StreamReplica;
+import io.kvprefix.opstream.Implementations;
 import io.nats.client.Connection;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code kvprefix listen --nats URL}: a fleet replica. Applies the stream (docs/SPEC.md section 9)
@@ -37,85 +35,59 @@ final class NatsListen {
             throw new IllegalArgumentException("--snapshot is for engines read directly; with --nats, "
                     + "--snapshot-interval S publishes the replica's snapshots to the stream's object store");
         }
-        Duration snapshotEvery =
-                c.snapshotInterval == null ? null : ListenCommand.seconds(c.snapshotInterval, "--snapshot-interval");
+        Duration snapshotEvery = Check.secondsOrNull("--snapshot-interval", c.snapshotInterval);
         if (c.metricsPort != null) {
             throw new IllegalArgumentException("--metrics-port is not served with --nats yet");
         }
         FleetStream fleet = FleetStream.named(c.stream); // IllegalArgumentException names a bad name
-        Duration runFor = c.duration == null ? null : ListenCommand.seconds(c.duration, "--duration");
-        Duration every = ListenCommand.seconds(c.statsInterval, "--stats-interval");
+        Duration runFor = Check.secondsOrNull("--duration", c.duration);
+        Duration every = Check.seconds("--stats-interval", c.statsInterval);
         IndexConfig config = c.indexConfig(); // --impl, --max-workers and --memory-budget, as without --nats
-        PrintStream err = System.err;
-        Path queryFile = null;
-        if (c.queries != null) {
-            queryFile = ListenCommand.readableFile(c.queries);
-        }
-        CountDownLatch stop = new CountDownLatch(1);
-        CountDownLatch finished = new CountDownLatch(1);
-        Thread hook = new Thread(
-                () -> {
-                    stop.countDown();
-                    try {
-                        finished.await(15, TimeUnit.SECONDS); // let the results and stats be printed first
-                    } catch (InterruptedException ignored) {
-                        Thread.currentThread().interrupt();
-                    }
-                },
-                "kvprefix-listen-shutdown");
-        Connection connection = FleetConnection.open(c.nats, "kvprefix-listen");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try (PrefixIndex fresh = Implementations.create(c.indexOptions.impl, config)) {
-            ReplicaStats last;
-            StreamReplica.Builder builder = StreamReplica.builder(fresh, connection, fleet);
-            if (snapshotEvery != null) {
-                builder.snapshots(images(c.indexOptions.impl, config), snapshotEvery);
-            }
-            StreamReplica replica = builder.build();
-            PrefixIndex index = replica.index(); // the restored one, if a snapshot was
-            try {
+        Path queryFile = Check.inputFileOrNull("--queries", c.queries);
+        // the drain: let the results and stats be printed first
+        try (Lifecycle life = Lifecycle.start("listen", Duration.ofSeconds(15), c.quiet)) {
+            Connection connection = FleetConnection.open(c.nats, "kvprefix-listen");
+            try (PrefixIndex fresh = Implementations.create(c.indexOptions.impl, config)) {
+                StreamReplica.Builder builder = StreamReplica.builder(fresh, connection, fleet);
+                if (snapshotEvery != null) {
+                    builder.snapshots(images(c.indexOptions.impl, config), snapshotEvery);
+                }
+                StreamReplica replica = builder.build();
+                PrefixIndex index = replica.index(); // the restored one, if a snapshot was
                 try {
-                    if (!c.quiet) {
-                        err.println("kvprefix listen: applying stream " + fleet.name() + " from " + c.nats + " ("
-                                + (runFor == null ? "until Ctrl-C" : "for " + c.duration + " s") + ")");
+                    ReplicaStats last = apply(c, replica, fleet, runFor, every, life);
+                    if (queryFile != null && !ListenCommand.runQueries(queryFile, index, System.err)) {
+                        return 1;
                     }
-                    long deadline = runFor == null ? Long.MAX_VALUE : System.nanoTime() + runFor.toNanos();
-                    while (true) {
-                        long left = deadline - System.nanoTime();
-                        if (left <= 0 || stop.await(Math.min(left, every.toNanos()), TimeUnit.NANOSECONDS)) {
-                            break;
-                        }
-                        if (!c.quiet) {
-                            err.println("kvprefix listen: " + replica.stats().summary());
-                        }
-                    }
+                    life.result(last.summary(), last.toJson());
+                    return 0;
                 } finally {
-                    replica.close();
+                    if (index != fresh) {
+                        index.close(); // restored from a snapshot: the replica's own
+                    }
                 }
-                last = replica.stats();
-                if (queryFile != null && !ListenCommand.runQueries(queryFile, index, err)) {
-                    return 1;
-                }
-                System.out.println(last.toJson());
-                System.out.flush();
-                if (!c.quiet) {
-                    err.println("kvprefix listen: " + last.summary());
-                }
-                return 0;
             } finally {
-                if (index != fresh) {
-                    index.close(); // restored from a snapshot: the replica's own
-                }
-            }
-        } finally {
-            connection.close();
-            finished.countDown();
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException ignored) {
-                // the JVM is shutting down (Ctrl-C): the hook is running and returns now
+                connection.close();
             }
         }
+    }
+
+    /** Applies the stream until stopped; the replica's stats once it is closed. */
+    private static ReplicaStats apply(
+            ListenCommand c, StreamReplica replica, FleetStream fleet, Duration runFor, Duration every, Lifecycle life)
+            throws InterruptedException {
+        try {
+            life.status("applying stream " + fleet.name() + " from " + c.nats + " ("
+                    + (runFor == null ? "until Ctrl-C" : "for " + c.duration + " s") + ")");
+            life.runUntilStopped(
+                    runFor,
+                    null,
+                    List.of(new Lifecycle.Periodic(
+                            every, () -> life.status(replica.stats().summary()))));
+        } finally {
+            replica.close();
+        }
+        return replica.stats();
     }
 
     /** The index's own snapshots, restored into {@code --impl}'s implementation. */

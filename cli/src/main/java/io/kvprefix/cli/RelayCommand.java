@@ -6,12 +6,9 @@ import io.kvprefix.nats.FleetStream;
 import io.kvprefix.nats.RelayStats;
 import io.kvprefix.zmq.EngineEndpoint;
 import io.nats.client.Connection;
-import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -95,66 +92,50 @@ final class RelayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        List<EngineEndpoint> specs = ListenCommand.parseEngines(engines);
-        FleetStream fleet = FleetStream.named(stream).withMaxAge(ListenCommand.seconds(retention, "--retention"));
-        Duration runFor = duration == null ? null : ListenCommand.seconds(duration, "--duration");
-        Duration every = ListenCommand.seconds(statsInterval, "--stats-interval");
-        Duration replayWait = ListenCommand.seconds(replayTimeout, "--replay-timeout");
-        PrintStream err = System.err;
-        CountDownLatch stop = new CountDownLatch(1);
-        CountDownLatch finished = new CountDownLatch(1);
-        Thread hook = new Thread(
-                () -> {
-                    stop.countDown();
-                    try {
-                        finished.await(20, TimeUnit.SECONDS); // let the relay drain and print its stats
-                    } catch (InterruptedException ignored) {
-                        Thread.currentThread().interrupt();
-                    }
-                },
-                "kvprefix-relay-shutdown");
-        Connection connection = FleetConnection.open(nats, "kvprefix-relay");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            EventRelay relay = EventRelay.builder(connection, fleet)
-                    .replayTimeout(replayWait)
-                    .build();
+        List<EngineEndpoint> specs = Check.engines(engines);
+        FleetStream fleet = FleetStream.named(stream).withMaxAge(Check.seconds("--retention", retention));
+        Duration runFor = Check.secondsOrNull("--duration", duration);
+        Duration every = Check.seconds("--stats-interval", statsInterval);
+        Duration replayWait = Check.seconds("--replay-timeout", replayTimeout);
+        // the drain: let the relay put what it received in the stream and print its stats
+        try (Lifecycle life = Lifecycle.start("relay", Duration.ofSeconds(20), quiet)) {
+            Connection connection = FleetConnection.open(nats, "kvprefix-relay");
             try {
-                for (EngineEndpoint e : specs) {
-                    relay.addEngine(e);
-                }
-                if (!quiet) {
-                    err.println("kvprefix relay: " + specs.size() + " engine(s) to stream " + fleet.name() + " at "
-                            + nats + " (" + (runFor == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
-                }
-                long deadline = runFor == null ? Long.MAX_VALUE : System.nanoTime() + runFor.toNanos();
-                while (true) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0 || stop.await(Math.min(left, every.toNanos()), TimeUnit.NANOSECONDS)) {
-                        break;
-                    }
-                    if (!quiet) {
-                        err.println("kvprefix relay: " + relay.stats().summary());
-                    }
-                }
+                RelayStats s = relay(connection, fleet, specs, replayWait, runFor, every, life);
+                life.result(s.summary(), s.toJson());
+                return 0;
             } finally {
-                relay.close(); // waits for what was received to be in the stream
-            }
-            RelayStats s = relay.stats();
-            System.out.println(s.toJson());
-            System.out.flush();
-            if (!quiet) {
-                err.println("kvprefix relay: " + s.summary());
-            }
-            return 0;
-        } finally {
-            connection.close();
-            finished.countDown();
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException ignored) {
-                // the JVM is shutting down: the hook is running and returns now
+                connection.close();
             }
         }
+    }
+
+    /** Relays the engines' batches to the stream until stopped; the relay's stats once all is in the stream. */
+    private RelayStats relay(
+            Connection connection,
+            FleetStream fleet,
+            List<EngineEndpoint> specs,
+            Duration replayWait,
+            Duration runFor,
+            Duration every,
+            Lifecycle life)
+            throws Exception {
+        EventRelay relay =
+                EventRelay.builder(connection, fleet).replayTimeout(replayWait).build();
+        try {
+            for (EngineEndpoint e : specs) {
+                relay.addEngine(e);
+            }
+            life.status(specs.size() + " engine(s) to stream " + fleet.name() + " at " + nats + " ("
+                    + (runFor == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
+            life.runUntilStopped(
+                    runFor,
+                    null,
+                    List.of(new Lifecycle.Periodic(
+                            every, () -> life.status(relay.stats().summary()))));
+        } finally {
+            relay.close(); // waits for what was received to be in the stream
+        }
+        return relay.stats();
     }
 }

@@ -4,7 +4,7 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.IndexStats;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.SnapshotException;
-import io.kvprefix.bench.Implementations;
+import io.kvprefix.opstream.Implementations;
 import io.kvprefix.opstream.Replayer;
 import java.io.FilterOutputStream;
 import java.io.IOException;
@@ -231,7 +231,7 @@ final class ReplayCommand implements Callable<Integer> {
     private IndexConfig config() {
         IndexConfig.Builder b = indexOptions.config();
         if (memoryBudget != null) {
-            long bytes = Args.parseBytes(memoryBudget, "--memory-budget");
+            long bytes = Check.parseBytes(memoryBudget, "--memory-budget");
             option("--memory-budget", () -> b.memoryBudgetBytes(bytes));
         }
         if (jumpSize != null) {

@@ -93,55 +93,9 @@ public final class ReplayOptions {
         }
         boolean heapIndex = impls.contains("heap");
         boolean offHeapIndex = impls.stream().anyMatch(i -> !i.equals("heap"));
-        OpStream stream;
-        long expected;
-        if (ops != null) {
-            if (workload.hasTrace()) {
-                throw new IllegalArgumentException("give --ops or --trace, not both");
-            }
-            Check.opStream("--ops", ops);
-            double bytes = java.nio.file.Files.size(ops);
-            Memory.check("--ops " + ops, bytes * Memory.HEAP_BYTES_PER_OPS_BYTE, 0);
-            int[] invalid = new int[1];
-            stream = ReplayBench.loadOps(ops, base, invalid);
-            if (invalid[0] > 0) {
-                err.printf("%s: %d invalid line(s) skipped%n", ops, invalid[0]);
-            }
-            expected = stream.peakLiveBlocks(); // not the stored total: caches turn over
-        } else {
-            expected = Math.min((long) workload.workers() * workload.cacheBlocks(), 1L << 29);
-            workload.check(Memory.HEAP_BYTES_PER_BLOCK_LOADED);
-            // Each pass builds a fresh index, sized up front for the mock engines' total cache, holding up
-            // to that many pairs (or the workload's blocks, if fewer).
-            double pairs = Math.min(expected, workload.estimatedBlocks());
-            Memory.check(
-                    workload.describe() + " --workers " + workload.workers() + " --cache-blocks "
-                            + workload.cacheBlocks(),
-                    workload.estimatedBlocks() * Memory.HEAP_BYTES_PER_BLOCK_LOADED
-                            + (heapIndex
-                                    ? pairs * Memory.HEAP_INDEX_BYTES_PER_PAIR
-                                            + expected * Memory.HEAP_INDEX_PRESIZE_BYTES_PER_BLOCK
-                                    : 0),
-                    offHeapIndex
-                            ? pairs * Memory.OFF_HEAP_BYTES_PER_PAIR
-                                    + expected * Memory.OFF_HEAP_PRESIZE_BYTES_PER_BLOCK
-                            : 0);
-            long t0 = System.nanoTime();
-            Trace trace = workload.load(Memory.HEAP_BYTES_PER_BLOCK_LOADED);
-            Workload w = Workload.load(trace, workload.engines());
-            err.printf(
-                    Locale.ROOT,
-                    "%s, %d workers x %d blocks: %s (%.1f s to simulate)%n",
-                    trace.source(),
-                    workload.workers(),
-                    workload.cacheBlocks(),
-                    w.totals(),
-                    (System.nanoTime() - t0) / 1e9);
-            stream = OpStream.of(
-                    w,
-                    Path.of(trace.source()).getFileName() + " (" + trace.tokensPerBlock() + " tokens/block, "
-                            + workload.workers() + " workers x " + workload.cacheBlocks() + " blocks)");
-        }
+        Sized sized = ops != null ? loadOps(err, base) : loadWorkload(err, heapIndex, offHeapIndex);
+        OpStream stream = sized.stream();
+        long expected = sized.expected();
         if (stream.blockOps() == 0) {
             throw new IllegalArgumentException((ops != null ? "--ops '" + ops + "'" : workload.describe())
                     + ": nothing to time, the stream has no stored block and no match block");
@@ -152,5 +106,59 @@ public final class ReplayOptions {
                         .expectedBlocks(Math.min(expected, 1L << 29))
                         .expectedWorkers(Math.min(stream.workerIds(), IndexConfig.MAX_WORKER_SLOTS))
                         .build());
+    }
+
+    /** A stream and the most (worker, block) pairs its index is expected to hold at once. */
+    private record Sized(OpStream stream, long expected) {}
+
+    /** The stream of {@code --ops}: its peak of live blocks is the expectation (not the stored total: caches turn over). */
+    private Sized loadOps(PrintStream err, IndexConfig base) throws Exception {
+        if (workload.hasTrace()) {
+            throw new IllegalArgumentException("give --ops or --trace, not both");
+        }
+        Check.opStream("--ops", ops);
+        double bytes = java.nio.file.Files.size(ops);
+        Memory.check("--ops " + ops, bytes * Memory.HEAP_BYTES_PER_OPS_BYTE, 0);
+        int[] invalid = new int[1];
+        OpStream stream = ReplayBench.loadOps(ops, base, invalid);
+        if (invalid[0] > 0) {
+            err.printf("%s: %d invalid line(s) skipped%n", ops, invalid[0]);
+        }
+        return new Sized(stream, stream.peakLiveBlocks());
+    }
+
+    /** The stream of the workload replayed against mock engines, whose total cache is the expectation. */
+    private Sized loadWorkload(PrintStream err, boolean heapIndex, boolean offHeapIndex) throws Exception {
+        long expected = Math.min((long) workload.workers() * workload.cacheBlocks(), 1L << 29);
+        workload.check(Memory.HEAP_BYTES_PER_BLOCK_LOADED);
+        // Each pass builds a fresh index, sized up front for the mock engines' total cache, holding up
+        // to that many pairs (or the workload's blocks, if fewer).
+        double pairs = Math.min(expected, workload.estimatedBlocks());
+        Memory.check(
+                workload.describe() + " --workers " + workload.workers() + " --cache-blocks " + workload.cacheBlocks(),
+                workload.estimatedBlocks() * Memory.HEAP_BYTES_PER_BLOCK_LOADED
+                        + (heapIndex
+                                ? pairs * Memory.HEAP_INDEX_BYTES_PER_PAIR
+                                        + expected * Memory.HEAP_INDEX_PRESIZE_BYTES_PER_BLOCK
+                                : 0),
+                offHeapIndex
+                        ? pairs * Memory.OFF_HEAP_BYTES_PER_PAIR + expected * Memory.OFF_HEAP_PRESIZE_BYTES_PER_BLOCK
+                        : 0);
+        long t0 = System.nanoTime();
+        Trace trace = workload.load(Memory.HEAP_BYTES_PER_BLOCK_LOADED);
+        Workload w = Workload.load(trace, workload.engines());
+        err.printf(
+                Locale.ROOT,
+                "%s, %d workers x %d blocks: %s (%.1f s to simulate)%n",
+                trace.source(),
+                workload.workers(),
+                workload.cacheBlocks(),
+                w.totals(),
+                (System.nanoTime() - t0) / 1e9);
+        OpStream stream = OpStream.of(
+                w,
+                Path.of(trace.source()).getFileName() + " (" + trace.tokensPerBlock() + " tokens/block, "
+                        + workload.workers() + " workers x " + workload.cacheBlocks() + " blocks)");
+        return new Sized(stream, expected);
     }
 }

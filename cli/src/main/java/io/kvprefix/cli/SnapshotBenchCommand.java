@@ -7,7 +7,7 @@ import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
-import io.kvprefix.bench.Implementations;
+import io.kvprefix.opstream.Implementations;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamParser;
 import io.kvprefix.opstream.OpStreamWriter;

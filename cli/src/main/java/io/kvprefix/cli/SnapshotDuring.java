@@ -5,7 +5,7 @@ import io.kvprefix.KvEvent;
 import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
-import io.kvprefix.bench.Implementations;
+import io.kvprefix.opstream.Implementations;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
 import java.io.PrintStream;
 import java.nio.file.Path;

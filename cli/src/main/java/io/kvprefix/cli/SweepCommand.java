@@ -118,9 +118,9 @@ public final class SweepCommand implements Callable<Integer> {
                         .add(new Step(
                                 offered,
                                 achieved,
-                                BenchCommand.quantile(lat, 0.5),
-                                BenchCommand.quantile(lat, 0.99),
-                                BenchCommand.quantile(lat, 0.999),
+                                BenchReport.quantile(lat, 0.5),
+                                BenchReport.quantile(lat, 0.99),
+                                BenchReport.quantile(lat, 0.999),
                                 window / 1e9,
                                 p.wallNanos() / 1e9));
                 misses.put(impl, achieved < 0.9 * offered ? misses.get(impl) + 1 : 0);
@@ -156,7 +156,7 @@ public final class SweepCommand implements Callable<Integer> {
                 "p99_ns",
                 "p999_ns");
         StringBuilder json = new StringBuilder("{\"stream\":\"")
-                .append(BenchCommand.jsonEscape(stream.name()))
+                .append(BenchReport.jsonEscape(stream.name()))
                 .append("\",\"block_ops\":")
                 .append(stream.blockOps())
                 .append(",\"writers\":")
@@ -171,54 +171,57 @@ public final class SweepCommand implements Callable<Integer> {
                 .identityLine();
         boolean firstImpl = true;
         for (var e : results.entrySet()) {
-            List<Step> steps = e.getValue();
-            double[] x = new double[steps.size()], y = new double[steps.size()];
             if (!firstImpl) {
                 json.append(',');
             }
             firstImpl = false;
-            json.append('"').append(e.getKey()).append("\":[");
-            double threshold = 0;
-            for (int i = 0; i < steps.size(); i++) {
-                Step s = steps.get(i);
-                x[i] = s.offered();
-                y[i] = s.achieved();
-                if (s.achieved() >= 0.9 * s.offered()) {
-                    threshold = s.offered();
-                }
-                o.printf(
-                        Locale.ROOT,
-                        "%-16s %14.0f %14.0f %6.2f %10d %10d %10d%n",
-                        e.getKey(),
-                        s.offered(),
-                        s.achieved(),
-                        s.achieved() / s.offered(),
-                        s.p50(),
-                        s.p99(),
-                        s.p999());
-                json.append(i > 0 ? "," : "")
-                        .append(String.format(
-                                Locale.ROOT,
-                                "{\"offered\":%.0f,\"achieved\":%.0f,\"p50_ns\":%d,\"p99_ns\":%d,\"p999_ns\":%d,\"window_s\":%.6f,\"wall_s\":%.6f}",
-                                s.offered(),
-                                s.achieved(),
-                                s.p50(),
-                                s.p99(),
-                                s.p999(),
-                                s.windowS(),
-                                s.wallS()));
-            }
-            json.append(']');
-            o.printf(
-                    Locale.ROOT,
-                    "# %s: highest offered load achieved within 10%%: %.0f block ops/s%n",
-                    e.getKey(),
-                    threshold);
-            plot.add(new SvgPlot.Series(e.getKey(), x, y));
+            plot.add(implementation(o, json, e.getKey(), e.getValue()));
         }
         json.append("}}\n");
         Files.writeString(out.resolve("sweep.json"), json);
         Files.writeString(out.resolve("sweep.svg"), plot.render());
         o.println("# wrote " + out.resolve("sweep.json") + " and " + out.resolve("sweep.svg"));
+    }
+
+    /**
+     * Prints the table rows of {@code impl}'s steps and its threshold line, appends its JSON array to
+     * {@code json}, and returns its series of the plot.
+     */
+    private static SvgPlot.Series implementation(PrintStream o, StringBuilder json, String impl, List<Step> steps) {
+        double[] x = new double[steps.size()], y = new double[steps.size()];
+        json.append('"').append(impl).append("\":[");
+        double threshold = 0;
+        for (int i = 0; i < steps.size(); i++) {
+            Step s = steps.get(i);
+            x[i] = s.offered();
+            y[i] = s.achieved();
+            if (s.achieved() >= 0.9 * s.offered()) {
+                threshold = s.offered();
+            }
+            o.printf(
+                    Locale.ROOT,
+                    "%-16s %14.0f %14.0f %6.2f %10d %10d %10d%n",
+                    impl,
+                    s.offered(),
+                    s.achieved(),
+                    s.achieved() / s.offered(),
+                    s.p50(),
+                    s.p99(),
+                    s.p999());
+            json.append(i > 0 ? "," : "")
+                    .append(String.format(
+                            Locale.ROOT,
+                            "{\"offered\":%.0f,\"achieved\":%.0f,\"p50_ns\":%d,\"p99_ns\":%d,\"p999_ns\":%d,\"window_s\":%.6f,\"wall_s\":%.6f}",
+                            s.offered(),
+                            s.achieved(),
+                            s.p50(),
+                            s.p99(),
+                            s.p999(),
+                            s.windowS(),
+                            s.wallS()));
+        }
+        json.append(']');
+        o.printf(Locale.ROOT, "# %s: highest offered load achieved within 10%%: %.0f block ops/s%n", impl, threshold);
+        return new SvgPlot.Series(impl, x, y);
     }
 }

@@ -51,17 +51,18 @@ final class TrtllmFeed implements Runnable {
         this.source = parts[0].substring(0, eq);
         String w = parts[0].substring(eq + 1);
         int slash = w.indexOf('/');
-        this.workerId = Args.parseU64(slash < 0 ? w : w.substring(0, slash), "--trtllm-events WORKER");
+        this.workerId = Check.parseU64(slash < 0 ? w : w.substring(0, slash), "--trtllm-events WORKER");
         OptionalInt rank = slash < 0
                 ? OptionalInt.empty()
-                : OptionalInt.of((int) Args.parseLong(w.substring(slash + 1), "--trtllm-events RANK", 0, 0xFFFF_FFFFL));
+                : OptionalInt.of(
+                        (int) Check.parseLong(w.substring(slash + 1), "--trtllm-events RANK", 0, 0xFFFF_FFFFL));
         int blockSize = 0;
         for (int i = 1; i < parts.length; i++) {
             if (!parts[i].startsWith("block_size=")) {
                 throw new IllegalArgumentException("--trtllm-events: unknown option '" + parts[i] + "' (block_size=N)");
             }
             blockSize =
-                    (int) Args.parseLong(parts[i].substring(11), "--trtllm-events block_size", 1, Integer.MAX_VALUE);
+                    (int) Check.parseLong(parts[i].substring(11), "--trtllm-events block_size", 1, Integer.MAX_VALUE);
         }
         this.engine = new EngineEndpoint("inproc://trtllm-events", workerId, rank, Optional.empty(), "", "trtllm");
         this.decoder = new TrtllmEventDecoder(engine, blockSize);

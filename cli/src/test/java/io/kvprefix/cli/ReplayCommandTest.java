@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvprefix.KvEvent;
 import io.kvprefix.Worker;
-import io.kvprefix.bench.Implementations;
+import io.kvprefix.opstream.Implementations;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamWriter;
 import java.nio.charset.StandardCharsets;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.kvprefix.bench.Implementations;
+import io.kvprefix.opstream.Implementations;
 import io.kvprefix.testing.RepoPaths;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

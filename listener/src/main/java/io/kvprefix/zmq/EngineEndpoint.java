@@ -130,6 +130,19 @@ public record EngineEndpoint(
                 throw bad(spec, "dp rank '" + rankPart + "' is not an unsigned 32-bit integer");
             }
         }
+        Options o = options(spec, parts);
+        try {
+            return new EngineEndpoint(endpoint, worker, rank, o.replay(), o.topic(), o.format());
+        } catch (IllegalArgumentException ex) {
+            throw bad(spec, ex.getMessage());
+        }
+    }
+
+    /** The options after the worker of a spec. */
+    private record Options(Optional<String> replay, String topic, String format) {}
+
+    /** Reads {@code parts[1..]}: {@code replay=}, {@code topic=} and {@code format=}. */
+    private static Options options(String spec, String[] parts) {
         Optional<String> replay = Optional.empty();
         String topic = "";
         String format = EngineEventDecoder.DEFAULT_FORMAT;
@@ -159,11 +172,7 @@ public record EngineEndpoint(
                             "unknown option '" + key + "' (expected replay=ENDPOINT, topic=TOPIC or format=FORMAT)");
             }
         }
-        try {
-            return new EngineEndpoint(endpoint, worker, rank, replay, topic, format);
-        } catch (IllegalArgumentException ex) {
-            throw bad(spec, ex.getMessage());
-        }
+        return new Options(replay, topic, format);
     }
 
     /** The command-line form of this engine (what {@link #parse} reads). */

@@ -240,13 +240,27 @@ public final class TrtllmEventDecoder implements EngineEventDecoder {
         if (bs == 0) { // no full block: nothing to store
             return;
         }
+        out.add(storedTokens(w, parent, bs, names, tokens, mm, lora, salt, issues));
+    }
+
+    /** The stored event of the full blocks read: their tokens one after the other, their names and keys. */
+    private static KvEvent.StoredTokens storedTokens(
+            Worker w,
+            OptionalLong parent,
+            int bs,
+            List<Long> names,
+            List<int[]> tokens,
+            List<long[]> mm,
+            String lora,
+            String salt,
+            List<Issue> issues) {
         int[] all = new int[tokens.size() * bs];
         boolean anyMm = false;
         for (int i = 0; i < tokens.size(); i++) {
             System.arraycopy(tokens.get(i), 0, all, i * bs, bs);
             anyMm |= mm.get(i) != null;
         }
-        out.add(new KvEvent.StoredTokens(
+        KvEvent.StoredTokens stored = new KvEvent.StoredTokens(
                 w,
                 parent,
                 all,
@@ -254,10 +268,11 @@ public final class TrtllmEventDecoder implements EngineEventDecoder {
                 names.stream().mapToLong(Long::longValue).toArray(),
                 lora,
                 salt,
-                anyMm ? mm.toArray(new long[0][]) : null));
+                anyMm ? mm.toArray(new long[0][]) : null);
         if (anyMm) {
             issues.add(new Issue(DecodeIssue.MULTIMODAL, "stored with mm_keys"));
         }
+        return stored;
     }
 
     private static int[] tokens(Map<?, ?> b) {

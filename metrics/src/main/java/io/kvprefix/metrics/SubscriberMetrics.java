@@ -147,6 +147,12 @@ public final class SubscriberMetrics implements MeterBinder {
                     endpoint,
                     s -> s.counts().issues(i)));
         }
+        gauges(t, endpoint, out);
+        return out;
+    }
+
+    /** The engine's gauges: lag, batches held, last sequence, replaying. */
+    private void gauges(Tags t, String endpoint, List<Meter> out) {
         out.add(gauge(
                 "kvprefix.subscriber.lag",
                 "seconds",
@@ -175,7 +181,6 @@ public final class SubscriberMetrics implements MeterBinder {
                 t,
                 endpoint,
                 s -> s.state().equals("replaying") ? 1 : 0));
-        return out;
     }
 
     private Meter counter(String name, String help, Tags t, String endpoint, ToDoubleFunction<EngineStats> f) {

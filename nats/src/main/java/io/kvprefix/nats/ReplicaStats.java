@@ -195,47 +195,52 @@ public record ReplicaStats(
         events(sb, null);
         sb.append(",\"engines\":[");
         for (int i = 0; i < engines.size(); i++) {
-            EngineStats e = engines.get(i);
-            sb.append(i > 0 ? "," : "").append("{\"endpoint\":");
-            Json.string(sb, e.engine().endpoint());
-            sb.append(",\"worker\":").append(Long.toUnsignedString(e.engine().workerId()));
-            sb.append(",\"subject\":");
-            Json.string(sb, e.subject());
-            sb.append(",\"next_record\":").append(e.nextRecord());
-            sb.append(",\"last_seq\":").append(e.lastSeq());
-            sb.append(",\"batches\":").append(e.batches());
-            sb.append(",\"clears\":").append(e.clears());
-            sb.append(",\"duplicates\":").append(e.duplicates());
-            sb.append(",\"gaps\":").append(e.gaps());
-            sb.append(",\"apply_errors\":").append(e.applyErrors());
-            sb.append(",\"bad_frames\":").append(e.badFrames());
-            sb.append(",\"events\":");
-            events(sb, e);
-            for (DecodeIssue.Category cat : DecodeIssue.Category.values()) {
-                sb.append(",\"")
-                        .append(
-                                switch (cat) {
-                                    case ERROR -> "decode_errors";
-                                    case IGNORED -> "ignored";
-                                    case NOTE -> "notes";
-                                })
-                        .append("\":{");
-                boolean first = true;
-                for (DecodeIssue d : DecodeIssue.values()) {
-                    if (d.category() == cat) {
-                        sb.append(first ? "" : ",")
-                                .append('"')
-                                .append(d.wireName())
-                                .append("\":")
-                                .append(e.issues(d));
-                        first = false;
-                    }
+            sb.append(i > 0 ? "," : "");
+            engine(sb, engines.get(i));
+        }
+        return sb.append("]}").toString();
+    }
+
+    /** One engine's object in {@link #toJson}. */
+    private void engine(StringBuilder sb, EngineStats e) {
+        sb.append("{\"endpoint\":");
+        Json.string(sb, e.engine().endpoint());
+        sb.append(",\"worker\":").append(Long.toUnsignedString(e.engine().workerId()));
+        sb.append(",\"subject\":");
+        Json.string(sb, e.subject());
+        sb.append(",\"next_record\":").append(e.nextRecord());
+        sb.append(",\"last_seq\":").append(e.lastSeq());
+        sb.append(",\"batches\":").append(e.batches());
+        sb.append(",\"clears\":").append(e.clears());
+        sb.append(",\"duplicates\":").append(e.duplicates());
+        sb.append(",\"gaps\":").append(e.gaps());
+        sb.append(",\"apply_errors\":").append(e.applyErrors());
+        sb.append(",\"bad_frames\":").append(e.badFrames());
+        sb.append(",\"events\":");
+        events(sb, e);
+        for (DecodeIssue.Category cat : DecodeIssue.Category.values()) {
+            sb.append(",\"")
+                    .append(
+                            switch (cat) {
+                                case ERROR -> "decode_errors";
+                                case IGNORED -> "ignored";
+                                case NOTE -> "notes";
+                            })
+                    .append("\":{");
+            boolean first = true;
+            for (DecodeIssue d : DecodeIssue.values()) {
+                if (d.category() == cat) {
+                    sb.append(first ? "" : ",")
+                            .append('"')
+                            .append(d.wireName())
+                            .append("\":")
+                            .append(e.issues(d));
+                    first = false;
                 }
-                sb.append('}');
             }
             sb.append('}');
         }
-        return sb.append("]}").toString();
+        sb.append('}');
     }
 
     private void events(StringBuilder sb, EngineStats only) {

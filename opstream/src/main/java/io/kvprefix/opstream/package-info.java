@@ -14,6 +14,8 @@
  *       events, matches) and of result lines (statuses, scores).
  *   <li>{@link io.kvprefix.opstream.Replayer}: reads a stream, applies it to an index and writes
  *       one result line per input line; the engine of {@code kvprefix replay}.
+ *   <li>{@link io.kvprefix.opstream.Implementations}: the index implementations by the names every
+ *       {@code --impl} takes, the benchmarks' {@code impl} parameter and the differential tests' candidates.
  * </ul>
  *
  * <p><b>Why a module of its own.</b> The format is the project's external test surface: the command

@@ -2,7 +2,6 @@ package io.kvprefix.opstream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.kvprefix.Implementation;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.opstream.testing.LineVariants;
@@ -13,12 +12,9 @@ import io.kvprefix.testing.TestScale;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.SplittableRandom;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,19 +24,8 @@ import org.junit.jupiter.api.Test;
  */
 class ReplayDifferentialTest {
 
-    /** Every index path, by the names {@code kvprefix replay --impl} gives them. */
-    private static final Map<String, Function<IndexConfig, PrefixIndex>> IMPLEMENTATIONS = new LinkedHashMap<>();
-
-    static {
-        IMPLEMENTATIONS.put("heap", c -> PrefixIndex.heap(with(c, Implementation.PORTABLE)));
-        IMPLEMENTATIONS.put("offheap", PrefixIndex::offHeap);
-        IMPLEMENTATIONS.put("offheap-java", c -> PrefixIndex.offHeap(with(c, Implementation.PORTABLE)));
-        IMPLEMENTATIONS.put("offheap-native", c -> PrefixIndex.offHeap(with(c, Implementation.NATIVE)));
-    }
-
-    private static IndexConfig with(IndexConfig config, Implementation impl) {
-        return config.toBuilder().implementation(impl).build();
-    }
+    /** Every index path, by the names {@code kvprefix replay --impl} gives them ({@link Implementations}). */
+    private static final List<String> IMPLEMENTATIONS = Implementations.names();
 
     @Test
     void everyImplementationPrintsTheOraclesLines() throws Exception {
@@ -67,10 +52,9 @@ class ReplayDifferentialTest {
             try (PrefixIndex oracle = new OracleIndex(config)) {
                 expected = ReferenceOutput.lines(ops, oracle);
             }
-            for (var entry : IMPLEMENTATIONS.entrySet()) {
-                String impl = entry.getKey();
+            for (String impl : IMPLEMENTATIONS) {
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
-                try (PrefixIndex index = entry.getValue().apply(config)) {
+                try (PrefixIndex index = Implementations.create(impl, config)) {
                     new Replayer(index).log(line -> {}).run(new ByteArrayInputStream(input), out);
                 }
                 List<String> actual =

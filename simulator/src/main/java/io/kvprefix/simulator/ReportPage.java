@@ -55,26 +55,7 @@ final class ReportPage {
                 .append(" tokens per block.</p>\n<p>")
                 .append(esc(settings.describe()))
                 .append(".</p>\n");
-        h.append("<p class=\"note\">Engines: ")
-                .append(
-                        settings.engine() == EngineModel.VLLM_CHUNKED
-                                ? "vLLM V1's scheduler with chunked prefill: each step has a budget of "
-                                        + f("%,d", settings.maxBatchedTokens())
-                                        + " tokens, running requests first (a decode takes one token), then waiting ones first"
-                                        + " come first served; a step lasts 1/"
-                                        + f("%,.0f", settings.decodeTokensPerS())
-                                        + " s plus its tokens at "
-                                        + f("%,.0f", settings.prefillTokensPerS())
-                                        + " tokens/s. "
-                                : "one prefill at a time per worker at "
-                                        + f("%,.0f", settings.prefillTokensPerS())
-                                        + " uncached tokens/s, decode beside it. ")
-                .append("KV events reach the index ")
-                .append(f("%.0f", settings.eventDelayNs() / 1e6))
-                .append(" ms after the engine publishes them (after the step that computed their blocks). Every "
-                        + "cache-aware policy is kvprefix's Router with that project's policy, on the same engines, "
-                        + "events and seeds. Decision cost is the wall-clock time of the routing call, hashing "
-                        + "included.</p>\n");
+        engineNote(h);
         mainTable(h);
         h.append("<h2>Prefix-cache hit rate</h2>\n").append(hitRateChart());
         h.append("<h2>Time to first token</h2>\n").append(ttftChart());
@@ -97,6 +78,30 @@ final class ReportPage {
         h.append("<h2>Requests per worker</h2>\n").append(loadChart());
         h.append("</body></html>\n");
         Files.writeString(file, h, StandardCharsets.UTF_8);
+    }
+
+    /** The note on the engine model, the event delay and what the policies are. */
+    private void engineNote(StringBuilder h) {
+        h.append("<p class=\"note\">Engines: ")
+                .append(
+                        settings.engine() == EngineModel.VLLM_CHUNKED
+                                ? "vLLM V1's scheduler with chunked prefill: each step has a budget of "
+                                        + f("%,d", settings.maxBatchedTokens())
+                                        + " tokens, running requests first (a decode takes one token), then waiting ones first"
+                                        + " come first served; a step lasts 1/"
+                                        + f("%,.0f", settings.decodeTokensPerS())
+                                        + " s plus its tokens at "
+                                        + f("%,.0f", settings.prefillTokensPerS())
+                                        + " tokens/s. "
+                                : "one prefill at a time per worker at "
+                                        + f("%,.0f", settings.prefillTokensPerS())
+                                        + " uncached tokens/s, decode beside it. ")
+                .append("KV events reach the index ")
+                .append(f("%.0f", settings.eventDelayNs() / 1e6))
+                .append(" ms after the engine publishes them (after the step that computed their blocks). Every "
+                        + "cache-aware policy is kvprefix's Router with that project's policy, on the same engines, "
+                        + "events and seeds. Decision cost is the wall-clock time of the routing call, hashing "
+                        + "included.</p>\n");
     }
 
     private void mainTable(StringBuilder h) {

@@ -190,6 +190,21 @@ class EngineTest {
         assertEquals(5, again.gpuCachedBlocks());
         // the 4 uncached tokens in one step, nothing new to store
         assertEquals(List.of("10.3750 admitted #1 cached 80", "11.6250 first #1", "11.6250 finished #1"), h.log);
+
+        // a prompt sharing the first 3 blocks stores its own 2 after them, in one 32-token step
+        int[] branch = Arrays.copyOf(prompt, 80);
+        Arrays.fill(branch, 48, 80, 7);
+        h.log.clear();
+        submit(h, e, 2, branch, 1);
+        h.runUntilIdle();
+        assertEquals(
+                List.of(
+                        "11.6250 admitted #2 cached 48",
+                        "14.6250 stored #2 from 3 x2",
+                        "14.6250 first #2",
+                        "14.6250 finished #2"),
+                h.log);
+        assertArrayEquals(Arrays.copyOfRange(branch, 48, 80), h.storedTokens.getLast());
     }
 
     @Test
@@ -243,6 +258,17 @@ class EngineTest {
                         "6.0000 finished #0",
                         "6.0000 finished #1"),
                 h.log);
+    }
+
+    @Test
+    void aPromptShorterThanABlockIsComputedAndStoresNothing() {
+        Host h = new Host();
+        Engine e = Engine.create(settings(EngineModel.VLLM_CHUNKED, 32), cache(100), h);
+        EngineRequest r = submit(h, e, 0, tokens(10, 8), 1);
+        h.runUntilIdle();
+        assertEquals(0, r.trace().blocks());
+        assertEquals(List.of("0.0000 admitted #0 cached 0", "1.6250 first #0", "1.6250 finished #0"), h.log);
+        assertEquals(0, e.cache().blockCount());
     }
 
     @Test

@@ -311,46 +311,57 @@ public final class MockEngine {
         int evict = Math.max(0, blocks.size() + toStore - capacity);
         List<KvEvent> events = new ArrayList<>(2);
         if (evict > 0) {
-            long[] removed = new long[evict];
-            for (int k = 0; k < evict; k++) {
-                removed[k] = evictHead();
-            }
-            if (cpuCapacity > 0) {
-                offload(removed, events);
-            }
-            events.add(new KvEvent.Removed(worker, removed));
+            evict(evict, events);
         }
         if (toStore > 0) {
-            Block parent = cached > 0 ? pinned[cached - 1] : null;
-            long[] storedE = Arrays.copyOfRange(e, cached, cached + toStore);
-            long[] storedL = new long[toStore];
-            for (int i = 0; i < toStore; i++) {
-                storedL[i] = localHash.applyAsLong(ids[cached + i]);
-            }
-            for (int i = 0; i < toStore; i++) {
-                if (blocks.containsKey(storedE[i])) {
-                    throw new IllegalStateException("engine hash collision at block " + (cached + i) + " of request #"
-                            + request.index() + " on worker " + worker);
-                }
-                Block b = new Block(storedE[i], storedL[i], parent);
-                if (parent != null) {
-                    parent.children++;
-                }
-                b.refs = 1;
-                inUse++;
-                blocks.put(b.e, b);
-                pinned[cached + i] = b;
-                parent = b;
-            }
-            storedTotal += toStore;
-            events.add(new KvEvent.Stored(
-                    worker,
-                    cached > 0 ? OptionalLong.of(pinned[cached - 1].e) : OptionalLong.empty(),
-                    storedE,
-                    storedL));
+            store(request, e, cached, toStore, pinned, events);
         }
         running.put(request.index(), cached + toStore == n ? pinned : Arrays.copyOf(pinned, cached + toStore));
         return new AdmitResult(cached, toStore, need - toStore, evict, events, lower);
+    }
+
+    /** Evicts {@code evict} blocks from the head of the LRU queue (offloading them to the CPU tier, if any). */
+    private void evict(int evict, List<KvEvent> events) {
+        long[] removed = new long[evict];
+        for (int k = 0; k < evict; k++) {
+            removed[k] = evictHead();
+        }
+        if (cpuCapacity > 0) {
+            offload(removed, events);
+        }
+        events.add(new KvEvent.Removed(worker, removed));
+    }
+
+    /**
+     * Caches {@code request}'s blocks {@code [cached, cached + toStore)} (engine hashes {@code e}), pinned,
+     * after the cached prefix, into {@code pinned}; their stored event goes to {@code events}.
+     */
+    private void store(TraceRequest request, long[] e, int cached, int toStore, Block[] pinned, List<KvEvent> events) {
+        long[] ids = request.hashIds();
+        Block parent = cached > 0 ? pinned[cached - 1] : null;
+        long[] storedE = Arrays.copyOfRange(e, cached, cached + toStore);
+        long[] storedL = new long[toStore];
+        for (int i = 0; i < toStore; i++) {
+            storedL[i] = localHash.applyAsLong(ids[cached + i]);
+        }
+        for (int i = 0; i < toStore; i++) {
+            if (blocks.containsKey(storedE[i])) {
+                throw new IllegalStateException("engine hash collision at block " + (cached + i) + " of request #"
+                        + request.index() + " on worker " + worker);
+            }
+            Block b = new Block(storedE[i], storedL[i], parent);
+            if (parent != null) {
+                parent.children++;
+            }
+            b.refs = 1;
+            inUse++;
+            blocks.put(b.e, b);
+            pinned[cached + i] = b;
+            parent = b;
+        }
+        storedTotal += toStore;
+        events.add(new KvEvent.Stored(
+                worker, cached > 0 ? OptionalLong.of(pinned[cached - 1].e) : OptionalLong.empty(), storedE, storedL));
     }
 
     /**
@@ -453,30 +464,7 @@ public final class MockEngine {
         if (cpu.size() > cpuCapacity) {
             fail(cpu.size() + " blocks on the CPU tier, capacity " + cpuCapacity);
         }
-        Set<Block> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        int queued = 0;
-        for (Block b = queue.next; b != queue; b = b.next) {
-            if (b.next.prev != b) {
-                fail("free queue links broken at " + Long.toUnsignedString(b.e));
-            }
-            if (b.refs != 0) {
-                fail("block " + Long.toUnsignedString(b.e) + " is queued as free with " + b.refs + " pins");
-            }
-            if (blocks.get(b.e) != b) {
-                fail("queued block " + Long.toUnsignedString(b.e) + " is not cached");
-            }
-            if (!seen.add(b)) {
-                fail("block " + Long.toUnsignedString(b.e) + " is queued twice");
-            }
-            if (b.parent != null && seen.contains(b.parent)) {
-                fail("block " + Long.toUnsignedString(b.parent.e) + " would be evicted before its child "
-                        + Long.toUnsignedString(b.e));
-            }
-            queued++;
-        }
-        if (queued != freeCount) {
-            fail("free queue holds " + queued + " blocks, counter says " + freeCount);
-        }
+        Set<Block> seen = checkFreeQueue();
         IdentityHashMap<Block, int[]> pins = new IdentityHashMap<>();
         for (Block[] req : running.values()) {
             for (Block b : req) {
@@ -517,6 +505,35 @@ public final class MockEngine {
         if (pinnedBlocks != inUse) {
             fail(pinnedBlocks + " blocks pinned, counter says " + inUse);
         }
+    }
+
+    /** Checks the free queue (links, pins, membership, each once, leaf before parent); the blocks in it. */
+    private Set<Block> checkFreeQueue() {
+        Set<Block> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        int queued = 0;
+        for (Block b = queue.next; b != queue; b = b.next) {
+            if (b.next.prev != b) {
+                fail("free queue links broken at " + Long.toUnsignedString(b.e));
+            }
+            if (b.refs != 0) {
+                fail("block " + Long.toUnsignedString(b.e) + " is queued as free with " + b.refs + " pins");
+            }
+            if (blocks.get(b.e) != b) {
+                fail("queued block " + Long.toUnsignedString(b.e) + " is not cached");
+            }
+            if (!seen.add(b)) {
+                fail("block " + Long.toUnsignedString(b.e) + " is queued twice");
+            }
+            if (b.parent != null && seen.contains(b.parent)) {
+                fail("block " + Long.toUnsignedString(b.parent.e) + " would be evicted before its child "
+                        + Long.toUnsignedString(b.e));
+            }
+            queued++;
+        }
+        if (queued != freeCount) {
+            fail("free queue holds " + queued + " blocks, counter says " + freeCount);
+        }
+        return seen;
     }
 
     private void fail(String what) {

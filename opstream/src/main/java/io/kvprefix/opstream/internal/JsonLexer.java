@@ -208,32 +208,40 @@ final class JsonLexer {
             } else {
                 throw unexpected(pos, "a value");
             }
-            // a complete value: close containers or move to the next member
-            while (true) {
-                if (depth == 0) {
-                    return;
-                }
-                skipWs();
-                byte close = nest[depth - 1];
-                int d = next(close == '}' ? "',' or '}'" : "',' or ']'");
-                if (d == close) {
-                    depth--;
-                    continue;
-                }
-                if (d != ',') {
-                    throw unexpected(pos - 1, close == '}' ? "',' or '}' in an object" : "',' or ']' in an array");
-                }
-                skipWs();
-                if (close == '}') {
-                    peek("a field name");
-                    key();
-                    colon();
-                } else {
-                    peek("a value");
-                }
-                break;
+            depth = nextMember(depth); // a complete value: close containers or move to the next member
+            if (depth == 0) {
+                return;
             }
         }
+    }
+
+    /**
+     * After a complete value inside {@code depth} open containers: closes those that end here and moves
+     * to the next member's value; the depth left (0: the outermost value is complete).
+     */
+    private int nextMember(int depth) {
+        while (depth > 0) {
+            skipWs();
+            byte close = nest[depth - 1];
+            int d = next(close == '}' ? "',' or '}'" : "',' or ']'");
+            if (d == close) {
+                depth--;
+                continue;
+            }
+            if (d != ',') {
+                throw unexpected(pos - 1, close == '}' ? "',' or '}' in an object" : "',' or ']' in an array");
+            }
+            skipWs();
+            if (close == '}') {
+                peek("a field name");
+                key();
+                colon();
+            } else {
+                peek("a value");
+            }
+            return depth;
+        }
+        return 0;
     }
 
     // ------------------------------------------------------------------ numbers and literals
@@ -281,13 +289,22 @@ final class JsonLexer {
             }
             pos = p;
         }
-        boolean integer = true;
+        boolean integer = !scanFractionAndExponent();
+        numNeg = neg;
+        numMag = mag;
+        numBig = big;
+        numInt = integer;
+    }
+
+    /** Scans a number's fraction and exponent at pos, if it has them; true if it had either. */
+    private boolean scanFractionAndExponent() {
+        boolean either = false;
         if (pos < end && b[pos] == '.') {
             pos++;
             if (skipDigits() == 0) {
                 throw bad(pos, "a '.' in a number must be followed by a digit");
             }
-            integer = false;
+            either = true;
         }
         if (pos < end && (b[pos] == 'e' || b[pos] == 'E')) {
             pos++;
@@ -297,12 +314,9 @@ final class JsonLexer {
             if (skipDigits() == 0) {
                 throw bad(pos, "an exponent must have digits");
             }
-            integer = false;
+            either = true;
         }
-        numNeg = neg;
-        numMag = mag;
-        numBig = big;
-        numInt = integer;
+        return either;
     }
 
     private int skipDigits() {
@@ -357,11 +371,18 @@ final class JsonLexer {
             }
             p++;
         }
-        int n = 0;
+        return escapedString(open, p, decode);
+    }
+
+    /**
+     * The rest of {@link #string} from {@code p}, the first byte the fast path did not take (an escape,
+     * a control character or a non-ASCII byte); decoding into strBuf, whose length so far is strLen.
+     */
+    private boolean escapedString(int open, int p, boolean decode) {
         if (decode) {
-            n = p - (open + 1);
-            ensureStrBuf(n + 16);
-            System.arraycopy(b, open + 1, strBuf, 0, n);
+            strLen = p - (open + 1);
+            ensureStrBuf(strLen + 16);
+            System.arraycopy(b, open + 1, strBuf, 0, strLen);
         }
         boolean escaped = false;
         while (true) {
@@ -370,7 +391,7 @@ final class JsonLexer {
             }
             int c = b[p] & 0xFF;
             if (decode) {
-                ensureStrBuf(n + 4);
+                ensureStrBuf(strLen + 4);
             }
             if (c == '"') {
                 pos = p + 1;
@@ -379,53 +400,11 @@ final class JsonLexer {
                     strEnd = p;
                     return true;
                 }
-                strLen = n;
                 return false;
             }
             if (c == '\\') {
                 escaped = true;
-                if (p + 1 >= end) {
-                    throw bad(open, "unterminated string");
-                }
-                int e = b[p + 1];
-                int out = switch (e) {
-                    case '"' -> '"';
-                    case '\\' -> '\\';
-                    case '/' -> '/';
-                    case 'b' -> '\b';
-                    case 'f' -> '\f';
-                    case 'n' -> '\n';
-                    case 'r' -> '\r';
-                    case 't' -> '\t';
-                    case 'u' -> -1;
-                    default ->
-                        throw bad(
-                                p,
-                                "invalid escape in a string (JSON allows \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
-                };
-                if (out >= 0) {
-                    if (decode) {
-                        strBuf[n++] = (byte) out;
-                    }
-                    p += 2;
-                    continue;
-                }
-                int cp = hex4(p + 2);
-                int at = p;
-                p += 6;
-                if (cp >= 0xD800 && cp <= 0xDBFF) {
-                    int lo = p + 1 < end && b[p] == '\\' && b[p + 1] == 'u' ? hex4(p + 2) : -1;
-                    if (lo < 0xDC00 || lo > 0xDFFF) {
-                        throw bad(at, "unpaired UTF-16 surrogate escape in a string");
-                    }
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    p += 6;
-                } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                    throw bad(at, "unpaired UTF-16 surrogate escape in a string");
-                }
-                if (decode) {
-                    n = Utf8.append(strBuf, n, cp);
-                }
+                p = escape(open, p, decode);
                 continue;
             }
             if (c < 0x20) {
@@ -433,7 +412,7 @@ final class JsonLexer {
             }
             if (c < 0x80) {
                 if (decode) {
-                    strBuf[n++] = (byte) c;
+                    strBuf[strLen++] = (byte) c;
                 }
                 p++;
                 continue;
@@ -443,11 +422,55 @@ final class JsonLexer {
                 throw bad(p, "invalid UTF-8");
             }
             if (decode) {
-                System.arraycopy(b, p, strBuf, n, len);
-                n += len;
+                System.arraycopy(b, p, strBuf, strLen, len);
+                strLen += len;
             }
             p += len;
         }
+    }
+
+    /** Reads the escape at {@code p} (a backslash) of the string opened at {@code open}; the position after it. */
+    private int escape(int open, int p, boolean decode) {
+        if (p + 1 >= end) {
+            throw bad(open, "unterminated string");
+        }
+        int e = b[p + 1];
+        int out = switch (e) {
+            case '"' -> '"';
+            case '\\' -> '\\';
+            case '/' -> '/';
+            case 'b' -> '\b';
+            case 'f' -> '\f';
+            case 'n' -> '\n';
+            case 'r' -> '\r';
+            case 't' -> '\t';
+            case 'u' -> -1;
+            default ->
+                throw bad(p, "invalid escape in a string (JSON allows \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+        };
+        if (out >= 0) {
+            if (decode) {
+                strBuf[strLen++] = (byte) out;
+            }
+            return p + 2;
+        }
+        int cp = hex4(p + 2);
+        int at = p;
+        p += 6;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+            int lo = p + 1 < end && b[p] == '\\' && b[p + 1] == 'u' ? hex4(p + 2) : -1;
+            if (lo < 0xDC00 || lo > 0xDFFF) {
+                throw bad(at, "unpaired UTF-16 surrogate escape in a string");
+            }
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            p += 6;
+        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            throw bad(at, "unpaired UTF-16 surrogate escape in a string");
+        }
+        if (decode) {
+            strLen = Utf8.append(strBuf, strLen, cp);
+        }
+        return p;
     }
 
     private int hex4(int p) {
@@ -534,33 +557,13 @@ final class JsonLexer {
             int cp = new String(b, p, len, StandardCharsets.UTF_8).codePointAt(0);
             return bad(p, "expected " + expected + ", found U+" + String.format("%04X", cp));
         }
-        String hint = "";
-        if (c == '\'') {
-            hint = " (single quotes are not JSON)";
-        } else if (c == '/' || c == '#') {
-            hint = " (comments are not JSON)";
-        } else if (startsWith(p, "NaN") || startsWith(p, "Infinity")) {
-            hint = " (NaN and Infinity are not JSON)";
-        } else if (c == '+') {
-            hint = " (a leading '+' is not JSON)";
-        } else if (c == '.') {
-            hint = " (a number must start with a digit)";
-        } else if (c == '}' || c == ']') {
-            int q = p - 1;
-            while (q >= lineStart && (b[q] == ' ' || b[q] == '\t' || b[q] == '\r')) {
-                q--;
-            }
-            if (q >= lineStart && b[q] == ',') {
-                hint = " (a trailing comma is not JSON)";
-            }
-        }
+        String hint = JsonHints.hint(b, p, end, lineStart);
         String found = c >= 0x20 && c < 0x7F ? "'" + (char) c + "'" : hexByte(c);
         return bad(p, "expected " + expected + ", found " + found + hint);
     }
 
     private boolean startsWith(int p, String word) {
-        byte[] w = ascii(word);
-        return end - p >= w.length && Arrays.equals(b, p, p + w.length, w, 0, w.length);
+        return JsonHints.startsWith(b, p, end, word);
     }
 
     private static String hexByte(int c) {

@@ -9,7 +9,7 @@ import it.unimi.dsi.fastutil.ints.IntArrayList;
  * A routing policy in the simulation: it picks one of the registered workers for each arriving
  * request and hears when the request's prefill and the whole request finish. The cache-aware
  * policies are kvprefix's {@link io.kvprefix.Router} with one of its named policies
- * ({@link RouterPolicy}); the cache-blind baselines are here.
+ * ({@link RouterBacked}); the cache-blind baselines are here.
  *
  * <p>Thread-safety: not thread-safe; one simulation thread drives one policy.
  */

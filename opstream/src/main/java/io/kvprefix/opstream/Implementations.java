@@ -1,4 +1,4 @@
-package io.kvprefix.bench;
+package io.kvprefix.opstream;
 
 import io.kvprefix.Implementation;
 import io.kvprefix.IndexConfig;
@@ -12,9 +12,9 @@ import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
- * The index implementations the benchmarks compare and the command line offers, by name
- * ({@code --impl NAME}, the JMH suites' {@code impl} parameter), and how each restores a snapshot.
- * Adding one is a single {@link #register} call in the static block below.
+ * The index implementations by name: the names {@code --impl NAME} takes in every command, the JMH
+ * suites' {@code impl} parameter and the differential tests' candidates, and how each restores a
+ * snapshot. Adding one is a single {@link #register} call in the static block below.
  *
  * <p>Thread-safety: the registry is filled once, when the class initializes, and only read after:
  * safe from any thread.
@@ -100,5 +100,21 @@ public final class Implementations {
     /** True if {@code name} is registered. */
     public static boolean isKnown(String name) {
         return BY_NAME.containsKey(name);
+    }
+
+    /**
+     * The known names as an {@code Iterable} with a public no-argument constructor: picocli's
+     * {@code completionCandidates} for an {@code --impl} option, whose help lists them.
+     *
+     * <p>Thread-safety: stateless; each iteration reads the registry, which never changes.
+     */
+    public static final class Names implements Iterable<String> {
+        /** The names, read when iterated. */
+        public Names() {}
+
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return names().iterator();
+        }
     }
 }
