@@ -10,7 +10,6 @@ import io.kvprefix.tokenizer.PromptTokenizer;
 import io.kvprefix.tokenizer.Tokenizers;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,8 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -222,9 +219,9 @@ final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         ServiceOptions o = serviceOptions();
         ServeServer.Options so = serverOptions();
-        Duration runFor = duration == null ? null : ListenCommand.seconds(duration, "--duration");
-        PrintStream err = System.err;
+        Duration runFor = Check.secondsOrNull("--duration", duration);
         List<PromptTokenizer> opened = new ArrayList<>();
+        RouterService built;
         try {
             for (String t : tokenizers) {
                 int eq = t.indexOf('=');
@@ -236,70 +233,38 @@ final class ServeCommand implements Callable<Integer> {
                 opened.add(pt);
                 o.tokenizer(t.substring(0, eq), pt);
             }
+            built = o.build(); // the service owns the tokenizers from here
         } catch (RuntimeException e) {
             opened.forEach(PromptTokenizer::close);
             throw e;
         }
-        CountDownLatch stop = new CountDownLatch(1);
-        CountDownLatch finished = new CountDownLatch(1);
-        Thread hook = new Thread(
-                () -> {
-                    stop.countDown();
-                    try {
-                        finished.await(30, TimeUnit.SECONDS);
-                    } catch (InterruptedException ignored) {
-                        Thread.currentThread().interrupt();
-                    }
-                },
-                "kvprefix-serve-shutdown");
-        RouterService built;
-        try {
-            built = o.build();
-        } catch (RuntimeException e) {
-            opened.forEach(PromptTokenizer::close);
-            throw e;
-        }
-        Runtime.getRuntime().addShutdownHook(hook); // removed in the finally below, whatever happens from here
-        try (RouterService service = built;
+        // the drain: let the front door and the service stop (the snapshot saved) before the JVM goes
+        try (Lifecycle life = Lifecycle.start("serve", Duration.ofSeconds(30), quiet); // closed last
+                RouterService service = built;
                 ServeServer server = ServeServer.start(service, so);
                 MetricsServer metrics = metrics(service)) {
             long up = service.engines().stream().filter(EngineStatus::up).count();
-            if (!quiet) {
-                err.println("kvprefix serve: listening on http://" + host + ":" + server.port() + " ("
-                        + service.engines().size() + " engine(s), " + up + " up; policy " + policy + ")"
-                        + (metrics == null
-                                ? ""
-                                : "; metrics on port " + metrics.address().getPort()));
-                for (EngineStatus s : service.engines()) {
-                    if (!s.up()) {
-                        err.println("kvprefix serve: engine " + s.spec() + " is not up yet: " + s.downReason());
-                    }
+            life.status("listening on http://" + host + ":" + server.port() + " ("
+                    + service.engines().size()
+                    + " engine(s), " + up + " up; policy " + policy + ")"
+                    + (metrics == null
+                            ? ""
+                            : "; metrics on port " + metrics.address().getPort()));
+            for (EngineStatus s : service.engines()) {
+                if (!s.up()) {
+                    life.status("engine " + s.spec() + " is not up yet: " + s.downReason());
                 }
             }
-            System.out.println("READY {\"port\":" + server.port() + ",\"metrics_port\":"
-                    + (metrics == null ? "null" : metrics.address().getPort()) + ",\"engines\":"
-                    + service.engines().size() + ",\"engines_up\":" + up + "}");
-            System.out.flush();
-            if (runFor == null) {
-                stop.await();
-            } else {
-                stop.await(runFor.toNanos(), TimeUnit.NANOSECONDS);
-            }
-            if (!quiet) {
-                err.println("kvprefix serve: stopping ("
-                        + String.format(
-                                Locale.ROOT,
-                                "%d requests served",
-                                server.stats().requests()) + ")");
-            }
+            life.result(
+                    "serving",
+                    "READY {\"port\":" + server.port() + ",\"metrics_port\":"
+                            + (metrics == null ? "null" : metrics.address().getPort()) + ",\"engines\":"
+                            + service.engines().size() + ",\"engines_up\":" + up + "}");
+            life.runUntilStopped(runFor, null, List.of());
+            life.stopping();
+            life.status(String.format(
+                    Locale.ROOT, "stopping (%d requests served)", server.stats().requests()));
             return 0;
-        } finally {
-            finished.countDown();
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException ignored) {
-                // the JVM is shutting down (Ctrl-C): the hook is running and returns now
-            }
         }
     }
 
@@ -348,14 +313,14 @@ final class ServeCommand implements Callable<Integer> {
         }
         o.blockSize(blockSize);
         if (memoryBudget != null) {
-            o.memoryBudget(Args.parseBytes(memoryBudget, "--memory-budget"));
+            o.memoryBudget(Check.parseBytes(memoryBudget, "--memory-budget"));
         }
-        o.maxBodyBytes(Args.parseBytes(maxBody, "--max-body"));
+        o.maxBodyBytes(Check.parseBytes(maxBody, "--max-body"));
         o.maxInFlight(maxInFlight).maxQueued(maxQueued);
-        o.queueTimeout(ListenCommand.seconds(queueTimeout, "--queue-timeout"));
-        o.healthInterval(ListenCommand.seconds(healthInterval, "--health-interval"));
-        o.healthTimeout(ListenCommand.seconds(healthTimeout, "--health-timeout"));
-        o.decisionTtl(ListenCommand.seconds(decisionTtl, "--decision-ttl"));
+        o.queueTimeout(Check.seconds("--queue-timeout", queueTimeout));
+        o.healthInterval(Check.seconds("--health-interval", healthInterval));
+        o.healthTimeout(Check.seconds("--health-timeout", healthTimeout));
+        o.decisionTtl(Check.seconds("--decision-ttl", decisionTtl));
         if (nats != null) {
             if (nats.isBlank()) {
                 throw new IllegalArgumentException("--nats needs a URL, such as nats://127.0.0.1:4222");
@@ -363,15 +328,15 @@ final class ServeCommand implements Callable<Integer> {
             o.nats(nats, stream);
         }
         if (snapshot != null) {
-            o.snapshot(snapshot, ListenCommand.seconds(snapshotInterval, "--snapshot-interval"));
+            o.snapshot(snapshot, Check.seconds("--snapshot-interval", snapshotInterval));
         }
         return o;
     }
 
     ServeServer.Options serverOptions() {
         ServeServer.Options so = ServeServer.options().host(host).port(port);
-        so.connectTimeout(ListenCommand.seconds(connectTimeout, "--connect-timeout"));
-        so.idleTimeout(ListenCommand.seconds(idleTimeout, "--idle-timeout"));
+        so.connectTimeout(Check.seconds("--connect-timeout", connectTimeout));
+        so.idleTimeout(Check.seconds("--idle-timeout", idleTimeout));
         if (eventLoops != null) {
             so.eventLoops(eventLoops);
         }
