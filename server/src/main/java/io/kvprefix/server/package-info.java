@@ -25,10 +25,10 @@
  * chunk goes from the engine's socket to the client's without a thread hop, and {@code pause},
  * {@code resume} and {@code writeQueueFull} are the backpressure. Plain Netty would mean writing the
  * HTTP client's pooling, the server's keep-alive and 100-continue handling, and the flow control by
- * hand: more code to get wrong for no speed we could measure. Helidon SE 4 runs each request on a
- * virtual thread with blocking I/O, which is simple for a server but turns the proxy's streaming into
- * two blocking copies per stream (engine to router, router to client) with backpressure only by
- * blocking; its WebClient has no way to pause a response, and a virtual thread per open stream costs
- * more memory per stream than an event-loop exchange (issue 25's budget is 64 KB per open stream).
+ * hand: more code to get wrong for no speed we could measure. Helidon SE 4 serves each request on a
+ * virtual thread with blocking I/O: simple for a server, but a proxy then copies each stream with
+ * blocking reads and writes on a thread of its own, with backpressure only by blocking; the event loop
+ * keeps an open stream down to its buffers (issue 25 sets a budget of 64 KB per open stream, which the
+ * proxy benchmark is to measure). docs/SERVE.md has the same reasoning.
  */
 package io.kvprefix.server;
