@@ -20,12 +20,12 @@
  * <p><b>Why Vert.x.</b> A proxy in front of LLM engines holds thousands of long streams that are idle
  * most of the time (a prefill can take seconds, then a token every few tens of milliseconds), so it
  * wants event-loop I/O with no thread per stream, backpressure in both directions, and a pooled HTTP
- * client with per-request idle timeouts. Vert.x core gives all of that on Netty, in one small
+ * client with per-request idle timeouts. Vert.x core gives all of that on Netty, in one
  * dependency: {@code HttpServer} and {@code HttpClient} share the event loop of a connection, so a
  * chunk goes from the engine's socket to the client's without a thread hop, and {@code pause},
  * {@code resume} and {@code writeQueueFull} are the backpressure. Plain Netty would mean writing the
  * HTTP client's pooling, the server's keep-alive and 100-continue handling, and the flow control by
- * hand: more code to get wrong for no speed we could measure. Helidon SE 4 serves each request on a
+ * hand: more code to get wrong, for no gain we know of. Helidon SE 4 serves each request on a
  * virtual thread with blocking I/O: simple for a server, but a proxy then copies each stream with
  * blocking reads and writes on a thread of its own, with backpressure only by blocking; the event loop
  * keeps an open stream down to its buffers (issue 25 sets a budget of 64 KB per open stream, which the
