@@ -125,6 +125,20 @@ final class StandinCommand implements Callable<Integer> {
     double decodeUs;
 
     @Option(
+            names = "--max-num-seqs",
+            paramLabel = "N",
+            defaultValue = "256",
+            description = "most requests running at once per engine, as vLLM's flag (default: ${DEFAULT-VALUE})")
+    int maxNumSeqs;
+
+    @Option(
+            names = "--max-num-batched-tokens",
+            paramLabel = "TOKENS",
+            defaultValue = "2048",
+            description = "token budget of one engine step, as vLLM's flag (default: ${DEFAULT-VALUE})")
+    int maxNumBatchedTokens;
+
+    @Option(
             names = "--enable-prompt-tokens-details",
             description = "report usage.prompt_tokens_details.cached_tokens, as vLLM's flag of that name")
     boolean promptTokensDetails;
@@ -165,6 +179,7 @@ final class StandinCommand implements Callable<Integer> {
                 .cacheBlocks(cacheBlocks)
                 .timeScale(timeScale)
                 .speeds(prefillUs, decodeUs)
+                .limits(maxNumSeqs, maxNumBatchedTokens)
                 .promptTokensDetails(promptTokensDetails)
                 .seed(seed)
                 .encoding(encoding)

@@ -235,6 +235,8 @@ class BadInputTest {
             row("standin --decode-us-per-token 0", "--decode-us-per-token must be a finite number > 0"),
             row("standin --event-encoding json", "--event-encoding must be map or array, got 'json'"),
             row("standin --replay-buffer 0", "--replay-buffer must be in 1..100000000, got 0"),
+            row("standin --max-num-seqs 0", "--max-num-seqs must be in 1..1048576, got 0"),
+            row("standin --max-num-batched-tokens 0", "--max-num-batched-tokens must be >= 1, got 0"),
             row("standin --model  --seed 1", "--model must be a non-empty name"),
             row("standin --tokenizer {missing}", "--tokenizer", "no such directory"),
             row("standin --tokenizer {file}", "--tokenizer", "is a file, not a directory"),

@@ -31,6 +31,8 @@ import java.util.Locale;
  * @param seed the seed of the output tokens ({@code --seed})
  * @param encoding {@code map} (vLLM since PR #42892) or {@code array} ({@code --event-encoding})
  * @param replayBuffer batches each engine keeps for replay ({@code --replay-buffer}, vLLM's {@code buffer_steps})
+ * @param maxNumSeqs most requests running at once per engine ({@code --max-num-seqs}, vLLM's flag)
+ * @param maxNumBatchedTokens token budget of one engine step ({@code --max-num-batched-tokens}, vLLM's flag)
  */
 public record StandinSettings(
         int engines,
@@ -50,7 +52,9 @@ public record StandinSettings(
         boolean promptTokensDetails,
         long seed,
         String encoding,
-        int replayBuffer) {
+        int replayBuffer,
+        int maxNumSeqs,
+        int maxNumBatchedTokens) {
 
     /** The defaults: one engine on free loopback ports, 16-token blocks, the simulator's engine speeds. */
     public static StandinSettings defaults() {
@@ -72,7 +76,9 @@ public record StandinSettings(
                 false,
                 0,
                 "map",
-                10_000);
+                10_000,
+                256,
+                2048);
     }
 
     /** Refuses a bad setting with one line naming its option; returns this. */
@@ -104,6 +110,8 @@ public record StandinSettings(
             throw new IllegalArgumentException("--event-encoding must be map or array, got '" + encoding + "'");
         }
         atLeast("--replay-buffer", replayBuffer, 1, 100_000_000);
+        atLeast("--max-num-seqs", maxNumSeqs, 1, 1 << 20);
+        atLeast("--max-num-batched-tokens", maxNumBatchedTokens, 1, Integer.MAX_VALUE);
         return this;
     }
 
@@ -157,6 +165,8 @@ public record StandinSettings(
         private long seed;
         private String encoding;
         private int replayBuffer;
+        private int maxNumSeqs;
+        private int maxNumBatchedTokens;
 
         private Builder(StandinSettings s) {
             engines = s.engines;
@@ -177,6 +187,8 @@ public record StandinSettings(
             seed = s.seed;
             encoding = s.encoding;
             replayBuffer = s.replayBuffer;
+            maxNumSeqs = s.maxNumSeqs;
+            maxNumBatchedTokens = s.maxNumBatchedTokens;
         }
 
         /** {@code --engines}. */
@@ -272,6 +284,13 @@ public record StandinSettings(
             return this;
         }
 
+        /** {@code --max-num-seqs} and {@code --max-num-batched-tokens}. */
+        public Builder limits(int numSeqs, int batchedTokens) {
+            maxNumSeqs = numSeqs;
+            maxNumBatchedTokens = batchedTokens;
+            return this;
+        }
+
         /** The settings, checked. */
         public StandinSettings build() {
             return new StandinSettings(
@@ -292,7 +311,9 @@ public record StandinSettings(
                             promptTokensDetails,
                             seed,
                             encoding,
-                            replayBuffer)
+                            replayBuffer,
+                            maxNumSeqs,
+                            maxNumBatchedTokens)
                     .check();
         }
     }

@@ -108,28 +108,43 @@ public final class OpenAiServer {
     }
 
     private void post(HttpServerRequest req, String path, Buffer body) {
-        Context context = vertx.getOrCreateContext();
-        vertx.executeBlocking(() -> {
-                    try {
-                        return prepare(path, Json.object(body), req);
-                    } catch (ApiError e) {
-                        return e;
-                    }
-                })
-                .onComplete(r -> {
-                    Object out = r.succeeded() ? r.result() : ApiError.badRequest(String.valueOf(r.cause()));
-                    switch (out) {
-                        case ApiError e -> fail(req.response(), e);
-                        case ObjectNode o -> json(req.response(), o);
-                        case JsonNode n -> json(req.response(), n);
-                        case Exchange x -> x.start(engine, outputSeed(x));
-                        default -> throw new IllegalStateException("unexpected " + out);
-                    }
-                });
+        Context context = vertx.getOrCreateContext(); // the request's event loop: the response is written there
+        java.util.concurrent.Callable<Object> work = () -> {
+            try {
+                return prepare(path, Json.object(body), req, context);
+            } catch (ApiError e) {
+                return e;
+            }
+        };
+        if (!model.tokens().blocks()) {
+            answer(req, call(work));
+            return;
+        }
+        // tokenizing blocks: on a worker thread, unordered (requests of one connection's loop in parallel)
+        vertx.executeBlocking(work, false)
+                .onComplete(
+                        r -> answer(req, r.succeeded() ? r.result() : ApiError.badRequest(String.valueOf(r.cause()))));
+    }
+
+    private static Object call(java.util.concurrent.Callable<Object> work) {
+        try {
+            return work.call();
+        } catch (Exception e) {
+            return ApiError.badRequest(String.valueOf(e));
+        }
+    }
+
+    private void answer(HttpServerRequest req, Object out) {
+        switch (out) {
+            case ApiError e -> fail(req.response(), e);
+            case JsonNode n -> json(req.response(), n);
+            case Exchange x -> x.start(engine, outputSeed(x));
+            default -> throw new IllegalStateException("unexpected " + out);
+        }
     }
 
     /** Parses and checks the body (tokenizing on a worker thread): an answer, or an exchange to start. */
-    private Object prepare(String path, ObjectNode body, HttpServerRequest req) throws ApiError {
+    private Object prepare(String path, ObjectNode body, HttpServerRequest req, Context context) throws ApiError {
         switch (path) {
             case "/tokenize" -> {
                 return tokenize(body);
@@ -145,12 +160,12 @@ public final class OpenAiServer {
                 return ServiceBodies.render("chatcmpl-", p.prompt(), p.maxTokens(), body, p.stream());
             }
             default -> {
-                return exchange(path, body, req);
+                return exchange(path, body, req, context);
             }
         }
     }
 
-    private Exchange exchange(String path, ObjectNode body, HttpServerRequest req) throws ApiError {
+    private Exchange exchange(String path, ObjectNode body, HttpServerRequest req, Context context) throws ApiError {
         Exchange.Kind kind = switch (path) {
             case "/v1/completions" -> Exchange.Kind.COMPLETION;
             case "/v1/chat/completions" -> Exchange.Kind.CHAT;
@@ -171,8 +186,7 @@ public final class OpenAiServer {
             case GENERATE -> "generate-tokens-" + base;
         };
         VllmBodies.Head head = new VllmBodies.Head(id, System.currentTimeMillis() / 1000, model.name());
-        return new Exchange(
-                kind, p, head, req.response(), vertx.getOrCreateContext(), model.tokens(), promptTokensDetails);
+        return new Exchange(kind, p, head, req.response(), context, model.tokens(), promptTokensDetails);
     }
 
     private ObjectNode tokenize(ObjectNode body) throws ApiError {

@@ -22,6 +22,11 @@ public interface PromptSource extends AutoCloseable {
     /** How many token ids the model has (output tokens are drawn below it). */
     int vocabSize();
 
+    /** Whether its calls block (a real tokenizer): the server then calls it off the event loop. */
+    default boolean blocks() {
+        return true;
+    }
+
     @Override
     void close();
 
@@ -51,6 +56,11 @@ public interface PromptSource extends AutoCloseable {
             @Override
             public int vocabSize() {
                 return 32_000;
+            }
+
+            @Override
+            public boolean blocks() {
+                return false;
             }
 
             @Override
