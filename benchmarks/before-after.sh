@@ -2,7 +2,7 @@
 # before-after.sh BEFORE_DIR AFTER_DIR OUT [ROUNDS]: the match, hash-and-match and event JMH suites and
 # the trace bench from two built checkouts of kvprefix (./kvprefix setup in each), alternating
 # (before, after; after, before; ...), each run's output in OUT. docs/BENCHMARKS.md section 1 says
-# how to read JMH's figures; benchmarks/RESULTS.md section 10.2 is one such run.
+# how to read JMH's figures; benchmarks/JOURNAL.md section 10.2 is one such run.
 set -u
 [ $# -ge 3 ] || { sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 BEFORE=$1; AFTER=$2; OUT=$3; ROUNDS=${4:-2}

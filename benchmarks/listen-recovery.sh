@@ -3,7 +3,7 @@
 # (benchmarks/RESULTS.md section 8). One vLLM-shaped engine in another process
 # (listener/src/test/python/vllm_publisher.py: vLLM's wire format, a replay ROUTER with ZMQ's default
 # send high-water mark of 1,000) publishes BATCHES batches before anyone subscribes and keeps them for
-# replay; then `listen` starts, asks for them at once (docs/SPEC.md section 10) and is polled on
+# replay; then `listen` starts, asks for them at once (docs/LISTENER.md section 3) and is polled on
 # /health/ready, which turns 200 once no replay is outstanding.
 #
 #   benchmarks/listen-recovery.sh BATCHES [BUDGET] [SEED] [CLEARS]

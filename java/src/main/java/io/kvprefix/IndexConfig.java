@@ -34,7 +34,7 @@ public final class IndexConfig {
     public static final long UNLIMITED = Long.MAX_VALUE;
     /**
      * The default jump size: fastest or within noise of the fastest for both read paths on the
-     * Mooncake conversation trace and the built-in workload (JumpSizeBenchmark, benchmarks/RESULTS.md).
+     * Mooncake conversation trace and the built-in workload (JumpSizeBenchmark, benchmarks/JOURNAL.md section 3.2).
      */
     public static final int DEFAULT_JUMP_SIZE = 4;
     /** The largest number of worker slots an index supports. */

@@ -1,5 +1,6 @@
 package io.kvprefix;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvprefix.testing.RepoPaths;
@@ -17,9 +18,22 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every document, section and test class that main code (Java, C, the header) cites exists, in every
- * module of the build, and every repository path that the documents, the build files, the launcher
- * and main code name exists: a reader who follows a citation finds what it names.
+ * A reader who follows a citation finds what it names, in every module of the build:
+ *
+ * <ul>
+ *   <li>every document that main code (Java, C, the header) cites exists, and so does every test
+ *       class it names;
+ *   <li>every "{@code PATH.md section N}" in code, tests, scripts and documents names a section that
+ *       document has (a heading that starts with N), also when the citation is broken over two
+ *       comment lines or two string literals;
+ *   <li>every repository path that the documents, the build files, the launcher and main code name
+ *       exists;
+ *   <li>every Java name in the documents (a backticked {@code Type}, {@code Type.member} or
+ *       {@code Type#member}) and in main javadoc (a {@code {@code ...}} of that shape) names a type,
+ *       nested type and member the code has ({@link JavaNames} states the rule and holds the short
+ *       list of other projects' names). The journal of measured rounds, {@code
+ *       benchmarks/JOURNAL.md}, is history and may name what the code no longer has.
+ * </ul>
  */
 class CitationsTest {
     private static final Pattern DOC = Pattern.compile("\\b((?:[\\w-]+/)*[\\w-]+\\.md)\\b");
@@ -29,7 +43,7 @@ class CitationsTest {
     private static final Pattern TEST_CLASS = Pattern.compile("\\b([A-Z]\\w*Test)\\b");
 
     @Test
-    void everyCitationInMainCodeResolves() throws IOException {
+    void everyDocumentAndTestClassMainCodeCitesExists() throws IOException {
         Path root = RepoPaths.root();
         Set<String> testClasses = testClassNames(root);
         List<String> broken = new ArrayList<>();
@@ -42,23 +56,6 @@ class CitationsTest {
                     broken.add(where + ": cites " + d.group(1) + ", which the repository does not have");
                 }
             }
-            Matcher s = SECTION.matcher(text);
-            while (s.find()) {
-                Path doc = root.resolve(s.group(1));
-                if (!Files.isRegularFile(doc)) {
-                    continue; // reported above
-                }
-                String headings = headings(doc);
-                Matcher n = NUMBER.matcher(s.group(2));
-                while (n.find()) {
-                    if (!Pattern.compile("(?m)^#+\\s+" + Pattern.quote(n.group()) + "[.\\s]")
-                            .matcher(headings)
-                            .find()) {
-                        broken.add(
-                                where + ": cites " + s.group(1) + " section " + n.group() + ", which it does not have");
-                    }
-                }
-            }
             Matcher t = TEST_CLASS.matcher(text);
             while (t.find()) {
                 if (!testClasses.contains(t.group(1))) {
@@ -67,6 +64,165 @@ class CitationsTest {
             }
         }
         assertTrue(broken.isEmpty(), String.join("\n", broken));
+    }
+
+    @Test
+    void everySectionCitedAnywhereExists() throws IOException {
+        Path root = RepoPaths.root();
+        List<String> broken = new ArrayList<>();
+        for (Path f : citingFiles(root)) {
+            if (f.endsWith("java/src/test/java/io/kvprefix/CitationsTest.java")) {
+                continue; // its own examples of broken citations
+            }
+            broken.addAll(brokenSections(root, f, joined(f, Files.readString(f))));
+        }
+        assertTrue(broken.isEmpty(), String.join("\n", broken));
+    }
+
+    /** The section citations of {@code text} (of file {@code f}) that name no heading of their document. */
+    static List<String> brokenSections(Path root, Path f, String text) throws IOException {
+        List<String> broken = new ArrayList<>();
+        String where = root.relativize(f).toString();
+        Matcher s = SECTION.matcher(text);
+        while (s.find()) {
+            if (s.start() > 0 && "/.".indexOf(text.charAt(s.start() - 1)) >= 0) {
+                continue; // a path outside the repository, such as ../shared/...
+            }
+            Path doc = root.resolve(s.group(1));
+            if (!Files.isRegularFile(doc)) {
+                doc = f.getParent().resolve(s.group(1));
+            }
+            if (!Files.isRegularFile(doc)) {
+                broken.add(where + ": cites " + s.group(1) + ", which the repository does not have");
+                continue;
+            }
+            String headings = headings(doc);
+            Matcher n = NUMBER.matcher(s.group(2));
+            while (n.find()) {
+                if (!Pattern.compile("(?m)^#+\\s+" + Pattern.quote(n.group()) + "[.\\s]")
+                        .matcher(headings)
+                        .find()) {
+                    broken.add(where + ": cites " + s.group(1) + " section " + n.group() + ", which it does not have");
+                }
+            }
+        }
+        return broken;
+    }
+
+    /** {@code text} with comment continuations and split string literals joined, so a citation reads whole. */
+    static String joined(Path f, String text) {
+        String name = f.getFileName().toString();
+        String t = text;
+        if (name.endsWith(".java") || name.endsWith(".c") || name.endsWith(".h")) {
+            t = t.replaceAll("\"\\s*[,+]?\\s*\\n\\s*\\+?\\s*\"", " ") // "...", "..." and "..." + "..."
+                    .replaceAll("\\n\\s*(?:\\*(?!/)|//)\\s?", " ");
+        } else if (name.endsWith(".sh") || name.endsWith(".py") || name.equals("kvprefix") || name.equals("run")) {
+            t = t.replaceAll("\\n\\s*#\\s?", " ");
+        }
+        return t;
+    }
+
+    /** Every file that may cite a document: sources, tests, scripts, build files and documents. */
+    private static List<Path> citingFiles(Path root) throws IOException {
+        List<Path> out = new ArrayList<>();
+        try (Stream<Path> s = Files.walk(root)) {
+            s.filter(Files::isRegularFile)
+                    .filter(p -> !p.toString().contains("/target/")
+                            && !p.toString().contains("/.git/")
+                            && !p.toString().contains("/benchmarks/results/"))
+                    .filter(p -> {
+                        String n = p.getFileName().toString();
+                        return n.matches(".*\\.(java|c|h|md|sh|py|json|xml)")
+                                || n.equals("kvprefix")
+                                || n.equals("run");
+                    })
+                    .forEach(out::add);
+        }
+        return out;
+    }
+
+    @Test
+    void theSectionCheckReadsCitationsBrokenOverLines() throws IOException {
+        Path root = RepoPaths.root();
+        Path f = root.resolve("java/src/main/java/io/kvprefix/Example.java");
+        String text = " * as docs/SPEC.md\n * section 99 says, and \"docs/SPEC.md\",\n     \"section 4.1 and 98\" too;"
+                + " ../shared/x/SPEC.md section 97 is not ours";
+        assertEquals(
+                List.of(
+                        "java/src/main/java/io/kvprefix/Example.java: cites docs/SPEC.md section 99, which it does not have",
+                        "java/src/main/java/io/kvprefix/Example.java: cites docs/SPEC.md section 98, which it does not have"),
+                brokenSections(root, f, joined(f, text)));
+    }
+
+    @Test
+    void everyJavaNameInTheDocumentsAndJavadocResolves() throws IOException {
+        Path root = RepoPaths.root();
+        JavaNames names = new JavaNames(root);
+        List<String> broken = new ArrayList<>();
+        for (Path doc : DocumentsTest.documents(root)) {
+            if (doc.endsWith("benchmarks/JOURNAL.md")) {
+                continue; // history: it names what earlier rounds had
+            }
+            broken.addAll(brokenNames(names, root.relativize(doc).toString(), codeSpans(Files.readString(doc))));
+        }
+        for (Path f : mainSources(root)) {
+            if (f.toString().endsWith(".java")) {
+                broken.addAll(brokenNames(names, root.relativize(f).toString(), javadocCode(Files.readString(f))));
+            }
+        }
+        assertTrue(broken.isEmpty(), broken.size() + " names the code does not have:\n" + String.join("\n", broken));
+    }
+
+    @Test
+    void theNameCheckFindsAMadeUpName() throws IOException {
+        JavaNames names = new JavaNames(RepoPaths.root());
+        String doc = "`PrefixIndex.match`, `Router.Builder.policy(name)`, `KvEvent.StoredTokens`, `MatchResult#depth`,"
+                + " `EventStatus.INVALID_INPUT`, `PositionalIndexer`, `Long.toUnsignedString`, `LongAdder`, `GPU`,"
+                + " `kvprefix-ttft`, `Map<K, V>`, `PrefixIndex.offHeapTable`, `NoSuchIndex`, `Router.Builder.jumps`,"
+                + " `KvEvent.Moved`, `Long.toUnsignedStrings`\n```\n`Inside.fence`\n```\n";
+        assertEquals(
+                List.of(
+                        "X.md: `PrefixIndex.offHeapTable`: PrefixIndex declares no offHeapTable",
+                        "X.md: `NoSuchIndex`: no type NoSuchIndex in the sources or the JDK",
+                        "X.md: `Router.Builder.jumps`: Router.Builder declares no jumps",
+                        "X.md: `KvEvent.Moved`: no nested type Moved in KvEvent",
+                        "X.md: `Long.toUnsignedStrings`: java.lang.Long has no member toUnsignedStrings"),
+                brokenNames(names, "X.md", codeSpans(doc)));
+        assertEquals(
+                List.of("Y.java: `NoSuchKernel.run()`: no type NoSuchKernel in the sources or the JDK"),
+                brokenNames(
+                        names,
+                        "Y.java",
+                        javadocCode("/** Uses {@code PrefixIndex} and {@code NoSuchKernel.run()}. */")));
+    }
+
+    private static List<String> brokenNames(JavaNames names, String where, List<String> spans) {
+        List<String> broken = new ArrayList<>();
+        for (String span : spans) {
+            names.problem(span).ifPresent(why -> broken.add(where + ": `" + span + "`: " + why));
+        }
+        return broken;
+    }
+
+    /** The backticked spans of a Markdown text, outside fenced blocks. */
+    static List<String> codeSpans(String markdown) {
+        String text = markdown.replaceAll("(?ms)^```.*?^```[^\\n]*$", "");
+        List<String> out = new ArrayList<>();
+        Matcher m = Pattern.compile("`([^`\\n]+)`").matcher(text);
+        while (m.find()) {
+            out.add(m.group(1).strip());
+        }
+        return out;
+    }
+
+    /** The contents of the {@code {@code ...}} tags of a Java source. */
+    static List<String> javadocCode(String source) {
+        List<String> out = new ArrayList<>();
+        Matcher m = Pattern.compile("\\{@code\\s+([^{}]+)\\}").matcher(source);
+        while (m.find()) {
+            out.add(m.group(1).strip());
+        }
+        return out;
     }
 
     @Test

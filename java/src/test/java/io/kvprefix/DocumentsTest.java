@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The documents a newcomer reads name nothing the repository lacks, and their Java snippets are the
- * example's code, so neither can rot: README.md, CONTRIBUTING.md, docs/*.md and benchmarks/RESULTS.md.
+ * example's code, so neither can rot: README.md, CONTRIBUTING.md, docs/*.md, benchmarks/RESULTS.md and
+ * benchmarks/JOURNAL.md.
  *
  * <ul>
  *   <li>Every relative Markdown link resolves (from the document's folder).
@@ -28,8 +29,9 @@ import org.junit.jupiter.api.Test;
  *       {@code <placeholder>} ends the path; {@code target/} paths are build output and not checked.
  *   <li>Every file name in backticks with a document or build extension ({@code CONTRIBUTING.md},
  *       {@code CMakeLists.txt}, {@code LICENSE}) exists somewhere in the repository.
- *   <li>Every {@code java} block of the README follows a line {@code <!-- from PATH -->} and is
- *       contained in that file (white space aside; a line {@code ...} skips ahead in the file).
+ *   <li>Every {@code java} block of a document follows a line {@code <!-- from PATH -->} and is
+ *       contained in that file (white space aside; a line {@code ...} skips ahead in the file); the
+ *       README has at least one.
  * </ul>
  */
 class DocumentsTest {
@@ -41,7 +43,7 @@ class DocumentsTest {
 
     static List<Path> documents(Path root) throws IOException {
         List<Path> docs = new ArrayList<>();
-        for (String name : List.of("README.md", "CONTRIBUTING.md", "benchmarks/RESULTS.md")) {
+        for (String name : List.of("README.md", "CONTRIBUTING.md", "benchmarks/RESULTS.md", "benchmarks/JOURNAL.md")) {
             docs.add(root.resolve(name));
         }
         try (Stream<Path> s = Files.list(root.resolve("docs"))) {
@@ -146,21 +148,27 @@ class DocumentsTest {
     }
 
     @Test
-    void theReadmesJavaSnippetsAreTheExamplesCode() throws IOException {
+    void theDocumentsJavaSnippetsAreTheExamplesCode() throws IOException {
         Path root = RepoPaths.root();
         String readme = Files.readString(root.resolve("README.md"));
-        long blocks = Pattern.compile("(?m)^```java$").matcher(readme).results().count();
-        assertTrue(blocks > 0, "the README shows how to embed kvprefix");
-        Matcher m = SNIPPET.matcher(readme);
-        int checked = 0;
-        while (m.find()) {
-            String source = Files.readString(root.resolve(m.group(1)));
-            assertTrue(
-                    containsInOrder(source, m.group(2)),
-                    "README snippet not found in " + m.group(1) + " (white space aside):\n" + m.group(2));
-            checked++;
+        assertTrue(Pattern.compile("(?m)^```java$").matcher(readme).find(), "the README shows how to embed kvprefix");
+        for (Path doc : documents(root)) {
+            String text = Files.readString(doc);
+            long blocks =
+                    Pattern.compile("(?m)^```java$").matcher(text).results().count();
+            Matcher m = SNIPPET.matcher(text);
+            int checked = 0;
+            while (m.find()) {
+                String source = Files.readString(root.resolve(m.group(1)));
+                assertTrue(
+                        containsInOrder(source, m.group(2)),
+                        root.relativize(doc) + ": snippet not found in " + m.group(1) + " (white space aside):\n"
+                                + m.group(2));
+                checked++;
+            }
+            assertEquals(
+                    blocks, checked, root.relativize(doc) + ": every java block follows a line <!-- from PATH -->");
         }
-        assertEquals(blocks, checked, "every java block of the README follows a line <!-- from PATH -->");
     }
 
     @Test

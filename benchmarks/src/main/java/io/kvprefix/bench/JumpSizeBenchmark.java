@@ -37,7 +37,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * timed against that final state. {@code workload=conversation} reads the Mooncake conversation
  * trace from {@code -Dkvprefix.trace} (default {@code ../shared/traces/conversation_trace.jsonl});
  * {@code workload=synthetic} uses the built-in generator. One operation is one match (the score is
- * the mean over all requests).
+ * the mean over all requests). It was written for the positional off-heap table: the chain index has
+ * no jump search, so its rows no longer vary with the jump size (benchmarks/RESULTS.md section 6).
  *
  * <p>{@link #setup()} checks that the index's depths do not depend on the jump size: the total
  * matched depth must equal the jump-size-1 answer.

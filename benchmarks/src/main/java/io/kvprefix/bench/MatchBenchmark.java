@@ -24,16 +24,10 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Match suite (docs/BENCHMARKS.md section 1): one request of local hashes against an index where every
- * worker also holds {@link #FILLER} (2,048) unrelated blocks, for 16 and 256 workers and prefix depths
- * 8, 64 and 512, in three scenarios:
- *
- * <ul>
- *   <li>{@code all-hit}: every worker holds the whole request;
- *   <li>{@code early-divergence}: every worker holds the request's first {@code depth / 8} blocks
- *       (at least 1), then other blocks;
- *   <li>{@code holes}: every worker holds the whole request, and every other worker has since
- *       removed one middle block, so its depth stops there (descendants stay held).
- * </ul>
+ * worker also holds {@link #FILLER} (2,048) unrelated blocks, for 16 and 256 workers, prefix depths
+ * 8, 64 and 512, and the scenarios {@code all-hit}, {@code early-divergence} (every worker holds the
+ * first {@code depth / 8} blocks, at least 1, then others) and {@code holes} (every other worker has
+ * removed one middle block, its descendants still held).
  *
  * <p>{@link #setup()} checks every worker's depth against the scenario's construction and refuses
  * to run otherwise; {@code BenchmarkSetupTest} runs it for every parameter combination.

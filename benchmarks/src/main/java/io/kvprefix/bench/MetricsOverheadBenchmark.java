@@ -32,15 +32,12 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * What metrics cost on the match and routing paths (docs/SPEC.md section 8): the same work as
- * {@link RouterBenchmark} (an 8k-token request at 16-token blocks, 16 workers holding a growing share
- * of it plus {@link MatchBenchmark#FILLER} unrelated blocks each, the off-heap index) measured
- * {@code bare}, with the match-timing decorator on a Prometheus registry ({@code timed}: two
- * {@code nanoTime} reads and a histogram record per match), with {@link RouterMetrics} observing the
- * router ({@code observed}: a counter, a histogram record, and a map lookup per decision), and with
- * both ({@code both}). {@code hashAndMatch} is one token match on the (decorated) index;
- * {@code routeAndFinish} a decision and its release; {@code emptyMatch} and {@code observeOnly}
- * isolate the decorator's and the observer's own cost; {@code explainHashes} is one explain.
+ * What metrics cost on the match and routing paths (docs/BENCHMARKS.md section 1, the names in
+ * docs/METRICS.md): {@link RouterBenchmark}'s fixture measured {@code bare}, with the match-timing
+ * decorator ({@code timed}), with {@link RouterMetrics} observing the router ({@code observed}), and
+ * with both. {@code hashAndMatch} is one token match, {@code routeAndFinish} a decision and its
+ * release, {@code emptyMatch} and {@code observeOnly} isolate the decorator's and the observer's
+ * own cost, {@code explainHashes} is one explain.
  *
  * <p>{@link #setup()} checks the answer (the worker holding the whole request wins, with every block)
  * and, with metrics bound, that they counted it.

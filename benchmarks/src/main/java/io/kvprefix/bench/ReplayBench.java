@@ -22,22 +22,12 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The saturation replay of docs/BENCHMARKS.md section 2, modelled on the harness behind the Flash
- * Indexer figures.
- *
- * <p>One pass: a fresh index is built outside the timed region; the stream's events are split
- * among {@code writers} threads by worker id (the same sticky routing as {@link EventSink}), each
- * writer applying its share in stream order; its matches are dealt round-robin to {@code readers}
- * threads. Every thread waits at a start line; the wall time runs from the moment they are released
- * until the last writer and the last reader are done, all running as fast as they can ("free
- * order"). With {@code traceOrder}, a reader first waits (untimed) until every event that precedes
- * its match in the stream has been applied, so each match sees at least its trace-order state;
- * the wall time still counts everything.
- *
- * <p>The wall time ends when the last writer has applied its last event, so it includes what
- * Dynamo's corrected harness calls draining the event queues; {@link OpStream} has both accountings.
- * With no readers a pass measures the write path alone; {@link #runSink} drives the events through
- * an {@link EventSink} instead, as a deployment does. Match latency is each call's
- * {@code System.nanoTime()} span.
+ * Indexer figures: a fresh index per pass, built outside the timed region; the events split among
+ * {@code writers} threads by worker id (the sticky routing of {@link EventSink}) and the matches
+ * dealt to {@code readers} threads; a start line, and a wall time from the release until the last
+ * writer and reader are done, in free or trace order. Section 2 states each step and the
+ * accountings ({@link OpStream}); with no readers a pass measures the write path alone, and
+ * {@link #runSink} drives the events through an {@link EventSink} as a deployment does.
  *
  * <p>Thread-safety: a pass runs its own threads; a {@code ReplayBench} object is used by one thread.
  */

@@ -33,7 +33,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kvprefix fleet-bench}: measures the fleet (docs/SPEC.md section 9) on this machine with
+ * {@code kvprefix fleet-bench}: measures the fleet (docs/FLEET.md) on this machine with
  * real processes: a nats-server (JetStream, file storage in a temporary folder, a free loopback
  * port), the vLLM-shaped publisher of the listener's tests as the engines
  * ({@code listener/src/test/python/vllm_publisher.py}, which needs Debian's python3-zmq and
@@ -41,7 +41,7 @@ import picocli.CommandLine.Option;
  * has them): end-to-end lag from engine publish to replica apply at a paced engine rate; events per
  * second through relay, JetStream and replica with the engines publishing as fast as the stand-in
  * can; and the time a new replica takes to hold the whole stream of that run, applying it from its
- * start or restoring the first replica's last snapshot (docs/SPEC.md section 9.5; checked: the
+ * start or restoring the first replica's last snapshot (docs/FLEET.md section 5; checked: the
  * restored index has the blocks and event counters of the one that applied the stream).
  *
  * <p>Thread-safety: a command object, used once by one thread.

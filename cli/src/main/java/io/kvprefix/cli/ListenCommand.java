@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
  * {@code kvprefix listen}: subscribes to real engines' KV events (vLLM / SGLang over ZMQ) and applies
  * them to an index until {@code --duration} or Ctrl-C / SIGTERM ({@link Lifecycle}), then answers the
  * match lines of {@code --queries} and prints one JSON stats object as the last line. Snapshots:
- * docs/SNAPSHOT.md; metrics and health: docs/SPEC.md section 8 ({@link ListenMetrics}); with
+ * docs/SNAPSHOT.md; metrics and health: docs/METRICS.md section 2 ({@link ListenMetrics}); with
  * {@code --nats}, the fleet replica ({@link NatsListen}).
  *
  * <p>Exit status: 0 after a run (whatever the engines sent); 2 for a usage error (a bad option value,
@@ -50,8 +50,8 @@ import picocli.CommandLine.Option;
             "An engine with a replay socket is asked at once for what it holds, and again on",
             "every gap and reconnection (in as many requests as a long replay takes); a",
             "restarted engine is found and fetched anew. Only a range the engine no longer",
-            "has clears its workers, which are then fed from the live stream (docs/SPEC.md",
-            "section 10). After --duration (or Ctrl-C) prints the result of each match and",
+            "has clears its workers, which are then fed from the live stream (docs/LISTENER.md",
+            "section 3). After --duration (or Ctrl-C) prints the result of each match and",
             "explain line of --queries, then one JSON stats object as the last line of",
             "standard output. --metrics-port serves Prometheus metrics and health checks meanwhile.",
             "With --nats it applies a fleet's stream instead (kvprefix relay fills it)."
@@ -89,7 +89,7 @@ final class ListenCommand implements Callable<Integer> {
             paramLabel = "URL",
             description = {
                 "instead of engines, apply a fleet's JetStream stream (kvprefix relay fills it;",
-                "docs/SPEC.md section 9), for example nats://127.0.0.1:4222; the stats then",
+                "docs/FLEET.md), for example nats://127.0.0.1:4222; the stats then",
                 "add the stream sequence applied and the lag"
             })
     String nats;
@@ -151,7 +151,7 @@ final class ListenCommand implements Callable<Integer> {
             description = {
                 "seconds between saves of --snapshot (default: 60); with --nats, publish the replica's",
                 "snapshot to the stream's object store every SECONDS and start from the newest one",
-                "there (docs/SPEC.md section 9.5)"
+                "there (docs/FLEET.md section 5)"
             })
     Double snapshotInterval;
 
@@ -170,7 +170,7 @@ final class ListenCommand implements Callable<Integer> {
             description = {
                 "serve /metrics (Prometheus text), /health/live and /health/ready on this",
                 "port while listening (0: any free port, printed on standard error);",
-                "ready once no engine has a replay outstanding (docs/SPEC.md section 8)"
+                "ready once no engine has a replay outstanding (docs/METRICS.md section 2)"
             })
     Integer metricsPort;
 

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The metrics endpoint of {@code kvprefix listen --metrics-port} (docs/SPEC.md section 8): a
+ * The metrics endpoint of {@code kvprefix listen --metrics-port} (docs/METRICS.md section 2): a
  * Prometheus registry with the index's and the subscriber's meters, served with {@code /health/live}
  * and {@code /health/ready} (ready once the subscriber runs and no engine has a replay outstanding).
  *

@@ -7,7 +7,8 @@ import java.util.Locale;
  * Predicts at the start of a run whether it fits in memory, so that a run too large for the JVM is
  * refused in one line before any work rather than dying minutes later with an
  * {@link OutOfMemoryError}. The figures per unit are upper bounds measured with
- * {@code kvprefix footprint} and with {@code -Xlog:gc} on the built-in workload (README.md, "Memory").
+ * {@code kvprefix footprint} and with {@code -Xlog:gc} on the built-in workload (docs/OPERATING.md
+ * section 7).
  *
  * <p>Thread-safety: stateless.
  */
@@ -51,8 +52,9 @@ final class Memory {
         }
         if (heapBytes > maxHeap * 0.9) {
             long suggest = (long) Math.ceil(heapBytes * 1.25 / (1L << 30));
-            throw new IllegalArgumentException(what + " needs about " + gib(heapBytes) + " of Java heap, and this JVM"
-                    + " may use " + gib(maxHeap) + ": set KVPREFIX_JAVA_OPTS=-Xmx" + suggest + "g (README.md, Memory)");
+            throw new IllegalArgumentException(
+                    what + " needs about " + gib(heapBytes) + " of Java heap, and this JVM" + " may use " + gib(maxHeap)
+                            + ": set KVPREFIX_JAVA_OPTS=-Xmx" + suggest + "g (docs/OPERATING.md section 7)");
         }
     }
 

@@ -15,9 +15,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code kvprefix listen --nats URL}: a fleet replica. Applies the stream (docs/SPEC.md section 9)
+ * {@code kvprefix listen --nats URL}: a fleet replica. Applies the stream (docs/FLEET.md)
  * to a new index (with {@code --snapshot-interval}: the one restored from the newest snapshot in the
- * stream's object store, section 9.5, publishing its own every interval), prints a stats line to standard error every few seconds, and after
+ * stream's object store, docs/FLEET.md section 5, publishing its own every interval), prints a stats
+ * line to standard error every few seconds, and after
  * {@code --duration} (or Ctrl-C / SIGTERM) runs the match lines of {@code --queries}, then prints the
  * replica's JSON stats ({@link ReplicaStats#toJson()}) as the last line.
  *

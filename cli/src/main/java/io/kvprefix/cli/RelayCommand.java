@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
 /**
  * {@code kvprefix relay}: subscribes to engines as {@code listen} does and publishes their batches,
  * in sequence order, to a JetStream stream that replicas ({@code listen --nats}) apply
- * (docs/SPEC.md section 9). Runs until Ctrl-C / SIGTERM or {@code --duration}, then waits for what it
+ * (docs/FLEET.md). Runs until Ctrl-C / SIGTERM or {@code --duration}, then waits for what it
  * received to be in the stream and prints one JSON stats line ({@link RelayStats#toJson()}).
  *
  * <p>Exit status: 0 after a run; 2 for a usage error; 1 if the server cannot be reached.

@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code kvprefix serve}: the OpenAI-compatible KV-aware router in front of real engines
- * (docs/SERVE.md; the HTTP contract is docs/SPEC.md section 12). Builds the router service from the
+ * (docs/OPERATING.md section 9; the HTTP contract is docs/SERVE.md). Builds the router service from the
  * options, starts the Vert.x front door, prints one {@code READY {...}} line on standard output once it
  * serves (for scripts and tests that start it as a child), and runs until Ctrl-C, SIGTERM or
  * {@code --duration}.
@@ -42,7 +42,7 @@ import picocli.CommandLine.Option;
             "through --tokenizer, else by load) and proxied with its stream passed through as it",
             "comes. Endpoints: /v1/completions, /v1/chat/completions, /v1/models, /health, /metrics,",
             "POST /kvprefix/v1/route and /kvprefix/v1/explain; other paths go to an engine by load.",
-            "The engines' KV events feed the index (ZMQ with replay, or --nats). docs/SERVE.md."
+            "The engines' KV events feed the index (ZMQ with replay, or --nats). docs/OPERATING.md section 9."
         })
 final class ServeCommand implements Callable<Integer> {
 

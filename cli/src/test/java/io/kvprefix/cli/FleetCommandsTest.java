@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's fleet, command by command, against a real nats-server and the vLLM-shaped publisher
- * process: {@code kvprefix relay} (a process of its own) fills the stream from two engines, one with a
+ * The fleet of docs/OPERATING.md section 3, command by command, against a real nats-server and the
+ * vLLM-shaped publisher process: {@code kvprefix relay} (a process of its own) fills the stream from two engines, one with a
  * dropped range its replay fills; two {@code kvprefix listen --nats} replicas (one another process,
  * one in this JVM) apply it, and both answer the truth file's queries exactly as the test oracle fed
  * the engines' full history; the first publishes snapshots ({@code --snapshot-interval}), and a third

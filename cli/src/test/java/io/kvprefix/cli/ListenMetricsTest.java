@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code kvprefix listen --metrics-port} (docs/SPEC.md section 8) as an operator meets it: the command
+ * {@code kvprefix listen --metrics-port} (docs/METRICS.md) as an operator meets it: the command
  * runs in its own JVM against the vLLM-shaped publisher in a Python process, is scraped over HTTP
  * with the JDK's client while events flow, and every scrape is parsed by the Prometheus client
  * library's own parser ({@code cli/src/test/python/prometheus_samples.py}, Debian's
@@ -184,7 +184,7 @@ class ListenMetricsTest {
                 String metrics = get(listen.base + "/metrics").body();
                 double replayed = value(metrics, "kvprefix_subscriber_replayed_batches_total");
                 double replaying = value(metrics, "kvprefix_subscriber_replaying");
-                // the engine is also asked at once when it is added (SPEC section 10): that start-up
+                // the engine is also asked at once when it is added (docs/LISTENER.md section 3): that start-up
                 // request holds readiness back too, but only the gap's replay brings the withheld batches
                 boolean gapSeen = value(metrics, "kvprefix_subscriber_gaps_total") >= 1;
                 seen.add(r.statusCode() + " replayed=" + replayed + " replaying=" + replaying + " gap=" + gapSeen);

@@ -80,7 +80,7 @@ class ListenSnapshotTest {
             assertEquals(0, r.exit(), r.err());
             assertTrue(r.err().contains("kvprefix listen: restored " + snap + ": 1 workers"), r.err());
             assertTrue(r.err().contains("kvprefix listen: saved " + snap), r.err());
-            // the first run asked from 0 at its start (docs/SPEC.md section 10, rule 2); the second never does
+            // the first run asked from 0 at its start (docs/LISTENER.md section 3, rule 2); the second never does
             List<String> replays =
                     pub.stderr().lines().filter(l -> l.startsWith("REPLAY")).toList();
             assertTrue(!replays.isEmpty() && replays.get(0).startsWith("REPLAY E1 0 "), pub.stderr());

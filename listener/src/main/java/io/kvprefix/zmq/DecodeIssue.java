@@ -2,19 +2,9 @@ package io.kvprefix.zmq;
 
 /**
  * Something the subscriber or an {@link EngineEventDecoder} noticed about a frame, a batch or one
- * event, counted per engine in {@link SubscriberStats}. Three categories:
- *
- * <ul>
- *   <li>{@link Category#ERROR}: malformed input, skipped. Frame- and batch-level errors skip the
- *       whole batch (its sequence number still counts as received); event-level errors skip that
- *       event and the rest of the batch is applied.
- *   <li>{@link Category#IGNORED}: a well-formed event that is not about the engine's GPU cache of
- *       full-attention blocks, skipped on purpose.
- *   <li>{@link Category#NOTE}: a well-formed event applied with a caveat (a field kvprefix cannot use).
- * </ul>
- *
- * <p>Each issue is logged once per engine (errors as warnings, the rest as information) and counted
- * every time.
+ * event, counted per engine in {@link SubscriberStats} and logged once per engine and kind. Its
+ * {@link Category}: an error (malformed, skipped), ignored (well-formed but out of scope), or a note
+ * (applied with a caveat); docs/ENGINES.md section 5 lists them by category.
  *
  * <p>Thread-safety: an immutable enum.
  */

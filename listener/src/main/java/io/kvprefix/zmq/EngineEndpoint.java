@@ -7,24 +7,12 @@ import java.util.OptionalInt;
 import java.util.regex.Pattern;
 
 /**
- * One engine to subscribe to: the ZMQ endpoint its KV-event publisher serves (vLLM's
- * {@code --kv-events-config endpoint}), the worker id its events belong to, optionally a fixed dp
- * rank, its replay endpoint ({@code replay_endpoint}), the topic to subscribe to, and the format
- * of its batch payloads, which picks the {@link EngineEventDecoder} ({@code vllm} unless said
- * otherwise; {@link EngineEventDecoder#FORMATS} lists the known ones).
- *
- * <p><b>dp rank.</b> Without a configured rank, every batch's {@code data_parallel_rank} names the
- * worker's rank (rank 0 when a batch leaves it out), so one shared publisher can feed several ranks.
- * With a configured rank ({@code WORKER/RANK}), every event of this engine goes to that rank; a batch
- * that says otherwise is applied to the configured rank and counted as
- * {@link DecodeIssue#DP_RANK_OVERRIDDEN}. vLLM starts one publisher per rank, on port
- * {@code endpoint + rank}; configure each as its own engine.
- *
- * <p>The command-line form, parsed by {@link #parse}, is
- * {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC][,format=FORMAT]}, the options in
- * any order, for example {@code tcp://10.0.0.5:5557=7,replay=tcp://10.0.0.5:5558}. Endpoints are
- * {@code tcp://host:port}, {@code ipc://path} or {@code inproc://name}; the subscriber connects to
- * them (vLLM binds).
+ * One engine to subscribe to: the ZMQ endpoint its KV-event publisher serves, the worker id its
+ * events belong to, optionally a fixed dp rank, its replay endpoint, the topic to subscribe to, and
+ * the format of its batch payloads, which picks the {@link EngineEventDecoder} ({@code vllm} unless
+ * said otherwise; {@link EngineEventDecoder#FORMATS} lists the known ones). The command-line form,
+ * parsed by {@link #parse}, is {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC][,format=FORMAT]};
+ * docs/LISTENER.md section 5 states it and the dp-rank rule ({@link DecodeIssue#DP_RANK_OVERRIDDEN}).
  *
  * <p>Thread-safety: immutable.
  *

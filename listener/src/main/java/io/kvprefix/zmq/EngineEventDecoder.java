@@ -8,30 +8,16 @@ import java.util.List;
  * {@link KvEventSubscriber} makes one decoder per engine ({@link #forEngine}, by the engine's
  * {@link EngineEndpoint#format() format}), hands it each batch's payload in sequence order and
  * applies what comes back; a router that receives payloads some other way can use a decoder directly.
- *
- * <p>A decoder sees payloads only. Framing (topics, sequence numbers, the replay protocol) is the
- * transport's business, and which worker a batch belongs to comes from the engine's configuration
- * ({@link EngineEndpoint#worker}) and, where the format has one, the batch's dp rank. That is the
- * line the formats kvprefix reads, or will, divide along:
- *
- * <ul>
- *   <li>{@code vllm} ({@link VllmEventDecoder}): the msgpack payload frame of one ZMQ message, a
- *       batch {@code [ts, [events...], dp_rank?]} of {@code BlockStored} / {@code BlockRemoved} /
- *       {@code AllBlocksCleared} events.
- *   <li>{@code sglang} ({@link SglangEventDecoder}): SGLang publishes over the same ZMQ framing with
- *       its own field layout; the subscriber stays as it is.
- *   <li>{@code trtllm} ({@link TrtllmEventDecoder}): TensorRT-LLM hands out JSON dicts
- *       ({@code get_kv_cache_events()}) that a router reads from a file or standard input, not from
- *       ZMQ: its decoder takes one UTF-8 JSON line (one event, or a list of them) as the payload, and
- *       a reader of lines ({@code kvprefix listen --trtllm-events}), not the ZMQ subscriber, feeds it.
- * </ul>
+ * A decoder sees payloads only: framing, sequence numbers and replay are the transport's, and the
+ * worker comes from the engine's configuration. The formats ({@code vllm}, {@code sglang},
+ * {@code trtllm}) are docs/ENGINES.md sections 1 to 3.
  *
  * <p>Problems with the payload as a whole throw {@link BatchDecodeException}; problems with single
  * events are {@link DecodedBatch.Issue}s, and the rest of the batch is still applied. A decoder never
  * throws anything else for any input.
  *
- * <p>Thread-safety: a decoder may keep state about its engine (vLLM's learns the kinds of KV-cache
- * groups) and need not be thread-safe; use one per engine, from one thread at a time.
+ * <p>Thread-safety: a decoder may keep state about its engine and need not be thread-safe; use one
+ * per engine, from one thread at a time.
  */
 public interface EngineEventDecoder {
     /** The format of an engine whose format is not given. */

@@ -22,62 +22,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Feeds a {@link PrefixIndex} from real engines: subscribes to each engine's vLLM / SGLang
- * KV-event publisher over ZMQ, decodes its batches (with the {@link EngineEventDecoder} of the
- * engine's {@link EngineEndpoint#format() format}, {@link VllmEventDecoder} by default) and applies the events
- * in sequence order, recovering lost batches through the engine's replay socket.
+ * KV-event publisher over ZMQ, decodes its batches with the {@link EngineEventDecoder} of the
+ * engine's {@link EngineEndpoint#format() format} and applies the events in sequence order,
+ * recovering lost batches through the engine's replay socket and finding restarted engines. The
+ * rules for an engine's stream are docs/LISTENER.md section 3; resuming after a snapshot
+ * ({@link #snapshot}, {@link Builder#resumeFrom}) section 4; engines added and removed at run time,
+ * the feed without an index ({@link #builder(BatchTap)}) and the threads section 7.
  *
  * <pre>{@code
  * try (KvEventSubscriber sub = KvEventSubscriber.builder(index).build()) {
  *     sub.addEngine(EngineEndpoint.parse("tcp://10.0.0.5:5557=7,replay=tcp://10.0.0.5:5558"));
  *     ...                                  // route with index.match(...) meanwhile
- *     System.out.println(sub.stats().toJson());
  * }
  * }</pre>
- *
- * <p><b>Per engine</b>: a ZMQ SUB socket on its endpoint, and a DEALER socket on its replay endpoint
- * if it has one. With a replay endpoint the engine is asked at once, when it is added (and again
- * whenever its live connection is re-established), for what it has: every batch from 0, or from a
- * {@link ResumePoint} restored with the index. Sequence numbers are tracked per engine: on a gap the
- * subscriber sends the replay request vLLM serves ({@code ["", start_seq]}, 8 bytes big-endian) and
- * holds live batches back until the answers ({@code ["", seq, payload]} or
- * {@code ["", topic, seq, payload]}, ended by a sequence of eight {@code 0xff} bytes with an empty
- * payload) have filled the gap; duplicates are dropped. vLLM's replay ROUTER keeps ZMQ's default send
- * high-water mark of 1,000 messages, so a long replay arrives with holes and without its end marker:
- * the subscriber asks again from the next missing number for as long as each request makes progress
- * (with a backoff and a bound when it does not). Every request after the first batch starts at the
- * last batch applied, whose bytes the engine must repeat: a restarted engine is found that way even
- * when its new numbering has passed the old one. Only when the engine no longer has a range (or has no
- * replay endpoint) are the engine's workers cleared ({@link io.kvprefix.KvEvent.Cleared}, a counted
- * <em>resync</em>) and the live stream goes on; stores whose parents were lost then answer
- * {@code parent_block_not_found}, counted like every status. A restart (the sequence goes back, the
- * publisher's identity changes, or the replayed anchor differs) clears them too, and the new stream is
- * fetched from 0. Replay answers that contradict the request or the live stream are counted and never
- * believed. The rules are stated in docs/SPEC.md section 10. Malformed frames, batches and events are
- * counted per {@link DecodeIssue}, logged once per engine and kind, and skipped; nothing an engine
- * sends can stop the subscriber.
- *
- * <p><b>Restarts without loss</b>: {@link #snapshot} saves the index together with every engine's
- * position (the last batch applied, and the workers it fed), taken on the I/O thread so that the
- * two agree. A subscriber built with {@link Builder#resumeFrom} and the restored index's
- * {@link PrefixIndex#snapshotMetadata()} goes on after that batch for each engine at the same
- * endpoint with the same worker id: it asks the replay socket for the batches after it at once,
- * not for everything from 0. If the engine's buffer no longer reaches back that far, its workers
- * are cleared (a resync, as for any gap).
- *
- * <p><b>Without an index</b> ({@link #builder(BatchTap)}) the same machinery hands each engine's
- * batches, undecoded and in the order they would be applied, to a {@link BatchTap}, and tells it when
- * the engine's workers would be cleared. <b>Resuming</b> ({@link #addEngine(EngineEndpoint,
- * ResumePoint)}) takes an engine's stream up after a batch applied by an earlier process.
- *
- * <p><b>Engines at run time</b>: {@link #addEngine} and {@link #removeEngine} may be called at any
- * time. Removing an engine makes the index forget it: {@link io.kvprefix.KvEvent.RemoveWorker} of its
- * worker id, or, when another subscribed engine shares that worker id, {@code Cleared} of each rank it
- * fed.
- *
- * <p><b>Threads</b>: one I/O thread ({@code kvprefix-zmq-subscriber-N}) owns every socket, decodes,
- * and calls {@link PrefixIndex#apply} (so never concurrently for one worker id), plus ZMQ's own I/O
- * and reaper threads; all are daemon threads and {@link #close()} stops them. Logs go to the
- * {@code io.kvprefix.zmq} {@link System.Logger}. {@link #close()} does not close or change the index.
  *
  * <p>Thread-safety: every public method may be called from any thread.
  */

@@ -6,13 +6,8 @@ import java.util.OptionalLong;
  * Where an index's (or a relay's) state of one engine ends: the sequence number of the last batch
  * applied and, if known, the hash of that batch's payload bytes (XXH3-64, seed 0). A snapshot or a
  * relay's stream stores it; {@link KvEventSubscriber#addEngine(EngineEndpoint, ResumePoint)} resumes
- * from it: the engine's replay socket is asked at once for everything from {@code lastSeq} on, and
- * its first answer must repeat batch {@code lastSeq} byte for byte, or the engine restarted meanwhile
- * (then the engine's workers are cleared and its stream is fetched from 0). Live batches wait behind
- * that replay; an engine that answers nothing is quiet (nothing is lost); one whose buffer starts
- * later has lost the range (a counted resync). Without the hash, the request starts at
- * {@code lastSeq + 1} and a restart whose new numbering has passed {@code lastSeq} cannot be told
- * from a quiet engine (docs/SPEC.md section 10).
+ * from it, and the engine's first replay answer must repeat that batch byte for byte, or the engine
+ * restarted meanwhile (docs/LISTENER.md sections 3 and 4).
  *
  * <p>Thread-safety: immutable.
  *

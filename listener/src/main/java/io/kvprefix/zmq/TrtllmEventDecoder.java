@@ -21,44 +21,14 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * The {@code trtllm} format of {@link EngineEventDecoder}: TensorRT-LLM's KV-cache events, as
- * {@code LLM.get_kv_cache_events()} returns them and {@code KVCacheEventSerializer}
- * ({@code tensorrt_llm/_utils.py} @ {@code ed53795b33fc139493f762a1c6c53f691cf52d38}) serialises
- * them: one JSON object per event, or a list of them, per payload (one line of
- * {@code kvprefix listen --trtllm-events}; {@code json.dumps} of the Python dicts gives it). An
- * event is {@code {"event_id", "data", "window_size", "attention_dp_rank"?}} and {@code data} one of
- * {@code created}, {@code stored} ({@code parent_hash}, {@code blocks: [{block_hash, tokens:
- * [{token_id, token_extra_id}], cache_level, priority, mm_keys?, lora_id?, cache_salt?}]},
- * {@code lora_name?}), {@code removed} ({@code block_hashes}) and {@code updated}.
- *
- * <p>Mapping, as Dynamo's TensorRT-LLM publisher converts the same events
- * ({@code components/src/dynamo/trtllm/publisher.py} @ {@code 0d38568995b54b8acc3a93f48452c4b7fccb6be0}):
- * <ul>
- *   <li><b>Window filtering.</b> The {@code created} events at start-up name the attention windows;
- *       only events of the largest window (the global-attention layers) are indexed, the others are
- *       {@link DecodeIssue#NON_FULL_ATTENTION_GROUP}. Events without {@code window_size} (older
- *       TensorRT-LLM) are all indexed.
- *   <li><b>stored</b> becomes {@link KvEvent.StoredTokens}: the blocks' {@code token_id}s
- *       concatenated, kvprefix hashing them itself. A block with more tokens than the block size
- *       rejects the event ({@link DecodeIssue#BAD_EVENT}); the first with fewer ends it (a partial
- *       block, {@link DecodeIssue#PARTIAL_BLOCK}, whose later removal is dropped); a block without a
- *       hash is skipped. {@code mm_keys} give each block its items' {@code mm_hash}, the first 16 hex
- *       digits of the key's hash (docs/SPEC.md section 2.1). The LoRA salt is {@code lora_name}; a
- *       {@code lora_id} without it is {@link DecodeIssue#LORA_ID_WITHOUT_NAME} (TensorRT-LLM #18156
- *       is what a router loses when the engine salts and it does not). A block's {@code cache_salt}
- *       is the cache namespace.
- *   <li><b>Hashes</b> may be signed or unsigned 64-bit integers (the same bits; Dynamo converts to
- *       signed), or hex strings (V2 block keys: their low 64 bits).
- *   <li><b>removed</b> becomes {@link KvEvent.Removed}; {@code updated} and {@code created} are
- *       {@link DecodeIssue#UNUSED_EVENT}; TensorRT-LLM's events do not say GPU or host memory, so,
- *       as in Dynamo, a block counts as held until it is removed.
- *   <li><b>Restarts.</b> An event id lower than the last one, on a {@code created} event, means the
- *       engine restarted: every worker of the engine seen so far is cleared first
- *       ({@link DecodeIssue#EVENT_ID_GAP}); ids that skip numbers are noted the same way.
- *   <li><b>dp ranks.</b> {@code attention_dp_rank} picks the dp rank ({@link EngineEndpoint#worker});
- *       events of one payload may name several, and each event carries its own worker. The batch's
- *       worker is its first event's.
- * </ul>
+ * The {@code trtllm} format of {@link EngineEventDecoder}: TensorRT-LLM's KV-cache events as
+ * {@code LLM.get_kv_cache_events()} returns them, one JSON line per payload (one event or a list of
+ * them; {@code json.dumps} of the Python dicts gives it), as {@code kvprefix listen --trtllm-events}
+ * reads them. Events are mapped as Dynamo's TensorRT-LLM publisher maps them: only the largest
+ * attention window is indexed, stores of full blocks become {@link KvEvent.StoredTokens}, partial
+ * blocks are noted and skipped, and an event id that starts again means a restart (every worker of
+ * the engine is cleared first). docs/ENGINES.md section 3 has every field and the TensorRT-LLM and
+ * Dynamo sources it was read from.
  *
  * <p>Thread-safety: not thread-safe (it keeps the window, the last event id and the partial blocks);
  * one per engine, from one thread at a time.

@@ -12,7 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
@@ -21,37 +20,11 @@ import java.util.OptionalLong;
  * one per engine whose format is {@code vllm} (the default); a router that receives vLLM payloads
  * some other way can use it directly.
  *
- * <p>Both encodings vLLM has used are read: the batch as {@code [ts, [events...], dp_rank?]} or as a
- * map, each event as a tagged array ({@code ["BlockStored", block_hashes, parent_block_hash,
- * token_ids, block_size, lora_id, medium, lora_name, extra_keys, group_idx, kv_cache_spec_kind, ...]})
- * or as a map with the tag under {@code "type"}; fields equal to their default may be absent, unknown
- * fields are skipped, block hashes may be signed or unsigned (the same 64 bits either way).
- *
- * <p>Mapping:
- * <ul>
- *   <li>{@code BlockStored} becomes {@link KvEvent.StoredTokens}: kvprefix hashes the tokens itself
- *       (docs/SPEC.md section 3), salted by {@code lora_name} (section 2.1). {@code lora_id} alone is not a
- *       salt ({@link DecodeIssue#LORA_ID_WITHOUT_NAME}). {@code extra_keys} give each block the
- *       {@code mm_hash}es of its multimodal items, hashed with it (docs/SPEC.md section 2.1, Dynamo's
- *       mapping: {@code ExtraKeys}), and a cache namespace Dynamo tagged there; what else they hold is
- *       counted ({@link DecodeIssue#EXTRA_KEYS}) and not hashed.
- *   <li>{@code BlockRemoved} becomes {@link KvEvent.Removed}, {@code AllBlocksCleared}
- *       {@link KvEvent.Cleared} of the batch's worker.
- *   <li>{@code medium} names the tier ({@link Medium#fromEngine}: {@code GPU}, {@code CPU},
- *       {@code STORAGE}, ...; absent is the GPU), and events of a lower tier are applied to it
- *       (docs/SPEC.md section 3.1, counted as {@link DecodeIssue#TIER_CPU} / {@link DecodeIssue#TIER_DISK}).
- *       A lower-tier store without tokens ({@code block_size} 0, the placeholders vLLM's offloading
- *       connector sends unless {@code self_describing_kv_events} is on) becomes a
- *       {@link KvEvent.Copied}: its hashes are the GPU's. A medium kvprefix does not index is
- *       ignored ({@link DecodeIssue#NON_DEVICE_MEDIUM}).
- *   <li>Hybrid models: events of a KV-cache group that is not full attention are ignored
- *       ({@link DecodeIssue#NON_FULL_ATTENTION_GROUP}). A store names its group's
- *       {@code kv_cache_spec_kind}; full attention means {@code full_attention}, {@code mla_attention}
- *       or {@code sink_full_attention}. The decoder remembers each group's kind from the stores, so a
- *       removal, which carries only {@code group_idx}, is judged by its group's kind; for a group whose
- *       kind it has not seen, group 0 (or no group) counts as full attention and any other as not.
- *   <li>The worker is {@link EngineEndpoint#worker(OptionalInt)} of the batch's dp rank.
- * </ul>
+ * <p>Both encodings vLLM has used are read (tagged arrays and maps); {@code BlockStored} becomes a
+ * {@link KvEvent.StoredTokens} that kvprefix hashes itself, {@code BlockRemoved} a
+ * {@link KvEvent.Removed}, {@code AllBlocksCleared} a {@link KvEvent.Cleared}; lower tiers, hybrid
+ * models' groups, LoRA names and {@code extra_keys} are mapped field by field as docs/ENGINES.md
+ * section 1 states, and what is skipped or noted is a {@link DecodeIssue}.
  *
  * <p>Thread-safety: not thread-safe (it learns group kinds as it goes); use one decoder per engine,
  * from one thread at a time.

@@ -62,8 +62,8 @@ class ResumeIntegrationTest {
     /** What one restart left: the restored index, the publisher's truth and log, the second subscriber's counts. */
     record Run(PrefixIndex index, Truth truth, List<String> replays, SubscriberStats.Counts counts, String why) {
         /**
-         * The replay requests after the first subscriber's start-up request from 0 (docs/SPEC.md
-         * section 10, rule 2), which is the first one: the restarted router must never ask from 0.
+         * The replay requests after the first subscriber's start-up request from 0 (docs/LISTENER.md
+         * section 3, rule 2), which is the first one: the restarted router must never ask from 0.
          */
         List<String> afterTheRestart() {
             assertTrue(!replays.isEmpty() && replays.get(0).startsWith("REPLAY A 0 "), why);

@@ -133,7 +133,7 @@ class TiersGroupsLoraTest {
      * A hybrid model with a full-attention group 0 and a sliding-window group 1. vLLM strips the group
      * from the external hash, so both groups publish the same hashes for the same tokens, and the
      * sliding-window group evicts blocks that fell out of its window while full attention keeps them.
-     * kvprefix indexes full attention only (the documented rule: README, {@link VllmEventDecoder}), so
+     * kvprefix indexes full attention only (the documented rule: docs/ENGINES.md section 1, {@link VllmEventDecoder}), so
      * the answer is the full-attention depth, as before the model had a second group.
      */
     @Test

@@ -16,7 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
 /**
- * A small HTTP endpoint on the JDK's {@code com.sun.net.httpserver} (docs/SPEC.md section 8):
+ * A small HTTP endpoint on the JDK's {@code com.sun.net.httpserver} (docs/METRICS.md section 2):
  * {@code GET /metrics} renders a {@link PrometheusMeterRegistry} in the Prometheus text format
  * (version 0.0.4) after running the refresh hooks (so each scrape reads every object's statistics once);
  * {@code GET /health/live} answers 200 while the process serves; {@code GET /health/ready} answers 200

@@ -16,12 +16,10 @@ import java.util.Objects;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The meters of a {@link PrefixIndex} (docs/SPEC.md section 8): its size and memory as gauges
- * ({@code kvprefix_index_workers}, {@code _blocks}, {@code _entries}, {@code _capacity},
- * {@code kvprefix_index_memory_bytes{area="native"|"heap"}}), and its rebuilds and events per status as
- * counters ({@code kvprefix_index_rebuilds_total}, {@code kvprefix_index_events_total{status}}), all read
- * from {@link PrefixIndex#stats()} at scrape time (one snapshot per scrape, at most one a second
- * otherwise). Match latency needs the index to be wrapped: {@link #timed}.
+ * The meters of a {@link PrefixIndex} (docs/METRICS.md section 1): its size and memory as gauges,
+ * its rebuilds and events per status as counters, all read from {@link PrefixIndex#stats()} at
+ * scrape time (one snapshot per scrape, at most one a second otherwise). Match latency needs the
+ * index to be wrapped: {@link #timed}.
  *
  * <pre>{@code
  * PrefixIndex index = PrefixIndexMetrics.timed(PrefixIndex.create(config), registry); // match latency

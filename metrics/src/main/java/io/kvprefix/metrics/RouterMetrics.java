@@ -15,7 +15,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The meters of a {@link Router} (docs/SPEC.md section 8): decisions per worker
+ * The meters of a {@link Router} (docs/METRICS.md section 1): decisions per worker
  * ({@code kvprefix_router_decisions_total{worker}}), the cached blocks of each decision as a histogram
  * ({@code kvprefix_router_cached_blocks}, buckets 0.5 (no cached block), 1, 2, 4, ... 4096 blocks), decisions below the
  * minimum match ({@code kvprefix_router_below_min_match_total}), and as gauges the registered workers

@@ -23,15 +23,11 @@ import java.util.Objects;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The meters of a {@link KvEventSubscriber} (docs/SPEC.md section 8), per engine (labels
- * {@code engine}, its endpoint, and {@code worker}, its worker id): every counter of
- * {@link SubscriberStats} ({@code kvprefix_subscriber_batches_total}, {@code _gaps_total},
- * {@code _replays_total}, {@code _resyncs_total}, {@code _blocks_stored_total}, ...), events by kind and
- * status ({@code kvprefix_subscriber_events_total{kind,status}}), decode errors, ignored events and
- * notes by issue, and the gauges lag ({@code kvprefix_subscriber_lag_seconds}), pending batches, last
- * sequence number and replaying; plus {@code kvprefix_subscriber_engines} and
- * {@code kvprefix_subscriber_caught_up} (1 when no replay is outstanding, what {@code /health/ready}
- * reports).
+ * The meters of a {@link KvEventSubscriber}, per engine (labels {@code engine}, its endpoint, and
+ * {@code worker}, its worker id): every counter of {@link SubscriberStats}, events by kind and
+ * status, decode issues, lag, pending batches, last sequence and replaying, plus the engines and
+ * whether no replay is outstanding (what {@code /health/ready} reports); docs/METRICS.md section 1
+ * names each.
  *
  * <p>Values are read from {@link KvEventSubscriber#stats()}: one snapshot per scrape (at most one a
  * second otherwise). Engines added or removed later get or lose their meters at the next

@@ -8,7 +8,7 @@
  * blocks) and {@link io.kvprefix.metrics.SubscriberMetrics} (per engine: events per kind and status,
  * blocks stored and removed, gaps, replays, resyncs, decode errors, ignored events, lag). Each is a
  * Micrometer {@code MeterBinder}: {@code new RouterMetrics(router).bindTo(registry)}. The names and
- * their labels are listed in docs/SPEC.md section 8; labels are bounded: engine (one per subscribed
+ * their labels are listed in docs/METRICS.md section 1; labels are bounded: engine (one per subscribed
  * engine), event kind, status, issue, and worker only where the set is the router's own members.
  *
  * <p><b>Cost.</b> Counters and gauges are read from the objects' own statistics at scrape time, so
@@ -17,7 +17,7 @@
  * recorded as they happen: match latency, by a decorator {@code PrefixIndex} that times each match
  * call ({@link io.kvprefix.metrics.PrefixIndexMetrics#timed}: the index itself is untouched), and
  * routing decisions, by a {@link io.kvprefix.RoutingObserver} the router calls after each decision.
- * benchmarks/RESULTS.md has the measured cost of both.
+ * benchmarks/RESULTS.md section 3.6 has the measured cost of both.
  *
  * <p><b>The endpoint.</b> {@link io.kvprefix.metrics.MetricsServer} serves {@code /metrics} (the
  * Prometheus text format, rendered by Micrometer's Prometheus registry), {@code /health/live} and

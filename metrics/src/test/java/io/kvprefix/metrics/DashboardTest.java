@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The Grafana dashboard {@code metrics/grafana/kvprefix-dashboard.json}: valid JSON, a panel for each
  * thing an operator watches, and every metric its queries name exists in a scrape of a registry with
- * all three binders bound (docs/SPEC.md section 8).
+ * all three binders bound (docs/METRICS.md).
  */
 class DashboardTest {
     static final Path DASHBOARD = RepoPaths.root().resolve("metrics/grafana/kvprefix-dashboard.json");

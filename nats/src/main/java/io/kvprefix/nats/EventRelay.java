@@ -24,32 +24,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Relays engines' KV-event batches to a {@link FleetStream}: subscribes to each engine exactly as
  * {@code kvprefix listen} does (a {@link KvEventSubscriber}: sequence tracking, gaps filled by the
  * engine's replay socket, clears where a range is lost for good) and publishes every engine's
- * batches, in sequence order and undecoded, to the engine's subject (docs/SPEC.md section 9).
+ * batches, in sequence order and undecoded, to the engine's subject. One frame in flight per engine,
+ * resent with the same message id until acknowledged, so the stream holds each engine's batches in
+ * order, once, with no hole; a restarted relay takes each engine up after the last batch in the
+ * stream ({@link ResumePoint}). The rules are docs/FLEET.md section 3; the design is this package's.
  *
  * <pre>{@code
  * try (EventRelay relay = EventRelay.builder(natsConnection, FleetStream.defaults()).build()) {
  *     relay.addEngine(EngineEndpoint.parse("tcp://10.0.0.5:5557=7,replay=tcp://10.0.0.5:5558"));
- *     ...
  * }
  * }</pre>
- *
- * <p><b>Nothing lost, nothing twice.</b> Per engine one frame (a run of consecutive batches) is in
- * flight at a time, published with the message id {@code KEY-FIRSTREC}; it is sent again until
- * JetStream acknowledges it (a copy that had landed is dropped by the stream's de-duplication
- * window), and only then is the next frame built, from everything that queued meanwhile. So the
- * stream holds each engine's batches in order with no hole. A relay that starts reads the last
- * message of each engine's subject: it numbers its records on from there, and asks the engine's
- * replay socket for every batch after the last one published ({@link ResumePoint}); a relay killed
- * at any moment and started again neither loses nor repeats a batch, as long as the engine's replay
- * buffer still holds what was published meanwhile (otherwise the loss is a clear in the stream, and
- * counted). Several relays may share the engines between them; each engine must be relayed by one
- * relay at a time.
- *
- * <p>Threads: the subscriber's I/O thread queues records; one thread of the relay's
- * ({@code kvprefix-nats-relay-N}) publishes them; jnats' own threads complete the acks. While the
- * server is away, records queue (up to {@link Builder#maxQueuedRecords} per engine, then the I/O
- * thread waits, ZMQ queues and, past its high-water mark, drops: gaps the replay fills later).
- * {@link #close()} does not close the connection.
  *
  * <p>Thread-safety: every public method may be called from any thread.
  */

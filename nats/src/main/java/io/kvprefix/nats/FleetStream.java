@@ -16,7 +16,7 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * The JetStream stream a fleet shares (docs/SPEC.md section 9): its name (default
+ * The JetStream stream a fleet shares (docs/FLEET.md): its name (default
  * {@value #DEFAULT_NAME}), how long it keeps messages, and its de-duplication window. Every engine
  * has a subject of its own, {@code NAME.WORKER.KEY}, where {@code KEY} is derived from the engine's
  * endpoint ({@link #subjectOf}), so the stream keeps each engine's batches in order and the last

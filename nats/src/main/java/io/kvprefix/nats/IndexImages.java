@@ -10,7 +10,7 @@ import java.util.Objects;
 /**
  * The index snapshot operations a replica needs ({@link StreamReplica.Builder#snapshots}), behind an
  * interface of the fleet's own so that a caller may choose where a restored index lives. {@link #of}
- * and {@link #heap} are the index's own snapshots (docs/SNAPSHOT.md, docs/SPEC.md sections 9.5 and 10):
+ * and {@link #heap} are the index's own snapshots (docs/SNAPSHOT.md, docs/FLEET.md section 5, docs/LISTENER.md section 4):
  * {@code PrefixIndex.snapshot(Path, Map)}, {@code PrefixIndex.restore} (or {@code restoreHeap}) and
  * {@code snapshotMetadata()}.
  *

@@ -9,9 +9,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A snapshot of a {@link StreamReplica}'s counters: where it is in the stream, how far behind, the
- * lag of the batches it applied (engine publish to replica apply, wall clock), and per engine the
- * records, events per kind and status, and decode issues, as {@code kvprefix listen} reports them.
+ * A snapshot of a {@link StreamReplica}'s counters, as {@code kvprefix listen --nats} prints them
+ * (docs/FLEET.md section 4).
  *
  * <p>Thread-safety: immutable (the counter arrays are copies and not handed out).
  *
@@ -22,7 +21,7 @@ import java.util.Objects;
  * @param resyncs times messages the replica needed had been dropped by the stream's retention
  * @param messages messages applied
  * @param badMessages messages skipped as unreadable
- * @param lastLagMicros lag of the last batch applied, µs, -1 if none
+ * @param lastLagMicros lag of the last batch applied (engine publish to replica apply), µs, -1 if none
  * @param lagP50Micros median lag, µs, -1 if none
  * @param lagP99Micros 99th-percentile lag, µs, -1 if none
  * @param lagMaxMicros largest lag, µs
@@ -31,7 +30,8 @@ import java.util.Objects;
  * @param bootstrapSeq the stream sequence of the snapshot the replica started from, -1 if none
  * @param bootstrapMillis how long finding, downloading and restoring that snapshot took, -1 if none
  * @param snapshotsPublished snapshots this replica published
- * @param engines per engine, in order of their first message
+ * @param engines per engine (records, events per kind and status, decode issues), in order of their
+ *     first message
  */
 public record ReplicaStats(
         String stream,

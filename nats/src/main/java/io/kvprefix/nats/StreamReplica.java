@@ -29,31 +29,16 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A router replica fed by a {@link FleetStream}: applies the stream's messages, in stream order, to
  * its {@link PrefixIndex}, decoding each engine's batches as {@code kvprefix listen} does. Replicas
- * fed by one stream hold the same index once they have applied the same prefix of it.
+ * fed by one stream hold the same index once they have applied the same prefix of it. The rules
+ * (ordered consumer, duplicates, resyncs after the retention dropped messages, lag) are
+ * docs/FLEET.md section 4; snapshots in the stream's object store ({@link Builder#snapshots}, and
+ * {@link #index()} is then the restored index) section 5; the threads this package's description.
  *
  * <pre>{@code
  * try (StreamReplica replica = StreamReplica.builder(index, natsConnection, FleetStream.defaults()).build()) {
  *     ...                                  // route with index.match(...) meanwhile
  * }
  * }</pre>
- *
- * <p><b>Reading</b>: an ordered consumer (ephemeral, server-side flow control and heartbeats,
- * recreated by jnats from the next sequence after a disconnection or a server restart) delivers
- * from the first message this replica does not hold. Each engine's records carry consecutive
- * numbers: duplicates are skipped. If the stream's retention has dropped messages the replica needed
- * (it started, or was away, longer than the stream keeps messages), it says so in a log line, clears
- * every engine's workers and goes on from the oldest message there is: a counted <em>resync</em>.
- * docs/SPEC.md section 9 states the rules.
- *
- * <p><b>Snapshots</b> ({@link Builder#snapshots}, docs/SPEC.md section 9.5): every interval the
- * replica is cut between two messages, its index saved with the stream sequence it covers and its
- * engines' state, and the file uploaded to the stream's object store bucket; a replica that starts
- * restores the newest snapshot there ({@link #index()} is then the restored index) and consumes from
- * the message after it, instead of from the stream's start.
- *
- * <p>Threads: jnats' dispatcher thread applies the messages (so never concurrently for one worker),
- * while any thread matches. {@link #close()} stops the consumer; it does not close the connection
- * or the index.
  *
  * <p>Thread-safety: every public method may be called from any thread.
  */
@@ -263,7 +248,7 @@ public final class StreamReplica implements AutoCloseable {
         /**
          * Publishes a snapshot of the index every {@code interval} (and at {@link StreamReplica#close()})
          * to the stream's object store bucket, and starts from the newest one there instead of from
-         * the stream's start (docs/SPEC.md section 9.5); {@code images} saves and restores the index.
+         * the stream's start (docs/FLEET.md section 5); {@code images} saves and restores the index.
          */
         public Builder snapshots(IndexImages images, Duration interval) {
             this.images = Objects.requireNonNull(images, "images");

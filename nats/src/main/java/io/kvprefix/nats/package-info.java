@@ -1,5 +1,5 @@
 /**
- * A router fleet on NATS JetStream: several replicas, one index (docs/SPEC.md section 9).
+ * A router fleet on NATS JetStream: several replicas, one index (docs/FLEET.md).
  *
  * <ul>
  *   <li>{@link io.kvprefix.nats.EventRelay}: reads engines as {@code kvprefix listen} does and
@@ -31,6 +31,14 @@
  * sequence that jumps means the stream's retention dropped messages the replica never read, and the
  * replica resyncs (every engine's workers cleared), as the listener does when an engine's replay
  * buffer has moved on.
+ *
+ * <p><b>Threads.</b> In a relay, the listener's I/O thread queues records; one thread of the relay's
+ * ({@code kvprefix-nats-relay-N}) publishes them; jnats' own threads complete the acks. While the
+ * server is away, records queue (up to {@code EventRelay.Builder.maxQueuedRecords} per engine, then
+ * the I/O thread waits, ZMQ queues and, past its high-water mark, drops: gaps the replay fills
+ * later). In a replica, jnats' dispatcher thread applies the messages (so never concurrently for one
+ * worker) while any thread matches. Closing either stops its own threads; neither closes the
+ * connection, and a replica does not close its index.
  *
  * <p><b>Server.</b> Debian's {@code nats-server} 2.9.10 has everything used here (de-duplication
  * window, {@code Nats-Expected-Stream}, last-by-subject message get, ordered consumers over pull

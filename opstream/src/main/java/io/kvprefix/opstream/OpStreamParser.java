@@ -11,51 +11,14 @@ import java.util.OptionalLong;
 
 /**
  * A strict parser for one op-stream line (docs/SPEC.md section 5): raw bytes in, an {@link Op} out.
- * Every malformed line gives {@link Op.Invalid} with a one-line reason; the parser never
- * throws for any input bytes.
- *
- * <p>The JSON grammar is RFC 8259's, hand-checked byte by byte: UTF-8 is validated (also inside
- * strings of ignored fields), numbers are read from their digits (never through {@code double},
- * never through {@code BigInteger}), and only whitespace may follow the object. One instance reuses
- * its scratch buffers from line to line; the results it returns are independent copies.
- *
- * <p>Decisions where docs/SPEC.md section 5 leaves room (all answered {@code invalid_input} unless said so):
- * <ul>
- *   <li>{@code -0} is a JSON integer (RFC 8259's {@code int} production allows it) with the value 0,
- *       so it is accepted wherever 0 is, also for {@code worker}, {@code dp_rank} and tokens.
- *   <li>A field the format defines ({@code op}, {@code worker}, {@code dp_rank}, {@code parent_hash},
- *       {@code blocks}, {@code token_ids}, {@code block_size}, {@code block_hashes},
- *       {@code local_hashes}, {@code lora_name}, {@code cache_namespace}, {@code mm}, and {@code block_hash} /
- *       {@code tokens_hash} inside a block) given twice in one object is rejected: RFC 8259 leaves
- *       duplicate names unpredictable, and a router must not guess. Repeated unknown fields are
- *       ignored like any unknown field. Names are compared after unescaping ({@code "\u006fp"} is
- *       {@code op}).
- *   <li>A field that the line's op (and form) does not use is ignored like an unknown field, whatever
- *       it holds: {@code dp_rank} or {@code worker} on a {@code match}, {@code dp_rank} on
- *       {@code remove_worker}, {@code lora_name} on a hash-form line, {@code block_size} on a
- *       hash-form {@code stored}. Exceptions: the duplicate rule above, and the two-forms rule: a
- *       {@code stored} with both {@code blocks} and {@code token_ids}, or a {@code match} with both
- *       {@code local_hashes} and {@code token_ids}, is rejected as soon as both keys are present
- *       (even with a {@code null} value).
- *   <li>Unknown fields inside a {@code blocks} element are ignored too.
- *   <li>An empty {@code lora_name} / {@code cache_namespace} is the same as an absent one and comes
- *       out as null (section 2.1).
- *   <li>{@code block_size} in 2^31 .. 2^32-1 is valid but does not fit a Java {@code int}: it comes
- *       out as {@link Integer#MAX_VALUE}. A line can never carry 2^31-1 tokens, so both give zero full
- *       blocks and the same answer (a token-form {@code stored} must then have
- *       {@code "block_hashes":[]}, and a match scores nothing).
- *   <li>{@code \r} is JSON whitespace, so a line ending in {@code \r\n} parses like one ending in
- *       {@code \n}; a {@code \r} never separates lines.
- *   <li>A {@code \\u} escape that leaves a lone UTF-16 surrogate is rejected (the string would not be
- *       Unicode, and a {@code lora_name} is hashed as UTF-8).
- *   <li>Arrays and objects inside ignored values may nest at most {@value #MAX_NESTING} deep (RFC 8259
- *       section 9 allows such a limit); deeper is rejected rather than risking the stack.
- * </ul>
- *
- * <p>Three parts, by concern: the strict JSON tokenizer ({@code internal.JsonLexer}), the fields of
- * a line and the checks on their values ({@code internal.FieldReader} into {@code internal.LineFields}), and here, the op builders that
- * decide from the op and its form which fields are required, optional or ignored, and build the
- * result.
+ * Every malformed line gives {@link Op.Invalid} with a one-line reason; the parser never throws for
+ * any input bytes. What is malformed, and every decision where RFC 8259 leaves room (duplicate
+ * names, {@code -0}, fields an op ignores, the two forms, empty names, block sizes past 2^31,
+ * {@code \r}, lone surrogates, nesting past {@value #MAX_NESTING}) is section 5, <em>Validation</em>; a
+ * {@code block_size} in 2^31 .. 2^32-1 comes out as {@link Integer#MAX_VALUE} (both give zero full
+ * blocks). How the parser is split between the tokenizer, the field reader and the op builders here is
+ * this package's description. One instance reuses its scratch buffers from line to line; the results
+ * it returns are independent copies.
  *
  * <p>Thread-safety: not thread-safe (it holds per-line scratch state); use one parser per thread.
  */

@@ -17,17 +17,12 @@ import java.util.function.LongConsumer;
 
 /**
  * Replays an op stream through a {@link PrefixIndex} (docs/SPEC.md section 5): reads lines separated
- * by {@code \n}, applies each event or runs each match in order, and writes exactly one result line
- * per input line ({@code {"status":...}} or {@code {"scores":[...]}}). This is the engine of
- * {@code kvprefix replay}; tests can drive it directly with any index.
- *
- * <p>Lines are read by an {@link OpStreamReader}: only {@code \n} ends a line, an empty input gives
- * no output, memory stays constant, and a line longer than {@link #maxLineBytes(int)} is answered
- * {@code invalid_input} and skipped without being buffered. Output is written in large chunks and flushed whenever the next read could block, so
- * an interactive producer sees answers promptly.
- *
- * <p>Invalid lines are answered {@code {"status":"invalid_input"}} and processing continues; the
- * reasons of the first few are passed to the {@link #log(Consumer) log}.
+ * by {@code \n} through an {@link OpStreamReader}, applies each event or runs each match in order,
+ * and writes exactly one result line per input line. This is the engine of {@code kvprefix replay};
+ * tests can drive it directly with any index. A line longer than {@link #maxLineBytes(int)} is
+ * answered {@code invalid_input} and skipped without being buffered; output is written in large
+ * chunks and flushed whenever the next read could block; the reasons of the first few invalid lines
+ * go to the {@link #log(Consumer) log}.
  *
  * <p>Thread-safety: not thread-safe; one replayer per thread (the index may be shared as its own
  * contract allows).

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeoutException;
 /**
  * {@code kvprefix serve}'s HTTP front door over a {@link RouterService}, on Vert.x core: the
  * OpenAI-compatible endpoints, the route API, {@code /health} and {@code /metrics} on one port
- * (docs/SPEC.md section 12), served by one HTTP server per event loop with a pooled HTTP client to the
+ * (docs/SERVE.md), served by one HTTP server per event loop with a pooled HTTP client to the
  * engines on each. Start it in process for tests, the demo and benchmarks, or through the command.
  *
  * <pre>{@code

@@ -3,8 +3,8 @@
  * service ({@code io.kvprefix.service}). {@link io.kvprefix.server.ServeServer} serves
  * {@code /v1/completions}, {@code /v1/chat/completions}, {@code /v1/models} (the engines' union),
  * {@code /health}, {@code /metrics}, the route API ({@code /kvprefix/v1/route}, {@code /kvprefix/v1/explain})
- * and passes every other path through to an engine chosen by load; docs/SPEC.md section 12 states the
- * contract, and docs/SERVE.md how to run it.
+ * and passes every other path through to an engine chosen by load; docs/SERVE.md states the contract, and
+ * docs/OPERATING.md section 9 how to run it.
  *
  * <p><b>The proxy.</b> A request's body is read whole (up to {@code --max-body}; it is needed to route
  * and to retry), classified, admitted and routed, then forwarded byte for byte. The response comes
@@ -21,7 +21,7 @@
  * most of the time (a prefill can take seconds, then a token every few tens of milliseconds), so it
  * wants event-loop I/O with no thread per stream, backpressure in both directions, and a pooled HTTP
  * client with per-request idle timeouts. Vert.x core gives all of that on Netty, in one
- * dependency: {@code HttpServer} and {@code HttpClient} share the event loop of a connection, so a
+ * dependency: its HTTP server and HTTP client share the event loop of a connection, so a
  * chunk goes from the engine's socket to the client's without a thread hop, and {@code pause},
  * {@code resume} and {@code writeQueueFull} are the backpressure. Plain Netty would mean writing the
  * HTTP client's pooling, the server's keep-alive and 100-continue handling, and the flow control by
@@ -29,6 +29,6 @@
  * virtual thread with blocking I/O: simple for a server, but a proxy then copies each stream with
  * blocking reads and writes on a thread of its own, with backpressure only by blocking; the event loop
  * keeps an open stream down to its buffers (issue 25 sets a budget of 64 KB per open stream, which the
- * proxy benchmark is to measure). docs/SERVE.md has the same reasoning.
+ * proxy benchmark is to measure). docs/OPERATING.md section 9 has the same reasoning.
  */
 package io.kvprefix.server;

@@ -1,7 +1,7 @@
 package io.kvprefix.service;
 
 /**
- * One of the service's bounded admission slots (docs/SPEC.md section 12.4), held by a request from
+ * One of the service's bounded admission slots (docs/SERVE.md section 4), held by a request from
  * {@link RouterService#admit()} until it ends; {@link RouterService#route} hands it to the
  * {@link RoutedRequest}, which frees it when it ends.
  *

@@ -9,8 +9,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * load), or nothing to route by. The body itself is forwarded as it came, byte for byte.
  *
  * <p>The fields that change a request's KV identity are read here: {@code model} (a LoRA adapter's
- * name salts the block hashes, docs/SPEC.md section 2.1) and {@code cache_salt} (docs/SPEC.md section
- * 12.5 says how it is used).
+ * name salts the block hashes, docs/SPEC.md section 2.1) and {@code cache_salt} (docs/SERVE.md section
+ * 5 says how it is used).
  *
  * <p>Thread-safety: immutable after construction (the body node is not copied: do not change it).
  */

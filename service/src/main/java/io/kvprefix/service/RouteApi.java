@@ -10,7 +10,7 @@ import io.kvprefix.service.internal.EngineRegistry;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The JSON route API for routers written in other languages (docs/SPEC.md section 12.3), independent of
+ * The JSON route API for routers written in other languages (docs/SERVE.md section 3), independent of
  * any HTTP stack: a front door hands it the method, path and body of a request under
  * {@code /kvprefix/v1/} and sends back the {@link Answer}.
  *

@@ -16,8 +16,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One routed request and its lifecycle (the table in this package's description, docs/SPEC.md section
- * 12.5): where it goes, what the router counted, and the calls a front door makes as the exchange
+ * One routed request and its lifecycle (the table in this package's description, docs/SERVE.md section
+ * 5): where it goes, what the router counted, and the calls a front door makes as the exchange
  * goes on. {@link #firstByte()} ends the request's prefill load ({@link RoutingDecision#prefillFinished()});
  * {@link #completed()}, {@link #failed}, {@link #cancelled()} and {@link #expired()} end all of it
  * ({@link RoutingDecision#finished()}), free its admission slot and count it; whichever comes first
@@ -118,7 +118,7 @@ public final class RoutedRequest {
     }
 
     /**
-     * The response headers the front door adds (docs/SPEC.md section 12.2): {@code x-kvprefix-worker},
+     * The response headers the front door adds (docs/SERVE.md section 2): {@code x-kvprefix-worker},
      * {@code x-kvprefix-cached-blocks}, {@code x-kvprefix-route} and, for a load-only route,
      * {@code x-kvprefix-route-reason}.
      */

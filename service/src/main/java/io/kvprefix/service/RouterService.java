@@ -40,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * serve it, the engine registry with its health checks, bounded admission, the route API's open
  * decisions and the meters; a front door classifies each request, takes an admission slot, routes,
  * forwards, and reports the exchange's events to the {@link RoutedRequest} it got (the lifecycle is
- * the table in this package's description; docs/SPEC.md section 12 states the contract).
+ * the table in this package's description; docs/SERVE.md states the contract).
  *
  * <pre>{@code
  * RouterService service = RouterService.builder().engine(EngineSpec.parse("7=http://10.0.0.5:8000,events=tcp://10.0.0.5:5557"))
@@ -144,7 +144,7 @@ public final class RouterService implements AutoCloseable {
     }
 
     /**
-     * Classifies a request: which API, which model, the prompt's form (docs/SPEC.md section 12.1). A
+     * Classifies a request: which API, which model, the prompt's form (docs/SERVE.md section 1). A
      * model no engine serves is refused here.
      *
      * @throws ServiceException 400 for a malformed body, 404 for an unknown model
@@ -174,7 +174,7 @@ public final class RouterService implements AutoCloseable {
     }
 
     /**
-     * An admission slot (docs/SPEC.md section 12.4): at once if one is free, after a wait in the queue,
+     * An admission slot (docs/SERVE.md section 4): at once if one is free, after a wait in the queue,
      * or failed with a 429 {@link ServiceException}. Cancel the future to give up waiting.
      */
     public CompletableFuture<AdmissionSlot> admit() {
@@ -370,7 +370,7 @@ public final class RouterService implements AutoCloseable {
         }
     }
 
-    /** The JSON route API (docs/SPEC.md section 12.3), for a front door to serve. */
+    /** The JSON route API (docs/SERVE.md section 3), for a front door to serve. */
     public RouteApi routeApi() {
         return routeApi;
     }
@@ -454,7 +454,7 @@ public final class RouterService implements AutoCloseable {
         return meterRegistry;
     }
 
-    /** The Prometheus text of every meter (docs/SPEC.md sections 8 and 12.6), after refreshing the scraped ones. */
+    /** The Prometheus text of every meter (docs/METRICS.md sections 1 and 4), after refreshing the scraped ones. */
     public String scrape() {
         beforeScrape.forEach(Runnable::run);
         if (meterRegistry instanceof PrometheusMeterRegistry p) {

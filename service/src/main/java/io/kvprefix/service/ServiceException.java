@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * A request the service answers itself, with an HTTP status and an OpenAI-style error body
- * {@code {"error":{"message","type","param","code"}}} (docs/SPEC.md section 12.4 lists every code):
+ * {@code {"error":{"message","type","param","code"}}} (docs/SERVE.md section 4 lists every code):
  * a malformed body (400), an unknown model (404), a body over the limit (413), a full queue (429), no
  * engine to send it to (503), an engine that failed before it answered (502) or timed out (504).
  *

@@ -18,7 +18,7 @@ import java.util.Set;
 /**
  * Builds a {@link RouterService} ({@link RouterService#builder()}). Every option has a default; a
  * service needs at least one engine. The defaults are the ones {@code kvprefix serve} documents
- * (docs/SPEC.md section 12).
+ * (docs/SERVE.md).
  *
  * <p>Thread-safety: not thread-safe; use one builder per thread.
  */
@@ -69,7 +69,7 @@ public final class ServiceOptions {
         return this;
     }
 
-    /** The engines' KV events come from the fleet stream {@code stream} at {@code url} instead of their publishers (docs/SPEC.md section 9). */
+    /** The engines' KV events come from the fleet stream {@code stream} at {@code url} instead of their publishers (docs/FLEET.md). */
     public ServiceOptions nats(String url, String stream) {
         this.natsUrl = Objects.requireNonNull(url, "url");
         this.natsStream = Objects.requireNonNull(stream, "stream");
@@ -177,8 +177,8 @@ public final class ServiceOptions {
     }
 
     /**
-     * Whether a request's {@code cache_salt} salts its block hashes as a cache namespace (docs/SPEC.md
-     * section 12.5). Default: on when every engine's events are in SGLang's format (whose salted stores
+     * Whether a request's {@code cache_salt} salts its block hashes as a cache namespace (docs/SERVE.md
+     * section 5). Default: on when every engine's events are in SGLang's format (whose salted stores
      * carry the salt, which the listener applies as the namespace), off otherwise (vLLM's events carry
      * a bare salt that the listener does not hash, so the index holds salted requests' blocks unsalted).
      */

@@ -3,7 +3,7 @@
  * serve} (the {@code server/} module, Vert.x), the Gateway API endpoint picker (gRPC) and the Spring
  * Cloud Gateway starter are front doors over it: each speaks its own protocol, and all of them route
  * with the same objects, answer the same errors and export the same meters. It has no HTTP server of
- * its own (its health checks use the JDK's HTTP client). docs/SPEC.md section 12 states the contract.
+ * its own (its health checks use the JDK's HTTP client). docs/SERVE.md states the contract.
  *
  * <p><b>What it holds.</b> {@link io.kvprefix.service.RouterService} owns the index and its feed (the
  * engines' ZMQ publishers with replay, as {@code kvprefix listen} reads them, or a fleet's stream as

@@ -18,51 +18,11 @@ import java.util.function.LongUnaryOperator;
 /**
  * A mock inference engine with an LRU prefix cache of full KV blocks, behaving like vLLM with prefix
  * caching on, and emitting the KV events such an engine sends (docs/SPEC.md section 3). One engine per
- * worker.
- *
- * <p><b>Model.</b> The cache holds at most {@link #capacity()} blocks. A block is either <em>in use</em>
- * (pinned by one or more running requests) or <em>free</em> (cached, evictable). Free blocks sit in an
- * LRU queue in the order they were freed.
- * <ul>
- *   <li>{@link #admit(TraceRequest)} finds the longest prefix of the request's full blocks that is
- *       cached and pins it (a free block leaves the queue), then allocates the remaining full blocks:
- *       while the cache is full it evicts the block at the head of the queue (least recently freed),
- *       then stores the new blocks, pinned. Events: one {@link KvEvent.Removed} listing the evicted
- *       blocks in eviction order, then one {@link KvEvent.Stored} for the new blocks with the parent =
- *       the last cached block before them (no parent when they start at position 0).
- *   <li>{@link #release(TraceRequest)} (the request finished) unpins its blocks <em>tail first</em>, so a
- *       request's last block is queued, and later evicted, before its first, as vLLM's free queue does.
- *       A block still used by another request stays pinned.
- * </ul>
- * Consequences (checked by {@link #checkInvariants()}): a block in use is never evicted; a block is
- * evicted only after every cached child of it (leaf first), so every cached block's parent is cached,
- * an eviction never orphans a block, and a stored event's parent is always held.
- *
- * <p><b>Only full blocks.</b> A request of {@code input_length} tokens has
- * {@link TraceRequest#fullBlocks(int) input_length / tokensPerBlock} full blocks; ids past them (the
- * partial last block) are never stored.
- *
- * <p><b>A request larger than the free room.</b> When the new blocks outnumber {@code capacity} minus
- * the blocks pinned by running requests (this one's cached prefix included), vLLM would preempt a
- * running request or keep this one waiting. This engine has no scheduler: it evicts every free block it
- * needs, caches the leading new blocks that fit, and reports the rest as
- * {@link AdmitResult#uncachedBlocks()}; they are never stored (the next request with that prompt gets a
- * shorter hit). With {@code gen-ops} (each request released right after its admission) this happens only
- * to a request of more than {@code capacity} full blocks.
- *
- * <p><b>Engine hashes.</b> A block's engine hash {@code E} is its own scheme, deliberately unlike
- * kvprefix's chain hash: {@link #engineHash} chains the block <em>ids</em> (not tokens, not local hashes)
- * through the SplitMix64 mixer, {@code E[0] = engineHash(false, 0, id[0])},
- * {@code E[i] = engineHash(true, E[i-1], id[i])}. So {@code E} names a whole prefix, as vLLM's block
- * hashes do, and the same prompt gets the same names on every engine. Stored events carry
- * {@code (E, L)} with {@code L} from the {@link LocalHashTable}.
- *
- * <p><b>CPU tier.</b> With a CPU capacity above 0 the engine offloads like vLLM's offloading connector
- * used as a victim cache: a block the GPU evicts goes to a CPU LRU of that many blocks (a
- * {@link KvEvent.Copied} on {@link Medium#CPU} names it before the GPU's {@link KvEvent.Removed}), the
- * CPU evicts its least recently used block when full (a removal on the CPU), and a request whose
- * prefix continues on the CPU after its GPU hit loads those blocks back ({@link AdmitResult#lowerTierBlocks()}:
- * stored on the GPU again, not computed; they stay on the CPU too).
+ * worker. {@link #admit(TraceRequest)} pins the longest cached prefix of a request's full blocks,
+ * evicts least recently freed blocks as needed and stores the rest; {@link #release(TraceRequest)}
+ * unpins them tail first, as vLLM's free queue does. The model, its invariants
+ * ({@link #checkInvariants()}), a request larger than the free room, the engine hashes
+ * ({@link #engineHash}) and the CPU tier are this package's description, <em>The mock engine</em>.
  *
  * <p>Requests are identified by {@link TraceRequest#index()}: one request may be admitted once until it
  * is released.

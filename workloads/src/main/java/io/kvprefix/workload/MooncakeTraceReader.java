@@ -20,24 +20,11 @@ import java.util.List;
  * Reads a Mooncake trace (JSON Lines, UTF-8), one request per line:
  * <pre>{"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [id, ...]}</pre>
  *
- * <ul>
- *   <li>All four fields are required; {@code timestamp} is a non-negative integer number of milliseconds,
- *       the lengths non-negative integers up to 2^31-1, {@code hash_ids} an array (possibly empty) of
- *       integers in {@code 0 .. 4294967295}: an id names a block of 512 tokens all equal to it
- *       (docs/SPEC.md section 2.3), so it must be a 32-bit token value. Other fields ({@code session_id}, ...)
- *       are ignored; a field given twice is an error.
- *   <li>Blank lines are skipped (but counted, so line numbers match an editor's).
- *   <li>Requests are put in arrival order by a stable sort on the timestamp: the Mooncake traces are
- *       already in order, and a file that is not still replays in time order, ties kept in file order.
- *   <li>{@code input_length} and {@code hash_ids} are not checked against each other: Mooncake has
- *       {@code len(hash_ids) == ceil(input_length / 512)}, and a request has
- *       {@link TraceRequest#fullBlocks(int) min(input_length / 512, len(hash_ids))} full blocks.
- * </ul>
- *
- * <p>Lines end with {@code \n} (a {@code \r} before it is ignored); invalid UTF-8 is reported as a malformed line.
- * A malformed line throws {@link TraceFormatException} with the file, the line number and what is
- * wrong, for example {@code conversation_trace.jsonl:17: hash_ids must be an array of non-negative integers
- * (element 3 is "x")}. A file without any request is an error too.
+ * <p>Which values are valid, blank lines, the order of requests and how lengths and ids relate are
+ * this package's description, <em>Mooncake traces</em>. A malformed line throws
+ * {@link TraceFormatException} with the file, the line number and what is wrong, for example
+ * {@code conversation_trace.jsonl:17: hash_ids must be an array of non-negative integers (element 3 is
+ * "x")}. A file without any request is an error too.
  *
  * <p>Thread-safety: stateless; {@link #read} may be called from any thread.
  */

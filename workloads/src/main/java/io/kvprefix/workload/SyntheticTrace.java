@@ -11,35 +11,10 @@ import java.util.List;
  * The built-in workload, for when no trace file is given: a seeded generator of chat traffic in the
  * Mooncake trace model (512-token blocks named by hash ids), so everything downstream (transforms,
  * mock engines, op streams) is the same as for a real trace. The same {@code (requests, seed)} give the
- * same trace on every JDK ({@link Rng}, {@link StrictMath}).
- *
- * <p><b>Shape.</b>
- * <ul>
- *   <li><b>Shared system prompts.</b> {@value #SYSTEM_PROMPTS} prompts of 1 to 24 whole blocks (log-normal,
- *       median 4 blocks = 2,048 tokens), picked with Zipf-like popularity (weight {@code 1/(rank+1)^1.1});
- *       {@value #NO_PROMPT_PERCENT}% of conversations start without one.
- *   <li><b>Multi-turn conversations.</b> Conversations start as a Poisson process, one every 0.75 s on
- *       average. A conversation has 1 + a geometric number of turns (mean {@value #MEAN_TURNS}, at most
- *       {@value #MAX_TURNS}). Turn {@code k}'s prompt is turn {@code k-1}'s prompt, plus its answer, plus
- *       a new user message, so later turns extend earlier prefixes; the conversation stops early when a
- *       prompt would pass {@value #MAX_INPUT_TOKENS} tokens (a 128k context).
- *   <li><b>Long-tailed lengths.</b> A user message is log-normal (median 1,000 tokens, sigma 1.0, at most
- *       16,000) or, with probability 15%, a pasted document: Pareto (minimum 4,000 tokens, alpha 1.2, at most
- *       80,000). An answer is log-normal (median 250 tokens, sigma 0.9), 1 to 2,000 tokens.
- *   <li><b>Arrivals.</b> A turn arrives after the previous answer was decoded (20 ms per output token) and
- *       the user thought about it (exponential, mean 20 s). Timestamps are whole milliseconds; the trace is
- *       the first {@code requests} arrivals of this open process (about 3.2 requests per second).
- * </ul>
- *
- * <p>With the defaults (10,000 requests, seed 42) this gives prompts of 10,502 tokens on average (median
- * 6,296, p99 82,704; the Mooncake conversation trace: 12,035 / 6,909 / 85,401), answers of 365 tokens,
- * 210,072 blocks over 52 minutes, and an infinite-cache prefix-hit bound of 63% (conversation trace: 37%;
- * the system prompts and the growing conversations are reused more here).
- *
- * <p><b>Block ids</b> behave like Mooncake's: ids name prefixes (an id never appears at two positions),
- * a block keeps its id in every later turn once it is full, the partial last block of a prompt gets a
- * fresh id in every request (its content changes as the conversation grows), and ids are renumbered
- * densely {@code 0, 1, 2, ...} in order of first appearance.
+ * same trace on every JDK ({@link Rng}, {@link StrictMath}). Its shape ({@value #SYSTEM_PROMPTS}
+ * shared system prompts, multi-turn conversations of mean {@value #MEAN_TURNS} turns up to
+ * {@value #MAX_INPUT_TOKENS} tokens, long-tailed lengths, think times), what the defaults give, and
+ * how its block ids behave are this package's description, <em>The built-in workload</em>.
  *
  * <p>Thread-safety: stateless; {@link #generate} may be called from any thread.
  */

@@ -8,15 +8,9 @@ import java.util.Objects;
 /**
  * A workload's requests in arrival order, with the number of tokens each hash id stands for
  * (512 in the Mooncake traces), and the transforms of Dynamo's {@code mooncake_bench}:
- *
- * <ul>
- *   <li>{@link #split(int)} ({@code --trace-length-factor}): each id {@code h} becomes the {@code k}
- *       sub-ids {@code h*k .. h*k+k-1} of {@code tokensPerBlock / k} tokens each;
- *   <li>{@link #duplicate(int)} ({@code --trace-duplication-factor}): every request is followed by
- *       {@code d - 1} copies of itself (same timestamp), copy {@code j} with every id offset by
- *       {@code (maxId + 1) * j}, so copies share nothing with each other;
- *   <li>{@link #truncate(int)}: the first {@code n} requests.
- * </ul>
+ * {@link #split(int)} ({@code --trace-length-factor}), {@link #duplicate(int)}
+ * ({@code --trace-duplication-factor}, copies that share nothing with each other) and
+ * {@link #truncate(int)}.
  *
  * <p>Every id of a trace is in {@code 0 .. 2^32-1}: id {@code h} names the block of tokens all equal to
  * {@code (u32) h}, so a larger id would collide with a smaller one. A transform that would go past

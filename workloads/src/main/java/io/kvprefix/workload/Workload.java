@@ -14,17 +14,11 @@ import java.util.Objects;
 /**
  * A trace replayed against mock engines: the op stream of {@code kvprefix gen-ops}, in memory (for
  * benchmarks that load a workload once and replay it many times) or streamed ({@link #simulate}).
- *
- * <p><b>The simulation.</b> Workers {@code 0 .. workers-1} (dp rank 0) each run a {@link MockEngine} of
- * {@code cacheBlocks} blocks. Requests are taken in arrival order; each goes to a worker drawn uniformly
- * at random ({@link Rng} seeded with {@code seed}, one draw per request), is admitted by that worker's
- * engine and released at once (no two requests overlap: an offline replay, like Dynamo's mocker at a
- * high speedup). Each request gives one {@link WorkloadStep}: its match, then its worker's events.
- * The same trace and options give the same steps, bit for bit.
- *
- * <p><b>Accounting.</b> {@link #totals()} counts ops and block ops as Dynamo does
- * ({@link WorkloadTotals}). In stream order, the events that precede step {@code i}'s match are those
- * of steps {@code 0 .. i-1} (what a trace-order replay waits for).
+ * Each request goes to a worker drawn at random ({@link Rng}, one draw per request), is admitted by
+ * that worker's {@link MockEngine} and released at once (an offline replay), and gives one
+ * {@link WorkloadStep}: its match, then its worker's events; the same trace and options give the
+ * same steps, bit for bit (docs/BENCHMARKS.md section 2). {@link #totals()} counts ops and block ops
+ * as Dynamo does ({@link WorkloadTotals}).
  *
  * <p>Thread-safety: an instance is immutable once built and may be read from any number of threads
  * (the arrays in its steps must not be modified). {@link #simulate} is not thread-safe with respect

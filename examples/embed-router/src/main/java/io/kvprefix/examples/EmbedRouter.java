@@ -29,7 +29,7 @@ import org.msgpack.core.MessagePack;
 /**
  * A router that embeds kvprefix, through its public API only: it builds an index, feeds it the KV
  * events two vLLM engines would send, routes a request and prints the choice. Each method below is
- * one of the snippets in the README, which a test holds to this file.
+ * one of the snippets in the README or docs/, which a test holds to this file.
  *
  * <p>Run it against the installed library: {@code ./kvprefix install}, then {@code mvn -q compile
  * exec:exec} in this folder. It exits with status 1 if an answer is not the one expected.
@@ -126,7 +126,10 @@ public final class EmbedRouter {
         expect(lora.localHashes(tokens)[0] != local[0], "a LoRA name salts the hashes");
     }
 
-    /** README, the listener from Java: a subscriber per router, engines added and removed at run time. */
+    /**
+     * docs/LISTENER.md section 7, the listener from Java: a subscriber per router, engines added and
+     * removed at run time.
+     */
     static void subscribing() throws Exception {
         try (PrefixIndex index = PrefixIndex.create(IndexConfig.defaults())) {
             try (KvEventSubscriber sub = KvEventSubscriber.builder(index).build()) { // one I/O thread
@@ -138,7 +141,7 @@ public final class EmbedRouter {
         }
     }
 
-    /** README, metrics: Micrometer binders for the index, the router and the subscriber. */
+    /** docs/OPERATING.md section 5, metrics: Micrometer binders for the index, the router and the subscriber. */
     static void metrics() {
         IndexConfig config = IndexConfig.defaults();
         MeterRegistry registry = new SimpleMeterRegistry(); // a Prometheus registry in a deployment
@@ -158,8 +161,8 @@ public final class EmbedRouter {
     }
 
     /**
-     * README, why a request missed: {@link Router#explain} per worker, with the lines it prints here
-     * (checked): worker 1 holds the first 2 of the request's 4 blocks; worker 2 held 3 and lost the
+     * docs/OPERATING.md section 6, why a request missed: {@link Router#explain} per worker, with the
+     * lines it prints here (checked): worker 1 holds the first 2 of the request's 4 blocks; worker 2 held 3 and lost the
      * second (a hole); worker 3 holds all 4 but has a hundredth of the capacity; worker 4 holds 3
      * under a LoRA adapter and is not a member of the router.
      */
@@ -215,7 +218,7 @@ public final class EmbedRouter {
                             "CANDIDATE 2/0: depth 1, hole at 1 (holds the request's block at 2)",
                             "OUTWEIGHED 3/0: depth 4, complete",
                             "NOT_A_MEMBER 4/0: depth 0, absent at 0; under lora=adapter-a it would match 3")),
-                    "the explanation the README shows: " + printed);
+                    "the explanation docs/OPERATING.md shows: " + printed);
         }
     }
 

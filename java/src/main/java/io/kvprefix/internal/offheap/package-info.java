@@ -53,7 +53,7 @@
  * records reserved between its stores ({@code ChildTable.reserve}), and the arena's headroom and the
  * reclaimer's backlog are read without their locks. A run that every worker's stores branch off (a
  * shared first block) is the one hot spot left: its lock is held while a branch is created
- * (benchmarks/RESULTS.md section 1.7).
+ * (benchmarks/RESULTS.md section 1.4).
  *
  * <p><b>Growth and reclamation.</b> A run that outgrows its record moves to a bigger one (its id,
  * and so every block id, stays); a run nobody holds anything in, with no run hanging from it, dies:

@@ -12,21 +12,9 @@ import java.util.TreeMap;
  * Sequence tracking for one engine: decides, batch by batch, what to apply, when to ask the
  * engine's replay socket (a vLLM-style ROUTER) for batches, and when a range is lost for good. It
  * owns no socket; the {@link Port} does the I/O. Times are {@link System#nanoTime()} values passed
- * in by the caller. The rules are docs/SPEC.md section 10; in short:
- * <ul>
- *   <li>the live stream is the authority; with a replay endpoint the engine is asked at once (at the
- *       start, from 0 or a restored point, and after every reconnection), and on every gap;
- *   <li>every request after the first batch starts at the last batch applied (the <em>anchor</em>),
- *       which the engine must repeat byte for byte: otherwise it is another process (a restart);
- *   <li>answers are applied in order, those past a hole kept; an attempt ends at its end marker, a
- *       pause ({@code stall}), catching up with the live stream, or an overdue first answer, and the
- *       next one follows at once after progress, after a doubling backoff if not; after
- *       {@value #MAX_FUTILE_ATTEMPTS} futile attempts in a row the range is given up;
- *   <li>a range is lost only when the engine no longer has it (its first answer is past the number
- *       asked for) or the attempts are spent: the worker is cleared (a resync) and application goes
- *       on from that answer, or from the live stream when the answer is past it;
- *   <li>answers that contradict the request or the live stream are counted and never believed.
- * </ul>
+ * in by the caller. It implements the rules of docs/LISTENER.md section 3 (start, anchor, gaps,
+ * progress-based requests with at most {@value #MAX_FUTILE_ATTEMPTS} futile ones in a row, lost
+ * ranges, contradictions, duplicates, restarts, reconnections).
  *
  * <p>Thread-safety: not thread-safe; one thread (the subscriber's I/O thread) drives it.
  */

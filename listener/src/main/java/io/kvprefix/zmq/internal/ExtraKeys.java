@@ -10,24 +10,8 @@ import org.msgpack.value.ValueType;
 /**
  * vLLM's {@code extra_keys} of one {@code BlockStored}, as kvprefix uses them: per emitted block, the
  * {@code mm_hash}es of the multimodal items that block overlaps; a cache namespace tagged by Dynamo;
- * and how many entries meant nothing to kvprefix.
- *
- * <p>The rule is Dynamo's ({@code lib/kv-router/src/zmq_wire/extra_keys.rs} @
- * {@code 035d7262edb1b407b2c9de5116b47321b08c751a}), for the layout vLLM's
- * {@code generate_block_hash_extra_keys} ({@code vllm/v1/core/kv_cache_utils.py}) publishes: one
- * entry per block, nil or a tuple of the LoRA name, the multimodal keys, the cache salt (first block
- * only) and prompt-embedding digests.
- * <ul>
- *   <li>A pair {@code [identifier, offset]} (vLLM 0.19 and later) is always a multimodal item; the
- *       offset is dropped.
- *   <li>A bare string (older vLLM) is an item only if it is a 64-digit hex digest; one equal to the
- *       event's {@code lora_name} is the LoRA key; {@code "dynamo-cache-salt:NS"} in the first block
- *       is Dynamo's cache namespace {@code NS}; any other string (vLLM's own {@code cache_salt},
- *       for one) is counted as unrecognised.
- *   <li>An item's {@code mm_hash}: the first 16 hex digits of a 64-digit hex identifier, read as an
- *       unsigned number, else {@code XXH3(utf8(identifier), 0)} (Dynamo's {@code hash_mm_identifier}).
- *   <li>Bytes (prompt-embedding digests), numbers and booleans are skipped.
- * </ul>
+ * and the entries that meant nothing to kvprefix. The rule is Dynamo's, for the layout vLLM
+ * publishes; docs/ENGINES.md section 1 states it with both sources.
  *
  * <p>Thread-safety: immutable once read.
  *

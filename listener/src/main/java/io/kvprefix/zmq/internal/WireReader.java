@@ -14,13 +14,9 @@ import org.msgpack.value.ValueType;
 
 /**
  * Reads one vLLM KV-event payload (msgpack) into a {@link WireBatch}, streaming, without building a
- * value tree. Accepts both encodings vLLM has used: the batch as {@code [ts, [events], dp_rank?]} or
- * as a map ({@code ts}, {@code events}, {@code data_parallel_rank}); each event as a tagged array
- * ({@code ["BlockStored", block_hashes, parent_block_hash, token_ids, block_size, lora_id, medium,
- * lora_name, extra_keys, trailing...]}) or as a map with the tag under {@code "type"}. Fields equal to
- * their default may be absent, unknown fields and trailing elements are skipped, and hashes may be
- * signed or unsigned integers, or bytes (vLLM's {@code VLLM_KV_EVENTS_USE_INT_BLOCK_HASHES=0}; the
- * low 8 bytes, big-endian, as vLLM itself converts them).
+ * value tree: both encodings vLLM has used (the batch and its events as tagged arrays or as maps),
+ * defaults left out, unknown fields and trailing elements skipped, hashes signed, unsigned or bytes
+ * (docs/ENGINES.md section 1).
  *
  * <p>A problem inside one event makes that event {@link WireBatch.Bad} and reading goes on with the
  * next one (every field read consumes exactly its value, even when it has the wrong type). A problem

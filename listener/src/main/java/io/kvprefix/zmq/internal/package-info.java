@@ -5,13 +5,13 @@
  * identity when its frames carry one, and hands each framed batch and each reconnection to
  * {@link io.kvprefix.zmq.internal.EngineSync}, the per-engine sequence state machine (its rules for
  * the start, order, gaps, progress-based replay requests ({@link io.kvprefix.zmq.internal.ReplayAttempt}
- * is one), the anchor check, contradictions, duplicates, restarts and resyncs are docs/SPEC.md
- * section 10), which decides what to apply, what to ask the engine's replay socket for, and when a
+ * is one), the anchor check, contradictions, duplicates, restarts and resyncs are docs/LISTENER.md
+ * section 3), which decides what to apply, what to ask the engine's replay socket for, and when a
  * range is lost and the worker must be cleared. {@link io.kvprefix.zmq.internal.WireReader} decodes the msgpack payload
  * of one batch (array and map encodings) into {@link io.kvprefix.zmq.internal.WireBatch}; counters
  * live in {@link io.kvprefix.zmq.internal.EngineCounters}. Where each engine's stream stood at a
  * snapshot (its last applied batch, the ranks it fed) is kept in the snapshot's metadata by
  * {@link io.kvprefix.zmq.internal.EnginePositions}, and a restored subscriber resumes from it
- * ({@code EngineSync.resume}).
+ * ({@link io.kvprefix.zmq.internal.EngineSession} starts its {@code EngineSync} at the {@code ResumePoint} it is given).
  */
 package io.kvprefix.zmq.internal;

@@ -12,7 +12,7 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The stream's message format, version 1 (docs/SPEC.md section 9.2): one message, a <em>frame</em>,
+ * The stream's message format, version 1 (docs/FLEET.md section 2): one message, a <em>frame</em>,
  * carries consecutive <em>records</em> of one engine, each a batch (the engine's sequence number and
  * its payload bytes, untouched) or a clear. Headers: {@value #ID} ({@code KEY-FIRSTREC}),
  * {@value #VERSION}, {@value #ENGINE} (the engine's {@code --engine} form), {@value #FIRST_REC},

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A replica's snapshots (docs/SPEC.md section 9.5): {@link #publish} cuts the replica between two
+ * A replica's snapshots (docs/FLEET.md section 5): {@link #publish} cuts the replica between two
  * messages, saves the index with the stream sequence it covers and its engines' state, and uploads
  * the file to the stream's {@link SnapshotBucket}; {@link #bootstrap} finds the newest snapshot,
  * restores the index from it and tells the replica where to go on. The index operations themselves

@@ -11,6 +11,6 @@
  * {@link io.kvprefix.nats.internal.ReplicaImage} (the replica's state as the snapshot's metadata
  * strings) and {@link io.kvprefix.nats.internal.IndexSnapshots} (the index's own snapshot file,
  * docs/SNAPSHOT.md). Both sides share
- * {@link io.kvprefix.nats.internal.Frames}, the message format of docs/SPEC.md section 9.2.
+ * {@link io.kvprefix.nats.internal.Frames}, the message format of docs/FLEET.md section 2.
  */
 package io.kvprefix.nats.internal;

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** Frame format 1 (docs/SPEC.md section 9.2) and the relay's per-engine outbox, without a server. */
+/** Frame format 1 (docs/FLEET.md section 2) and the relay's per-engine outbox, without a server. */
 class FramesTest {
     private static final EngineEndpoint E = EngineEndpoint.parse("tcp://127.0.0.1:5557=7,replay=tcp://127.0.0.1:5558");
 

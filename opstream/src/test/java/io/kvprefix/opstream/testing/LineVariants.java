@@ -630,7 +630,7 @@ public final class LineVariants {
         add(
                 c,
                 "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4],\"block_size\":4,\"block_hashes\":[]}",
-                "4 tokens at block size 4 make one full block, but no engine hash (docs/SPEC.md section 7.9)");
+                "4 tokens at block size 4 make one full block, but no engine hash (docs/SPEC.md section 7, example 9)");
         add(
                 c,
                 "{\"op\":\"stored\",\"worker\":1,\"token_ids\":[1,2,3,4,5,6,7,8],\"block_size\":4,\"block_hashes\":[101]}",

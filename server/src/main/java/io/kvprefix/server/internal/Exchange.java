@@ -16,7 +16,7 @@ import java.util.Locale;
 import java.util.concurrent.TimeoutException;
 
 /**
- * One proxied request, from its routing to its end (docs/SPEC.md sections 12.1 and 12.5): forwards the
+ * One proxied request, from its routing to its end (docs/SERVE.md sections 1 and 5): forwards the
  * body unchanged to the chosen engine, passes the response back as it comes (status, headers less the
  * hop-by-hop ones, plus the {@code x-kvprefix-*} headers; the body chunk by chunk, pausing the engine's
  * response while the client's write queue is full), and reports each event to its

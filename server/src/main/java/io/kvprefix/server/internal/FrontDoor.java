@@ -24,7 +24,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One event loop's share of {@code kvprefix serve} (docs/SPEC.md section 12.1): an HTTP server on the
+ * One event loop's share of {@code kvprefix serve} (docs/SERVE.md section 1): an HTTP server on the
  * shared port and a pooled HTTP client to the engines, both on this verticle's event loop. Requests
  * are dispatched by path: {@code /health}, {@code /metrics}, {@code /v1/models} and the route API are
  * answered here; everything else is classified, admitted, routed and proxied ({@link Exchange}).

@@ -6,10 +6,10 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Which headers cross the proxy (docs/SPEC.md section 12.2). The hop-by-hop headers of RFC 9110
- * section 7.6.1 ({@code Connection} and every header it names, {@code Keep-Alive},
- * {@code Proxy-Connection}, {@code TE}, {@code Transfer-Encoding}, {@code Upgrade}, {@code Trailer})
- * stay on their hop; {@code Host}, {@code Content-Length} and {@code Expect} are set anew by the HTTP
+ * Which headers cross the proxy (docs/SERVE.md section 1). The hop-by-hop headers of RFC 9110
+ * section 7.6.1 ({@code connection} and every header it names, {@code keep-alive},
+ * {@code proxy-connection}, {@code te}, {@code transfer-encoding}, {@code upgrade}, {@code trailer})
+ * stay on their hop; {@code host}, {@code content-length} and {@code expect} are set anew by the HTTP
  * client; everything else passes unchanged both ways.
  *
  * <p>Thread-safety: stateless.

@@ -9,7 +9,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Bounded admission (docs/SPEC.md section 12.4): at most {@code maxInFlight} requests are routed and
+ * Bounded admission (docs/SERVE.md section 4): at most {@code maxInFlight} requests are routed and
  * forwarded at once; past that, up to {@code maxQueued} wait in arrival order for a slot, each for at
  * most the queue timeout; past that, a request is refused at once with 429 {@code queue_full}, and one
  * that waited too long with 429 {@code queue_timeout}. A slot is freed by {@link Slot#release()},

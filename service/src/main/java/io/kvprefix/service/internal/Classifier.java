@@ -14,14 +14,14 @@ import io.kvprefix.service.ServiceException;
 import java.io.IOException;
 
 /**
- * Reads what routing needs from a request (docs/SPEC.md section 12.1): the API by its path, and from
+ * Reads what routing needs from a request (docs/SERVE.md section 1): the API by its path, and from
  * a JSON body the model, the stream flags, the cache salt and the prompt's form. The body is parsed
  * once, strictly (trailing data is malformed), with no limit below the router's own body limit.
  *
  * <p>Prompts by API: {@code /v1/completions} {@code prompt} is a string (text), an array of token ids,
  * an array of strings (text, the first routes) or an array of token-id arrays (the first routes);
  * {@code /v1/chat/completions} {@code messages} is chat; vLLM's {@code /inference/v1/generate} carries
- * {@code token_ids} ({@code vllm/entrypoints/serve/disagg/protocol.py} {@code GenerateRequest} @
+ * {@code token_ids} (its request model in {@code vllm/entrypoints/serve/disagg/protocol.py} @
  * {@code 06408932946d17ad6453126aca82ea96c4509605}); SGLang's {@code /generate} {@code input_ids} (one
  * array or a batch) or {@code text}. Anything else routes by load.
  *

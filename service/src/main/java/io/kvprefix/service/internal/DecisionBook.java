@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The open decisions of the JSON route API (docs/SPEC.md section 12.3): each has an id, and its load
+ * The open decisions of the JSON route API (docs/SERVE.md section 3): each has an id, and its load
  * stays charged until its {@code first-token} call (the prefill load), its {@code done} call (all of
  * it) or its expiry (all of it, counted as expired), whichever comes first. At most {@code max} are
  * open at once.

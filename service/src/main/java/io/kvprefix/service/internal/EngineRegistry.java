@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 
 /**
- * The engines and who may be routed to (docs/SPEC.md section 12.5): each engine's spec, whether it is
+ * The engines and who may be routed to (docs/SERVE.md section 5): each engine's spec, whether it is
  * up, the models it serves (its {@code /v1/models} answer), and one {@link Router} per model whose
  * members are the up engines serving that model, plus one over every up engine for requests that name
  * no model. An engine goes down when its health check fails or a request could not reach it, and comes

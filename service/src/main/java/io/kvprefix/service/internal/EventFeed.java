@@ -22,7 +22,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The index and what feeds it (docs/SPEC.md section 12.5): the engines' ZMQ publishers through one
+ * The index and what feeds it (docs/SERVE.md section 5): the engines' ZMQ publishers through one
  * {@link KvEventSubscriber} (the {@code listen} machinery: replay on gaps, restarts found), or a
  * fleet's stream through a {@link StreamReplica}, or nothing (an index that only an embedder feeds).
  * With a snapshot file (ZMQ only) the index is restored from it at start and each engine resumes after
@@ -161,7 +161,7 @@ public final class EventFeed implements AutoCloseable {
         return replica;
     }
 
-    /** Binds the feed's meters (the subscriber's, docs/SPEC.md section 8). */
+    /** Binds the feed's meters (the subscriber's, docs/METRICS.md section 1). */
     public void bindTo(MeterRegistry registry, List<Runnable> refresh) {
         if (subscriber != null) {
             SubscriberMetrics m = new SubscriberMetrics(subscriber);

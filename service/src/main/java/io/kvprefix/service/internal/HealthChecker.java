@@ -23,7 +23,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Checks every engine every interval (docs/SPEC.md section 12.5): {@code GET /health} must answer 200
+ * Checks every engine every interval (docs/SERVE.md section 5): {@code GET /health} must answer 200
  * and {@code GET /v1/models} a model list, each within the timeout; then the engine is up with those
  * models, otherwise down with the reason (connection refused, a status, a timeout, a malformed list).
  * A refused connection or an answer that is wrong takes the engine down at once; a check that only ran

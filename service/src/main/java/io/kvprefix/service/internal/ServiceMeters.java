@@ -13,7 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
- * The service's meters (docs/SPEC.md section 12.6), the same for every front door: requests by worker,
+ * The service's meters (docs/METRICS.md section 4), the same for every front door: requests by worker,
  * route and outcome; errors the service answered itself, by code; load-only decisions by reason;
  * retries; engines going down; the route decision's and the tokenizer's cost; time to the first
  * response byte per worker; and the usage the engines reported next to what the index predicted, per

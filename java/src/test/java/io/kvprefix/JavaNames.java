@@ -1,0 +1,223 @@
+package io.kvprefix;
+
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.RecordComponent;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The rule {@link CitationsTest} holds documents and javadoc to: a Java name written as code names
+ * something the code has.
+ *
+ * <p>A <em>name</em> is a code span, a backticked span in a document or a {@code {@code ...}} in
+ * javadoc, that is exactly a type, optionally followed by nested types and one member:
+ * {@code Type}, {@code Type.Nested}, {@code Type.member}, {@code Type#member}, {@code Type.CONSTANT},
+ * each optionally with an argument list ({@code Type.member(a, b)}). A type part is an upper-case
+ * letter, a lower-case letter or digit, then word characters ({@code PrefixIndex}, {@code Worker});
+ * so {@code GPU}, {@code XXH3}, {@code Nats-Msg-Id}, {@code Map<K, V>} and lower-case spans are not
+ * names. A name resolves if its type is declared in the repository's Java sources (main or test, any
+ * module) or in the JDK, its nested types are declared in the same file (or the JDK class), and its
+ * member is a method, field, constant, record component or enum constant declared there; or if its
+ * first type is on {@link #EXTERNAL}, the names of other projects that the documents discuss.
+ *
+ * <p>Thread-safety: immutable after construction.
+ */
+final class JavaNames {
+    /** Other projects' names that documents and javadoc use, each with whose it is. */
+    static final Map<String, String> EXTERNAL = Map.ofEntries(
+            Map.entry("PositionalIndexer", "NVIDIA Dynamo's Rust indexer, the Flash Indexer"),
+            Map.entry("DashMap", "the Rust crate the yardstick's index is built on"),
+            Map.entry("BlockStored", "vLLM's and SGLang's KV event"),
+            Map.entry("BlockRemoved", "vLLM's and SGLang's KV event"),
+            Map.entry("AllBlocksCleared", "vLLM's and SGLang's KV event"),
+            Map.entry("BlockStoredWithMetadata", "SGLang's salted KV event"),
+            Map.entry("BlockStoredPositionSeven", "Dynamo's decoder of SGLang's salted event"),
+            Map.entry("StorageMedium", "SGLang's media"),
+            Map.entry("ZmqEventPublisher", "vLLM's KV-event publisher"),
+            Map.entry("EngineArgs", "vLLM's engine arguments"),
+            Map.entry("KVCacheEventSerializer", "TensorRT-LLM's event serialiser"),
+            Map.entry("RouterEvent", "NVIDIA Dynamo's KV event"),
+            Map.entry("Device", "Dynamo's name of the GPU medium"),
+            Map.entry("Connection", "jnats"),
+            Map.entry("MeterRegistry", "Micrometer"),
+            Map.entry("MeterBinder", "Micrometer"),
+            Map.entry("Long2ObjectOpenHashMap", "fastutil"),
+            Map.entry("True", "Python's literal, in the op-stream format's list of what is not JSON"),
+            Map.entry("NaN", "a JavaScript literal that is not JSON"),
+            Map.entry("Infinity", "a JavaScript literal that is not JSON"),
+            Map.entry("BadRequestError", "vLLM's error type"),
+            Map.entry("ChatCompletionRequest", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry("ChatCompletionResponse", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry(
+                    "ChatCompletionStreamResponse",
+                    "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry("CompletionRequest", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry("CompletionResponse", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry(
+                    "CompletionStreamResponse", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry("ErrorResponse", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry("GenerateRequest", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry("GenerateResponse", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry("GenerateStreamResponse", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry("ModelCard", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry("ModelList", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry("ModelPermission", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry("NotFoundError", "vLLM's error type"),
+            Map.entry("OpenAIBaseModel", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry("SamplingParams", "vLLM's sampling parameters"),
+            Map.entry("ServingRender", "vLLM's render serving class"),
+            Map.entry("TokenizeResponse", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry("UsageInfo", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry("Match", "the op-stream format's example of an op in the wrong case"));
+
+    private static final List<String> JDK_PACKAGES = List.of(
+            "java.lang",
+            "java.lang.foreign",
+            "java.lang.invoke",
+            "java.lang.ref",
+            "java.lang.reflect",
+            "java.util",
+            "java.util.concurrent",
+            "java.util.concurrent.atomic",
+            "java.util.concurrent.locks",
+            "java.util.function",
+            "java.util.stream",
+            "java.util.zip",
+            "java.io",
+            "java.math",
+            "java.net",
+            "java.nio",
+            "java.nio.channels",
+            "java.nio.charset",
+            "java.nio.file",
+            "java.time");
+    /** What every class, enum or record has without declaring it (an enum's {@code values} too). */
+    private static final List<Class<?>> INHERITED = List.of(Object.class, Enum.class, Record.class);
+
+    private static final String TYPE_PART = "[A-Z][a-z0-9]\\w*";
+    private static final Pattern NAME = Pattern.compile(
+            "(" + TYPE_PART + "(?:\\." + TYPE_PART + ")*)(?:[.#]([a-z_]\\w*|[A-Z][A-Z0-9_]*))?(?:\\(.*\\))?");
+    /** A type declaration: at the start of a line, after modifiers only (not in a comment or a string). */
+    private static final Pattern DECLARATION = Pattern.compile("(?m)^\\s*(?:(?:public|protected|private|static|final"
+            + "|abstract|sealed|non-sealed|strictfp)\\s+)*(?:class|interface|record|enum|@interface)\\s+([A-Z]\\w*)");
+
+    /** Source text of each file that declares a type, by simple name. */
+    private final Map<String, List<String>> declaring = new HashMap<>();
+
+    JavaNames(Path root) throws IOException {
+        try (Stream<Path> s = Files.walk(root)) {
+            for (Path p : s.filter(f -> f.toString().endsWith(".java"))
+                    .filter(f ->
+                            !f.toString().contains("/target/") && !f.toString().contains("/.git/"))
+                    .toList()) {
+                String text = Files.readString(p);
+                Matcher m = DECLARATION.matcher(text);
+                while (m.find()) {
+                    declaring
+                            .computeIfAbsent(m.group(1), k -> new ArrayList<>())
+                            .add(text);
+                }
+            }
+        }
+    }
+
+    /** True if {@code span} has the shape of a Java name (see the class comment). */
+    static boolean isName(String span) {
+        return NAME.matcher(span).matches();
+    }
+
+    /** Why {@code span}, a Java name, does not resolve; empty if it does or if it is no name. */
+    Optional<String> problem(String span) {
+        Matcher m = NAME.matcher(span);
+        if (!m.matches()) {
+            return Optional.empty();
+        }
+        String[] types = m.group(1).split("\\.");
+        String member = m.group(2);
+        if (EXTERNAL.containsKey(types[0])) {
+            return Optional.empty();
+        }
+        List<String> files = declaring.get(types[0]);
+        if (files != null) {
+            return ours(types, member, files);
+        }
+        Class<?> c = jdkClass(types);
+        if (c == null) {
+            return Optional.of("no type " + String.join(".", types) + " in the sources or the JDK");
+        }
+        return member == null || jdkHas(c, member)
+                ? Optional.empty()
+                : Optional.of(c.getName() + " has no member " + member);
+    }
+
+    private Optional<String> ours(String[] types, String member, List<String> files) {
+        List<String> candidates = files;
+        for (int i = 1; i < types.length; i++) {
+            Pattern nested = Pattern.compile("\\b(?:class|interface|record|enum)\\s+" + types[i] + "\\b");
+            candidates =
+                    candidates.stream().filter(t -> nested.matcher(t).find()).toList();
+            if (candidates.isEmpty()) {
+                return Optional.of("no nested type " + types[i] + " in " + types[0]);
+            }
+        }
+        if (member == null) {
+            return Optional.empty();
+        }
+        Pattern declared = memberDeclaration(member);
+        return candidates.stream().anyMatch(t -> declared.matcher(t).find())
+                        || INHERITED.stream().anyMatch(c -> jdkHas(c, member))
+                        || member.equals("values")
+                        || member.equals("valueOf")
+                ? Optional.empty()
+                : Optional.of(String.join(".", types) + " declares no " + member);
+    }
+
+    /** A method, field, constant, record component or enum constant named {@code member}. */
+    private static Pattern memberDeclaration(String member) {
+        String n = Pattern.quote(member);
+        return Pattern.compile("(?m)(?:[\\w>\\]]\\s+" + n + "\\s*[(=;,)])|(?:^\\s*" + n + "\\s*[,;(]|^\\s*" + n
+                + "\\s*$)|(?:<[^>]*>\\s+" + n + "\\s*\\()");
+    }
+
+    private static Class<?> jdkClass(String[] types) {
+        for (String pkg : JDK_PACKAGES) {
+            try {
+                return Class.forName(pkg + "." + String.join("$", types), false, JavaNames.class.getClassLoader());
+            } catch (ClassNotFoundException | LinkageError e) {
+                // not in this package
+            }
+        }
+        return null;
+    }
+
+    private static boolean jdkHas(Class<?> c, String member) {
+        for (Method x : c.getMethods()) {
+            if (x.getName().equals(member)) {
+                return true;
+            }
+        }
+        for (Field x : c.getFields()) {
+            if (x.getName().equals(member)) {
+                return true;
+            }
+        }
+        if (c.isRecord()) {
+            for (RecordComponent x : c.getRecordComponents()) {
+                if (x.getName().equals(member)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+}
