@@ -30,6 +30,7 @@ import picocli.CommandLine.ScopeType;
             DemoCommand.class,
             SimulateCommand.class,
             HashCommand.class,
+            TokenizeCommand.class,
             GenOpsCommand.class,
             ReplayCommand.class,
             ListenCommand.class,

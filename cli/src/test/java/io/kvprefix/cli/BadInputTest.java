@@ -200,6 +200,18 @@ class BadInputTest {
             row("snapshot-bench --write-ops {dir}", "--write-ops", "is a directory, not a file"),
             row("fleet-bench --nats-server {missing}", "--nats-server", "no such file"),
             row("fleet-bench --nats-server {file}", "--nats-server", "not executable"),
+            // tokenize
+            row("tokenize {trace}", "--tokenizer"),
+            row("tokenize --tokenizer {missing} {ops}", "--tokenizer", "tokenizer.json: no such file"),
+            row("tokenize --tokenizer {dir} {ops}", "--tokenizer", "tokenizer.json: no such file"),
+            row("tokenize --tokenizer render:localhost {ops}", "--tokenizer", "is not http://HOST:PORT"),
+            row("tokenize --tokenizer tokens {missing}", "no such file"),
+            row("tokenize --tokenizer tokens {dir}", "is a directory"),
+            row("tokenize --tokenizer tokens {traceline}", "line 1", "neither a chat body"),
+            row("tokenize --tokenizer tokens {file}", "line 1", "not one JSON object"),
+            row("tokenize --tokenizer tokens --hash {ops}", "--hash needs --block-size"),
+            row("tokenize --tokenizer tokens --block-size 4 {ops}", "--block-size is for --hash"),
+            row("tokenize --tokenizer tokens --hash --block-size 0 {ops}", "--block-size must be >= 1, got 0"),
             // hash
             row("hash --block-size 0 --tokens 1", "--block-size must be >= 1, got 0"),
             row("hash --block-size 2 --tokens a,b", "--tokens", "is not an integer"),

@@ -106,6 +106,33 @@ class StandinEngineTest {
     }
 
     @Test
+    void aPrefixCacheResetClearsTheEngineAndTheIndex() throws Exception {
+        try (Standin s = Standin.start(StandinSettings.builder()
+                        .timeScale(0.02)
+                        .promptTokensDetails(true)
+                        .build());
+                PrefixIndex index = PrefixIndex.create(IndexConfig.defaults());
+                KvEventSubscriber sub = KvEventSubscriber.builder(index).build()) {
+            Standin.BoundEngine e = s.engines().get(0);
+            sub.addEngine(endpoint(e));
+            int[] p = StandinApiTest.prompt(21, 70);
+            String body = "{\"prompt\":" + StandinApiTest.ids(p) + ",\"max_tokens\":1}";
+            cachedTokens(Http.post(e.http(), "/v1/completions", body));
+            awaitQuiet(sub, s);
+            assertEquals(4, index.match(p).depthOf(Worker.of(e.worker())));
+            HttpResponse<String> reset = Http.post(e.http(), "/reset_prefix_cache", "");
+            assertEquals(200, reset.statusCode());
+            assertEquals("", reset.body());
+            await(() -> index.match(p).depthOf(Worker.of(e.worker())) == 0, "AllBlocksCleared reached the index");
+            assertEquals(0, cachedTokens(Http.post(e.http(), "/v1/completions", body)), "the engine's cache is empty");
+            assertEquals(
+                    1,
+                    sub.stats().total().events(SubscriberStats.EventKind.CLEARED),
+                    sub.stats().toJson());
+        }
+    }
+
+    @Test
     void aClientThatGoesAwayAbortsItsRequestAndFreesItsBlocks() throws Exception {
         // 10 ms per output token: the 20,000 asked for would take 200 s, far past the wait for the abort
         try (Standin s = Standin.start(
@@ -149,6 +176,41 @@ class StandinEngineTest {
             double whole = (System.nanoTime() - t0) / 1e9;
             double decode = 40 * 10e-3 * scale; // 40 decode steps of 10 ms, scaled
             assertTrue(whole >= 0.9 * decode, "40 tokens in " + whole + " s, expected about " + decode);
+        }
+    }
+
+    @Test
+    void hundredsOfConcurrentStreamsAllFinishAndLeaveNothingRunning() throws Exception {
+        try (Standin s = Standin.start(StandinSettings.builder()
+                .engines(2)
+                .timeScale(0.02)
+                .limits(64, 2048)
+                .build())) {
+            int n = 400;
+            java.util.List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> all =
+                    new java.util.ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                int port = s.engines().get(i % 2).http();
+                int[] p = StandinApiTest.prompt(1_000 + i % 50, 60 + i % 7);
+                all.add(Http.CLIENT.sendAsync(
+                        Http.to(port, "/v1/completions")
+                                .header("content-type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(
+                                        "{\"prompt\":" + StandinApiTest.ids(p) + ",\"max_tokens\":20,\"stream\":true}"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString()));
+            }
+            for (var f : all) {
+                HttpResponse<String> r = f.get(120, java.util.concurrent.TimeUnit.SECONDS);
+                assertEquals(200, r.statusCode());
+                assertEquals(21, r.body().split("\n\n").length, "20 tokens and [DONE]");
+                assertTrue(r.body().endsWith("data: [DONE]\n\n"));
+            }
+            for (Standin.BoundEngine e : s.engines()) {
+                await(() -> metric(e.http(), "vllm:num_requests_running") == 0, "nothing running");
+                assertEquals(0.0, metric(e.http(), "vllm:num_requests_waiting"));
+                assertEquals(n / 2 * 20.0, metric(e.http(), "vllm:generation_tokens_total"));
+            }
         }
     }
 

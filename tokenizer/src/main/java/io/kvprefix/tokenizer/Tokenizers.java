@@ -1,6 +1,9 @@
 package io.kvprefix.tokenizer;
 
 import io.kvprefix.tokenizer.internal.TokenIdsOnly;
+import io.kvprefix.tokenizer.internal.local.LocalTokenizer;
+import io.kvprefix.tokenizer.internal.render.RenderTokenizer;
+import java.nio.file.Path;
 
 /**
  * Opens a {@link PromptTokenizer} from a spec string (docs/TOKENIZER.md section 1):
@@ -27,6 +30,15 @@ public final class Tokenizers {
      *     a chat template the template engine cannot render)
      */
     public static PromptTokenizer open(String spec) {
+        return open(spec, TokenizerOptions.defaults());
+    }
+
+    /**
+     * The tokenizer {@code spec} describes, with these options.
+     *
+     * @throws IllegalArgumentException as {@link #open(String)} does
+     */
+    public static PromptTokenizer open(String spec, TokenizerOptions options) {
         if (spec == null) {
             throw new IllegalArgumentException("no tokenizer spec: " + FORMS);
         }
@@ -34,10 +46,10 @@ public final class Tokenizers {
             return new TokenIdsOnly();
         }
         if (spec.startsWith("local:") && spec.length() > "local:".length()) {
-            throw new UnsupportedOperationException("tokenizer spec '" + spec + "': local mode is not built yet");
+            return LocalTokenizer.open(Path.of(spec.substring("local:".length())), options);
         }
         if (spec.startsWith("render:") && spec.length() > "render:".length()) {
-            throw new UnsupportedOperationException("tokenizer spec '" + spec + "': render mode is not built yet");
+            return RenderTokenizer.open(spec.substring("render:".length()), options);
         }
         throw new IllegalArgumentException("tokenizer spec '" + spec + "' is none of " + FORMS);
     }

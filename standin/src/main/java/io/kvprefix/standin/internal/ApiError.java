@@ -39,6 +39,11 @@ public final class ApiError extends Exception {
         return new ApiError(400, "BadRequestError", message, param, false);
     }
 
+    /** {@code create_error_response} for an unexpected exception: 500 {@code InternalServerError}. */
+    public static ApiError internal(String message) {
+        return new ApiError(500, "InternalServerError", message, null, false);
+    }
+
     /** The request validation handler (pydantic / JSON errors): 400, type {@code "Bad Request"}. */
     public static ApiError validation(String message) {
         return new ApiError(400, "Bad Request", message, null, false);

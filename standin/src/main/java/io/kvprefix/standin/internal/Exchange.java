@@ -31,10 +31,10 @@ public final class Exchange implements Generation.Listener {
     private final VllmBodies.Head head;
     private final HttpServerResponse response;
     private final Context context;
-    private final PromptSource tokens;
     private final boolean promptTokensDetails;
     private final int[] output;
     private final StringBuilder text = new StringBuilder();
+    private final java.util.function.IntFunction<String> detokenizer;
 
     /** Set on the context. */
     private int produced;
@@ -56,9 +56,9 @@ public final class Exchange implements Generation.Listener {
         this.head = head;
         this.response = response;
         this.context = context;
-        this.tokens = tokens;
         this.promptTokensDetails = promptTokensDetails;
         this.output = new int[request.maxTokens()];
+        this.detokenizer = tokens.detokenizer();
     }
 
     /** The request's prompt tokens. */
@@ -73,12 +73,18 @@ public final class Exchange implements Generation.Listener {
             response.writeHead();
         }
         handle = engine.submit(new Generation.Request(request.prompt(), request.maxTokens(), seed), this);
-        response.closeHandler(v -> {
-            if (!ended) {
-                ended = true;
-                handle.abort();
-            }
-        });
+        response.closeHandler(v -> gone());
+        if (response.closed()) {
+            gone(); // the client left while the request was being read or tokenized
+        }
+    }
+
+    /** The client went away: the engine aborts the request (vLLM aborts on disconnect). */
+    private void gone() {
+        if (!ended) {
+            ended = true;
+            handle.abort();
+        }
     }
 
     @Override
@@ -101,12 +107,15 @@ public final class Exchange implements Generation.Listener {
     }
 
     private void onToken(int index, int tokenId) {
+        if (response.closed()) {
+            gone();
+        }
         if (ended) {
             return;
         }
         output[index] = tokenId;
         produced = index + 1;
-        String piece = kind == Kind.GENERATE ? "" : tokens.decode(tokenId);
+        String piece = kind == Kind.GENERATE ? "" : detokenizer.apply(tokenId);
         text.append(piece);
         if (!request.stream()) {
             return;

@@ -42,6 +42,12 @@ public final class Generation {
 
         /** The engine's counters now. */
         EngineStats stats();
+
+        /**
+         * Drops every cached block if no request is running or waiting (an {@code AllBlocksCleared} event);
+         * otherwise does nothing, as vLLM's {@code reset_prefix_cache} refuses while blocks are in use.
+         */
+        void resetPrefixCache();
     }
 
     /**

@@ -31,7 +31,8 @@ public final class OpenAiServer {
             "/inference/v1/generate",
             "/tokenize",
             "/v1/completions/render",
-            "/v1/chat/completions/render");
+            "/v1/chat/completions/render",
+            "/reset_prefix_cache");
     private static final Set<String> GETS = Set.of("/health", "/v1/models", "/metrics");
 
     private final Vertx vertx;
@@ -79,6 +80,11 @@ public final class OpenAiServer {
             get(req, path);
             return;
         }
+        if (path.equals("/reset_prefix_cache")) { // vLLM's dev-mode route: no body, 200, the result unchecked
+            engine.resetPrefixCache();
+            req.response().setStatusCode(200).end();
+            return;
+        }
         String type = req.getHeader("content-type");
         String media = type == null
                 ? ""
@@ -123,14 +129,14 @@ public final class OpenAiServer {
         // tokenizing blocks: on a worker thread, unordered (requests of one connection's loop in parallel)
         vertx.executeBlocking(work, false)
                 .onComplete(
-                        r -> answer(req, r.succeeded() ? r.result() : ApiError.badRequest(String.valueOf(r.cause()))));
+                        r -> answer(req, r.succeeded() ? r.result() : ApiError.internal(String.valueOf(r.cause()))));
     }
 
     private static Object call(java.util.concurrent.Callable<Object> work) {
         try {
             return work.call();
         } catch (Exception e) {
-            return ApiError.badRequest(String.valueOf(e));
+            return ApiError.internal(String.valueOf(e));
         }
     }
 

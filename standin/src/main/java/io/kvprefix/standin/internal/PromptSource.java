@@ -16,8 +16,17 @@ public interface PromptSource extends AutoCloseable {
     /** The tokens of a chat body's {@code messages}, through the model's chat template. */
     int[] chat(ObjectNode body) throws ApiError;
 
-    /** The text of one output token. */
+    /** The text of one token on its own (the token strings of {@code /tokenize}). */
     String decode(int token);
+
+    /**
+     * A detokenizer for one request's output: each call takes the next output token and returns the
+     * text it completes (possibly empty, when the token ends inside a character that the next ones
+     * finish).
+     */
+    default java.util.function.IntFunction<String> detokenizer() {
+        return this::decode;
+    }
 
     /** How many token ids the model has (output tokens are drawn below it). */
     int vocabSize();

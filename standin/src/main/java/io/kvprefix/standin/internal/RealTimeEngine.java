@@ -32,7 +32,12 @@ import java.util.concurrent.locks.LockSupport;
 public final class RealTimeEngine implements Generation.Engine, EngineHost, AutoCloseable {
     private static final long IDLE_PARK_NANOS = 100_000_000L;
 
-    private final Engine engine;
+    private final EngineSettings settings;
+    private final Worker worker;
+    private final int cacheBlocks;
+    /** Replaced by a new, empty engine on a prefix-cache reset (engine thread only). */
+    private Engine engine;
+
     private final BlockHasher hasher;
     private final int blockSize;
     private final double timeScale;
@@ -112,9 +117,10 @@ public final class RealTimeEngine implements Generation.Engine, EngineHost, Auto
         this.timeScale = timeScale;
         this.vocab = vocab;
         this.publisher = publisher;
-        MockEngine cache =
-                new MockEngine(worker, cacheBlocks, 0, blockSize, java.util.function.LongUnaryOperator.identity());
-        this.engine = Engine.create(settings.withDecodeRuns(false), cache, this);
+        this.settings = settings.withDecodeRuns(false);
+        this.worker = worker;
+        this.cacheBlocks = cacheBlocks;
+        this.engine = newEngine();
         this.thread = new Thread(this::loop, "kvprefix-standin-engine-" + worker.workerId());
         thread.setDaemon(true);
         thread.start();
@@ -125,6 +131,27 @@ public final class RealTimeEngine implements Generation.Engine, EngineHost, Auto
         Running r = new Running(ids.getAndIncrement() & Integer.MAX_VALUE, request, listener);
         post(() -> engine.submit(r));
         return r;
+    }
+
+    /** An idle engine over an empty cache whose blocks are named by their local hashes. */
+    private Engine newEngine() {
+        MockEngine cache =
+                new MockEngine(worker, cacheBlocks, 0, blockSize, java.util.function.LongUnaryOperator.identity());
+        return Engine.create(settings, cache, this);
+    }
+
+    @Override
+    public void resetPrefixCache() {
+        post(() -> {
+            if (engine.runningRequests() > 0 || engine.waitingRequests() > 0) {
+                // vLLM refuses too while blocks are in use, and its endpoint does not say so either
+                System.err.println("kvprefix standin: engine " + worker.workerId()
+                        + ": prefix cache not reset: requests are running");
+                return;
+            }
+            engine = newEngine();
+            batch.add(new WireEvent.Cleared());
+        });
     }
 
     @Override

@@ -3,8 +3,7 @@ package io.kvprefix.standin.internal;
 import java.nio.file.Path;
 
 /**
- * The {@link PromptSource} of {@code --tokenizer DIR}: the tokenizer module's {@code local} mode over
- * the directory, or none.
+ * The {@link PromptSource} of {@code --tokenizer DIR}: {@link LocalTokens} over the directory, or none.
  *
  * <p>Thread-safety: stateless.
  */
@@ -16,7 +15,6 @@ public final class TokenizerSource {
         if (dir == null) {
             return PromptSource.none();
         }
-        throw new IllegalArgumentException(
-                "--tokenizer " + dir + ": the local tokenizer is not built into this stand-in yet");
+        return LocalTokens.open(dir);
     }
 }
