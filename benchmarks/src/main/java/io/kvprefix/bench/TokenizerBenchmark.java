@@ -45,6 +45,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *       vLLM's {@code GenerateRequest} shape with the ids of a 1k-token conversation.
  * </ul>
  *
+ * <p>{@code tokens} sizes only the prompt benchmarks; run the others with one value of it.
+ *
  * <p>{@link #setup()} checks every answer before anything is measured: cached and uncached ids equal
  * for the prompt and for the 10th turn, and the renderer's ids equal local mode's.
  *

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * HuggingFace's tokenizers (Rust) through DJL's JNI binding, loaded from a {@code tokenizer.json} path
@@ -15,7 +16,8 @@ import java.util.Map;
  * {@code Utils.isOfflineMode()} (system property {@code ai.djl.offline}) is, and offline mode also
  * stops its native-library loader from downloading (it copies the bundled library from the jar).
  *
- * <p>Thread-safety: thread-safe; the Rust tokenizer's encode takes a shared reference.
+ * <p>Thread-safety: thread-safe; the Rust tokenizer's encode takes a shared reference, and a read lock
+ * keeps {@link #close()} (the write lock) from freeing the native tokenizer under a running encode.
  */
 public final class HfTokenizer implements AutoCloseable {
     static {
@@ -24,6 +26,8 @@ public final class HfTokenizer implements AutoCloseable {
 
     private final HuggingFaceTokenizer tokenizer;
     private final long handle;
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private boolean closed;
 
     private HfTokenizer(HuggingFaceTokenizer tokenizer) {
         this.tokenizer = tokenizer;
@@ -58,21 +62,37 @@ public final class HfTokenizer implements AutoCloseable {
 
     /** The ids of {@code text}, with the post-processor's special tokens (a BOS) when {@code addSpecialTokens}. */
     public int[] encode(String text, boolean addSpecialTokens) {
-        long encoding = TokenizersLibrary.LIB.encode(handle, text, addSpecialTokens);
+        lock.readLock().lock();
         try {
-            long[] ids = TokenizersLibrary.LIB.getTokenIds(encoding);
-            int[] out = new int[ids.length];
-            for (int i = 0; i < ids.length; i++) {
-                out[i] = Math.toIntExact(ids[i]);
+            if (closed) {
+                throw new IllegalStateException("the tokenizer is closed");
             }
-            return out;
+            long encoding = TokenizersLibrary.LIB.encode(handle, text, addSpecialTokens);
+            try {
+                long[] ids = TokenizersLibrary.LIB.getTokenIds(encoding);
+                int[] out = new int[ids.length];
+                for (int i = 0; i < ids.length; i++) {
+                    out[i] = Math.toIntExact(ids[i]);
+                }
+                return out;
+            } finally {
+                TokenizersLibrary.LIB.deleteEncoding(encoding);
+            }
         } finally {
-            TokenizersLibrary.LIB.deleteEncoding(encoding);
+            lock.readLock().unlock();
         }
     }
 
     @Override
     public void close() {
-        tokenizer.close();
+        lock.writeLock().lock();
+        try {
+            if (!closed) {
+                closed = true;
+                tokenizer.close();
+            }
+        } finally {
+            lock.writeLock().unlock();
+        }
     }
 }
