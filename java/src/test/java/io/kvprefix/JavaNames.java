@@ -78,6 +78,17 @@ final class JavaNames {
             Map.entry("ServingRender", "vLLM's render serving class"),
             Map.entry("TokenizeResponse", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
             Map.entry("UsageInfo", "vLLM's OpenAI protocol model (pydantic), which the stand-in follows"),
+            Map.entry("Utils", "DJL's utility class (ai.djl.util.Utils)"),
+            Map.entry("Ec2Utils", "DJL's usage ping (ai.djl.util.Ec2Utils)"),
+            Map.entry("None", "Python's literal"),
+            Map.entry("HttpClient", "the JDK's java.net.http client (or Vert.x's)"),
+            Map.entry("AutoTokenizer", "HuggingFace transformers' tokenizer loader"),
+            Map.entry(
+                    "ImmutableSandboxedEnvironment",
+                    "Python Jinja2's sandbox, which HuggingFace renders chat templates in"),
+            Map.entry("AssistantTracker", "HuggingFace transformers' chat-template extension"),
+            Map.entry("ChatCompletionToolsParam", "vLLM's protocol model of a chat tool"),
+            Map.entry("InternalServerError", "vLLM's error type"),
             Map.entry("Match", "the op-stream format's example of an op in the wrong case"));
 
     private static final List<String> JDK_PACKAGES = List.of(
