@@ -85,6 +85,7 @@ final class JavaNames {
             Map.entry("AutoTokenizer", "HuggingFace transformers"),
             Map.entry("AssistantTracker", "HuggingFace transformers' chat-template extension"),
             Map.entry("ImmutableSandboxedEnvironment", "Python Jinja2's sandbox"),
+            Map.entry("HttpClient", "the JDK's java.net.http client (or Vert.x's)"),
             Map.entry("None", "Python's literal"));
 
     private static final List<String> JDK_PACKAGES = List.of(

@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
  * {@code kvprefix listen}: subscribes to real engines' KV events (vLLM / SGLang over ZMQ) and applies
  * them to an index until {@code --duration} or Ctrl-C / SIGTERM ({@link Lifecycle}), then answers the
  * match lines of {@code --queries} and prints one JSON stats object as the last line. Snapshots:
- * docs/SNAPSHOT.md; metrics and health: docs/METRICS.md ({@link ListenMetrics}); with
+ * docs/SNAPSHOT.md; metrics and health: docs/METRICS.md section 2 ({@link ListenMetrics}); with
  * {@code --nats}, the fleet replica ({@link NatsListen}).
  *
  * <p>Exit status: 0 after a run (whatever the engines sent); 2 for a usage error (a bad option value,

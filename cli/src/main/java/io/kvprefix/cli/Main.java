@@ -35,6 +35,7 @@ import picocli.CommandLine.ScopeType;
             ReplayCommand.class,
             ListenCommand.class,
             RelayCommand.class,
+            ServeCommand.class,
             FleetBenchCommand.class,
             BenchCommand.class,
             SweepCommand.class,

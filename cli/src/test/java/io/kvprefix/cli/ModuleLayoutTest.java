@@ -238,6 +238,8 @@ class ModuleLayoutTest {
                         "tokenizer",
                         "benchmarks",
                         "standin",
+                        "service",
+                        "server",
                         "cli")),
                 "" + seen);
     }
