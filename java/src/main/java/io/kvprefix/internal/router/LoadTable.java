@@ -20,9 +20,10 @@ import java.util.function.ToLongFunction;
  * sorted on a membership change (the selectors compare workers where the order matters, and
  * {@link #workers()} sorts a copy), so a fleet of {@code n} workers is built in O(n).
  *
- * <p>Thread-safety: thread-safe; every method takes the table's lock, which is held only for the
- * O(workers) work of one decision or the O(1) work of one update (the match itself runs before,
- * outside it).
+ * <p>Thread-safety: thread-safe; every method takes the table's lock, which is held only for the work
+ * of one decision (the matched workers and the cheapest of the rest through {@link LoadOrder} for
+ * dynamo-cost at temperature 0, every worker otherwise) or the O(log n) work of one update (the match
+ * itself runs before, outside it).
  */
 public final class LoadTable {
     private final Object lock = new Object();
@@ -35,17 +36,47 @@ public final class LoadTable {
     private WorkerLoad[] dense = new WorkerLoad[16];
     private int size;
     private double[] costs = new double[16];
+    /** dynamo-cost at temperature 0: the selector and the workers in load order; otherwise null. */
+    private final DynamoCost ordered;
+
+    private final LoadOrder order;
+    /** The current decision's matched workers (those {@link #scatter} gave a depth), each once. */
+    private WorkerLoad[] touched = new WorkerLoad[16];
+
+    private int touchedCount;
 
     /**
-     * A table deciding with {@code policy}.
+     * A table deciding with {@code policy}; dynamo-cost at temperature 0 decides requests at
+     * {@code blockSize} through the load order ({@link LoadOrder}), visiting the matched workers and
+     * the cheapest of the rest.
      *
      * @param clock nanosecond clock, read under the lock at each decision and release
+     * @param blockSize the router's block size
      */
-    public LoadTable(RoutingPolicy policy, Selector.Options options, LongSupplier clock) {
+    public LoadTable(RoutingPolicy policy, Selector.Options options, LongSupplier clock, int blockSize) {
+        this(policy, options, clock, blockSize, true);
+    }
+
+    /** As above; with {@code useOrder} false every decision scans every worker (for the differential test). */
+    LoadTable(RoutingPolicy policy, Selector.Options options, LongSupplier clock, int blockSize, boolean useOrder) {
         this.selector = Selector.of(policy, options);
         this.tracksPrefills = selector.tracksPrefills();
         this.clock = clock;
         request.fleet = fleet;
+        if (useOrder && selector instanceof DynamoCost d && d.ordered()) {
+            this.ordered = d;
+            this.order = new LoadOrder(options.overlapWeight(), blockSize);
+        } else {
+            this.ordered = null;
+            this.order = null;
+        }
+    }
+
+    /** Workers the load order's walks have visited so far (0 without it): for tests of what a decision visits. */
+    long orderVisits() {
+        synchronized (lock) {
+            return order == null ? 0 : order.visits();
+        }
     }
 
     /**
@@ -56,7 +87,13 @@ public final class LoadTable {
         synchronized (lock) {
             WorkerLoad l = byWorker.get(worker);
             if (l != null) {
+                if (order != null) {
+                    order.remove(l);
+                }
                 l.weight(weight);
+                if (order != null) {
+                    order.insert(l);
+                }
                 return false;
             }
             if (size == dense.length) {
@@ -66,6 +103,9 @@ public final class LoadTable {
             l = new WorkerLoad(worker, weight, size, clock.getAsLong());
             dense[size++] = l;
             byWorker.put(worker, l);
+            if (order != null) {
+                order.insert(l);
+            }
             return true;
         }
     }
@@ -85,6 +125,9 @@ public final class LoadTable {
             dense[hole] = last;
             last.slot = hole;
             dense[size] = null;
+            if (order != null) {
+                order.remove(l);
+            }
             l.markRemoved();
             return l;
         }
@@ -185,12 +228,22 @@ public final class LoadTable {
             int n = size;
             Selector.Request r = begin(first, second, eventFed, isl, blockSize, blockCount);
             try {
-                int i = selector.choose(dense, n, costs, r);
-                charge(dense[i], isl, blockSize, r.now, out);
-                out.cost = costs[i];
+                WorkerLoad chosen = null;
+                double cost = 0;
+                if (order != null && blockSize == order.blockSize()) {
+                    chosen = ordered.chooseOrdered(touched, touchedCount, order, r);
+                    cost = ordered.lastCost();
+                }
+                if (chosen == null) {
+                    int i = selector.choose(dense, n, costs, r);
+                    chosen = dense[i];
+                    cost = costs[i];
+                }
+                charge(chosen, isl, blockSize, r.now, out);
+                out.cost = cost;
                 out.missed = selector.missed();
             } finally {
-                end(n);
+                end();
             }
         }
     }
@@ -222,13 +275,17 @@ public final class LoadTable {
         return r;
     }
 
-    /** Clears what {@link #begin} put on the first {@code n} workers and the request. */
-    private void end(int n) {
+    /** Clears what {@link #begin} put on the matched workers and the request. */
+    private void end() {
         request.blockCount = null;
-        for (int i = 0; i < n; i++) {
-            dense[i].depth = 0;
-            dense[i].anyDepth = 0;
+        for (int i = 0; i < touchedCount; i++) {
+            WorkerLoad w = touched[i];
+            w.depth = 0;
+            w.anyDepth = 0;
+            w.matched = false;
+            touched[i] = null;
         }
+        touchedCount = 0;
     }
 
     private void charge(WorkerLoad w, int isl, int blockSize, long now, Choice out) {
@@ -237,6 +294,9 @@ public final class LoadTable {
         long prefill = Math.max(0L, isl - (long) Math.max(depth, w.anyDepth) * blockSize);
         long decode = isl / blockSize;
         w.add(prefill, decode);
+        if (order != null) {
+            order.update(w);
+        }
         PendingPrefill p = null;
         if (tracksPrefills) {
             p = new PendingPrefill(prefill, now);
@@ -258,6 +318,13 @@ public final class LoadTable {
             if (l != null) {
                 l.depth = Math.max(l.depth, r.depth(i));
                 l.anyDepth = Math.max(l.anyDepth, r.anyTierDepth(i));
+                if (!l.matched) {
+                    l.matched = true;
+                    if (touchedCount == touched.length) {
+                        touched = Arrays.copyOf(touched, touchedCount * 2);
+                    }
+                    touched[touchedCount++] = l;
+                }
             }
         }
     }
@@ -287,6 +354,9 @@ public final class LoadTable {
             }
             if (request) {
                 load.releaseRequest(decode);
+            }
+            if (order != null) {
+                order.update(load);
             }
         }
     }
@@ -341,7 +411,7 @@ public final class LoadTable {
                 }
                 return new Costs(workers, depths, c, preferred, selector.missed(), selector.minimumDepth(r));
             } finally {
-                end(n);
+                end();
             }
         }
     }
