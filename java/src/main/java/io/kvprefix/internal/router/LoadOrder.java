@@ -10,13 +10,17 @@ import java.util.HashMap;
  * decodeBlocks}, to which a worker's dynamo-cost at depth 0 is monotone for every request at the
  * table's block size. A load change re-sifts one entry (O(log n), no allocation); a walk visits
  * entries in key order through a small frontier heap, so reading the {@code k} cheapest costs
- * O(k log k) whatever the fleet's size.
+ * O(k log k) whatever the fleet's size. For kvprefix-ttft the key is the requests routed (its
+ * tie-break) and the heaps hold only the workers its table puts there. Equal keys order by worker.
  *
  * <p>Thread-safety: not thread-safe; {@link LoadTable} calls it only under its lock.
  */
 final class LoadOrder {
     private final double overlapWeight;
     private final int blockSize;
+    /** kvprefix-ttft's order: by requests routed (its tie-break), for the workers it keeps here. */
+    private final boolean byRouted;
+
     private final HashMap<Double, Heap> byWeight = new HashMap<>();
     private Heap[] heaps = new Heap[4];
     private int heapCount;
@@ -28,9 +32,18 @@ final class LoadOrder {
     /** Entries every walk so far has returned (what a decision's cost grows with; read by tests). */
     private long visits;
 
+    /** dynamo-cost's order: by load key, every registered worker. */
     LoadOrder(double overlapWeight, int blockSize) {
         this.overlapWeight = overlapWeight;
         this.blockSize = blockSize;
+        this.byRouted = false;
+    }
+
+    /** kvprefix-ttft's order: by requests routed, then by worker, for the workers the table puts here. */
+    LoadOrder() {
+        this.overlapWeight = 0;
+        this.blockSize = 0;
+        this.byRouted = true;
     }
 
     /** The block size the keys are made for; requests at another block size scan every worker. */
@@ -92,7 +105,15 @@ final class LoadOrder {
         }
     }
 
+    /** The heap order: by key, then by worker (so equal keys come out in worker order). */
+    static boolean less(WorkerLoad a, WorkerLoad b) {
+        return a.orderKey < b.orderKey || a.orderKey == b.orderKey && a.worker().compareTo(b.worker()) < 0;
+    }
+
     private double key(WorkerLoad w) {
+        if (byRouted) {
+            return (double) w.routed();
+        }
         return overlapWeight * (double) w.prefillTokens() + (double) blockSize * (double) w.decodeBlocks();
     }
 
@@ -133,10 +154,10 @@ final class LoadOrder {
             frontier = Arrays.copyOf(frontier, frontierSize * 2);
         }
         int i = frontierSize++;
-        double k = h.items[pos].orderKey;
+        WorkerLoad w = h.items[pos];
         while (i > 0) {
             int parent = (i - 1) >>> 1;
-            if (h.items[frontier[parent]].orderKey <= k) {
+            if (!less(w, h.items[frontier[parent]])) {
                 break;
             }
             frontier[i] = frontier[parent];
@@ -148,16 +169,16 @@ final class LoadOrder {
     private void siftFrontier(Heap h) {
         int i = 0;
         int pos = frontier[0];
-        double k = h.items[pos].orderKey;
+        WorkerLoad w = h.items[pos];
         while (true) {
             int c = 2 * i + 1;
             if (c >= frontierSize) {
                 break;
             }
-            if (c + 1 < frontierSize && h.items[frontier[c + 1]].orderKey < h.items[frontier[c]].orderKey) {
+            if (c + 1 < frontierSize && less(h.items[frontier[c + 1]], h.items[frontier[c]])) {
                 c++;
             }
-            if (h.items[frontier[c]].orderKey >= k) {
+            if (!less(h.items[frontier[c]], w)) {
                 break;
             }
             frontier[i] = frontier[c];
@@ -212,7 +233,7 @@ final class LoadOrder {
             WorkerLoad w = items[i];
             while (i > 0) {
                 int parent = (i - 1) >>> 1;
-                if (items[parent].orderKey <= w.orderKey) {
+                if (!less(w, items[parent])) {
                     break;
                 }
                 place(items[parent], i);
@@ -228,10 +249,10 @@ final class LoadOrder {
                 if (c >= size) {
                     break;
                 }
-                if (c + 1 < size && items[c + 1].orderKey < items[c].orderKey) {
+                if (c + 1 < size && less(items[c + 1], items[c])) {
                     c++;
                 }
-                if (items[c].orderKey >= w.orderKey) {
+                if (!less(items[c], w)) {
                     break;
                 }
                 place(items[c], i);

@@ -38,6 +38,10 @@ public final class LoadTable {
     private double[] costs = new double[16];
     /** dynamo-cost at temperature 0: the selector and the workers in load order; otherwise null. */
     private final DynamoCost ordered;
+    /** kvprefix-ttft: the selector, its plain workers in {@link #order}, the others' slots in {@link #visit}. */
+    private final TtftEstimate ttft;
+
+    private long[] visit = new long[1];
 
     private final LoadOrder order;
     /** The current decision's matched workers (those {@link #scatter} gave a depth), each once. */
@@ -63,13 +67,11 @@ public final class LoadTable {
         this.tracksPrefills = selector.tracksPrefills();
         this.clock = clock;
         request.fleet = fleet;
-        if (useOrder && selector instanceof DynamoCost d && d.ordered()) {
-            this.ordered = d;
-            this.order = new LoadOrder(options.overlapWeight(), blockSize);
-        } else {
-            this.ordered = null;
-            this.order = null;
-        }
+        this.ordered = useOrder && selector instanceof DynamoCost d && d.ordered() ? d : null;
+        this.ttft = useOrder && selector instanceof TtftEstimate t ? t : null;
+        this.order = ordered != null
+                ? new LoadOrder(options.overlapWeight(), blockSize)
+                : ttft != null ? new LoadOrder() : null;
     }
 
     /** Workers the load order's walks have visited so far (0 without it): for tests of what a decision visits. */
@@ -91,21 +93,18 @@ public final class LoadTable {
                     order.remove(l);
                 }
                 l.weight(weight);
-                if (order != null) {
-                    order.insert(l);
-                }
+                placeInOrder(l);
                 return false;
             }
             if (size == dense.length) {
                 dense = Arrays.copyOf(dense, size * 2);
                 costs = new double[size * 2];
+                visit = Arrays.copyOf(visit, (size * 2 + 63) >>> 6);
             }
             l = new WorkerLoad(worker, weight, size, clock.getAsLong());
             dense[size++] = l;
             byWorker.put(worker, l);
-            if (order != null) {
-                order.insert(l);
-            }
+            placeInOrder(l);
             return true;
         }
     }
@@ -125,6 +124,8 @@ public final class LoadTable {
             dense[hole] = last;
             last.slot = hole;
             dense[size] = null;
+            setVisit(hole, isVisited(size));
+            setVisit(size, false);
             if (order != null) {
                 order.remove(l);
             }
@@ -230,9 +231,12 @@ public final class LoadTable {
             try {
                 WorkerLoad chosen = null;
                 double cost = 0;
-                if (order != null && blockSize == order.blockSize()) {
+                if (ordered != null && blockSize == order.blockSize()) {
                     chosen = ordered.chooseOrdered(touched, touchedCount, order, r);
                     cost = ordered.lastCost();
+                } else if (ttft != null) {
+                    chosen = ttft.chooseOrdered(dense, n, visit, touched, touchedCount, order, r);
+                    cost = ttft.lastCost();
                 }
                 if (chosen == null) {
                     int i = selector.choose(dense, n, costs, r);
@@ -294,14 +298,12 @@ public final class LoadTable {
         long prefill = Math.max(0L, isl - (long) Math.max(depth, w.anyDepth) * blockSize);
         long decode = isl / blockSize;
         w.add(prefill, decode);
-        if (order != null) {
-            order.update(w);
-        }
         PendingPrefill p = null;
         if (tracksPrefills) {
             p = new PendingPrefill(prefill, now);
             w.enqueue(p);
         }
+        placeInOrder(w);
         out.load = w;
         out.pending = p;
         out.depth = depth;
@@ -355,9 +357,47 @@ public final class LoadTable {
             if (request) {
                 load.releaseRequest(decode);
             }
-            if (order != null) {
-                order.update(load);
+            placeInOrder(load);
+        }
+    }
+
+    /**
+     * Puts a registered worker where its load now puts it: dynamo-cost re-keys it in the load order;
+     * kvprefix-ttft keeps a {@link TtftEstimate#plain} worker in the order and marks any other for a
+     * visit. Nothing for a removed worker, or without an order.
+     */
+    private void placeInOrder(WorkerLoad w) {
+        if (order == null || w.isRemoved()) {
+            return;
+        }
+        if (ttft == null) {
+            if (w.heap == null) {
+                order.insert(w);
+            } else {
+                order.update(w);
             }
+            return;
+        }
+        boolean plain = TtftEstimate.plain(w);
+        if (plain && w.heap == null) {
+            order.insert(w);
+        } else if (plain) {
+            order.update(w);
+        } else {
+            order.remove(w);
+        }
+        setVisit(w.slot, !plain);
+    }
+
+    private boolean isVisited(int slot) {
+        return (visit[slot >>> 6] & (1L << slot)) != 0;
+    }
+
+    private void setVisit(int slot, boolean on) {
+        if (on) {
+            visit[slot >>> 6] |= 1L << slot;
+        } else {
+            visit[slot >>> 6] &= ~(1L << slot);
         }
     }
 

@@ -18,7 +18,9 @@
  * dynamo-cost at temperature 0 the workers also sit in one indexed min-heap per capacity weight, keyed
  * so that a worker's cost at depth 0 grows with its key; each charge and release re-sifts one entry. A
  * decision then costs the matched workers plus those of each heap's cheapest that fall within the tie
- * limit, and chooses exactly as the scan of every worker (the differential test drives both).
+ * limit, and chooses exactly as the scan of every worker (the differential test drives both). For
+ * kvprefix-ttft the heaps hold only the workers whose estimate is fixed (nothing pending, no speed of
+ * their own), by requests routed; a bit per slot marks the others, which every decision visits.
  *
  * <p><b>Predicted blocks</b> ({@link io.kvprefix.internal.router.PredictedBlocks}). A block is stored
  * under its chain hash as engine hash, which names a prefix uniquely, so "is this block already
