@@ -52,7 +52,8 @@
  *
  * <p><b>The speed-of-light bound.</b> {@link io.kvprefix.service.InfiniteCacheSketch} counts, in fixed
  * memory, the hits one shared never-evicting cache would have had, with a bracket that always holds
- * the exact count (issue 31 item 3); it is not yet wired to the meters.
+ * the exact count (issue 31 item 3); the service observes every routed request in it and counts its
+ * share beside the engine's report and the index's prediction (docs/METRICS.md section 4).
  *
  * <p><b>Threads.</b> Everything is thread-safe. Classifying, admitting and routing token ids never
  * block and may run on an event loop; tokenizing a text or chat prompt blocks
