@@ -33,7 +33,8 @@ import picocli.CommandLine.Option;
  * them to an index until {@code --duration} or Ctrl-C / SIGTERM ({@link Lifecycle}), then answers the
  * match lines of {@code --queries} and prints one JSON stats object as the last line. Snapshots:
  * docs/SNAPSHOT.md; metrics and health: docs/METRICS.md section 2 ({@link ListenMetrics}); with
- * {@code --nats}, the fleet replica ({@link NatsListen}).
+ * {@code --nats}, the fleet replica ({@link NatsListen}); with {@code --dynamo}, a Dynamo
+ * deployment's events ({@link DynamoListen}).
  *
  * <p>Exit status: 0 after a run (whatever the engines sent); 2 for a usage error (a bad option value,
  * a queries file that cannot be opened, a metrics port that cannot be bound); 1 if reading the queries
@@ -54,7 +55,8 @@ import picocli.CommandLine.Option;
             "section 3). After --duration (or Ctrl-C) prints the result of each match and",
             "explain line of --queries, then one JSON stats object as the last line of",
             "standard output. --metrics-port serves Prometheus metrics and health checks meanwhile.",
-            "With --nats it applies a fleet's stream instead (kvprefix relay fills it)."
+            "With --nats it applies a fleet's stream instead (kvprefix relay fills it); with",
+            "--dynamo, the KV events of a running NVIDIA Dynamo deployment."
         })
 final class ListenCommand implements Callable<Integer> {
 
@@ -97,9 +99,44 @@ final class ListenCommand implements Callable<Integer> {
     @Option(
             names = "--stream",
             paramLabel = "NAME",
-            defaultValue = "KVPREFIX_EVENTS",
-            description = "with --nats: the stream's name (default: ${DEFAULT-VALUE})")
+            description = {
+                "with --nats: the stream's name (default: KVPREFIX_EVENTS); with --dynamo-mode",
+                "durable: Dynamo's stream, for releases that name it otherwise than",
+                "namespace-NS-component-C-kv-events"
+            })
     String stream;
+
+    @Option(
+            names = "--dynamo",
+            paramLabel = "URL",
+            description = {
+                "instead of engines, read a running NVIDIA Dynamo deployment's KV events from",
+                "its NATS server, for example nats://10.0.0.2:4222, read-only (with --namespace",
+                "and --component; docs/OPERATING.md section 10)"
+            })
+    String dynamo;
+
+    @Option(
+            names = "--namespace",
+            paramLabel = "NS",
+            description = "with --dynamo: the Dynamo namespace (for example dynamo)")
+    String namespace;
+
+    @Option(
+            names = "--component",
+            paramLabel = "C",
+            description = "with --dynamo: the workers' component (for example backend)")
+    String component;
+
+    @Option(
+            names = "--dynamo-mode",
+            paramLabel = "MODE",
+            defaultValue = "event-plane",
+            description = {
+                "with --dynamo: event-plane (the default: core NATS subjects, live from now on)",
+                "or durable (the JetStream stream of --router-durable-kv-events, from its start)"
+            })
+    String dynamoMode;
 
     @Option(
             names = "--duration",
@@ -198,6 +235,12 @@ final class ListenCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (dynamo != null) {
+            return DynamoListen.run(this);
+        }
+        if (namespace != null || component != null || !dynamoMode.equals("event-plane")) {
+            throw new IllegalArgumentException("--namespace, --component and --dynamo-mode go with --dynamo URL");
+        }
         if (nats != null) {
             return NatsListen.run(this);
         }

@@ -140,6 +140,20 @@ class BadInputTest {
             row("listen --nats nats://127.0.0.1:1 --metrics-port 0", "--metrics-port", "--nats"),
             row("listen --nats nats://127.0.0.1:1 --queries {missing}", "--queries", "no such file"),
             row("listen --nats nats://127.0.0.1:1 --impl fast", "unknown implementation 'fast'"),
+            // listen --dynamo (a Dynamo deployment's events; checked before anything connects)
+            row("listen --dynamo nats://127.0.0.1:1", "--dynamo needs --namespace NS and --component C"),
+            row("listen --namespace dynamo --component backend", "go with --dynamo URL"),
+            row(
+                    "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --dynamo-mode fast",
+                    "--dynamo-mode must be durable or event-plane, not 'fast'"),
+            row(
+                    "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --stream S",
+                    "--stream names the JetStream stream of --dynamo-mode durable"),
+            row(
+                    "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --engine tcp://127.0.0.1:1=1",
+                    "exclude --dynamo"),
+            row("listen --dynamo nats://127.0.0.1:1 --namespace d --component b --metrics-port 0", "--metrics-port"),
+            row("listen --dynamo nats://127.0.0.1:1 --namespace d --component b --duration 0", "--duration"),
             row("relay --nats nats://127.0.0.1:1", "Missing required option", "--engine"),
             row("relay --engine tcp://127.0.0.1:1=1", "Missing required option", "--nats"),
             row("relay --nats nats://127.0.0.1:1 --engine nonsense", "--engine"),

@@ -195,7 +195,7 @@ public final class DynamoWorker {
         p.packString("dp_rank").packInt(rank);
         byte[] payload = p.toByteArray();
         MessageBufferPacker env = MessagePack.newDefaultBufferPacker();
-        env.packMapHeader(6);
+        env.packMapHeader(5); // encode_envelope_parts: publisher_id, sequence, published_at, topic, payload
         env.packString("publisher_id");
         u64(env, publisherId);
         env.packString("sequence");
@@ -205,8 +205,6 @@ public final class DynamoWorker {
         u64(env, now);
         env.packString("topic").packString("kv-events");
         env.packString("payload").packBinaryHeader(payload.length).writePayload(payload);
-        env.packString("published_at_ns");
-        u64(env, now * 1_000_000L);
         connection.publish(DynamoSource.subject(namespace, component, "kv-events"), env.toByteArray());
     }
 
