@@ -42,7 +42,7 @@ import picocli.CommandLine.Option;
             "through --tokenizer, else by load) and proxied with its stream passed through as it",
             "comes. Endpoints: /v1/completions, /v1/chat/completions, /v1/models, /health, /metrics,",
             "POST /kvprefix/v1/route and /kvprefix/v1/explain; other paths go to an engine by load.",
-            "The engines' KV events feed the index (ZMQ with replay, or --nats). docs/OPERATING.md section 9."
+            "The engines' KV events feed the index (ZMQ with replay, --nats, or --dynamo). docs/OPERATING.md section 9."
         })
 final class ServeCommand implements Callable<Integer> {
 
@@ -104,9 +104,34 @@ final class ServeCommand implements Callable<Integer> {
     @Option(
             names = "--stream",
             paramLabel = "NAME",
-            defaultValue = "KVPREFIX_EVENTS",
-            description = "with --nats: the stream's name (default: ${DEFAULT-VALUE})")
+            description = {
+                "with --nats: the stream's name (default: KVPREFIX_EVENTS); with --dynamo-mode",
+                "durable: Dynamo's stream, if named otherwise than namespace-NS-component-C-kv-events"
+            })
     String stream;
+
+    @Option(
+            names = "--dynamo",
+            paramLabel = "URL",
+            description = {
+                "read the engines' KV events from a running NVIDIA Dynamo deployment's NATS server",
+                "(with --namespace and --component; the engines' worker ids are Dynamo's worker ids;",
+                "docs/OPERATING.md section 10)"
+            })
+    String dynamo;
+
+    @Option(names = "--namespace", paramLabel = "NS", description = "with --dynamo: the Dynamo namespace")
+    String namespace;
+
+    @Option(names = "--component", paramLabel = "C", description = "with --dynamo: the workers' component")
+    String component;
+
+    @Option(
+            names = "--dynamo-mode",
+            paramLabel = "MODE",
+            defaultValue = "event-plane",
+            description = "with --dynamo: event-plane (the default) or durable (the JetStream stream)")
+    String dynamoMode;
 
     @Option(
             names = "--snapshot",
@@ -325,8 +350,9 @@ final class ServeCommand implements Callable<Integer> {
             if (nats.isBlank()) {
                 throw new IllegalArgumentException("--nats needs a URL, such as nats://127.0.0.1:4222");
             }
-            o.nats(nats, stream);
+            o.nats(nats, stream == null ? "KVPREFIX_EVENTS" : stream);
         }
+        dynamoOptions(o);
         if (snapshot != null) {
             o.snapshot(snapshot, Check.seconds("--snapshot-interval", snapshotInterval));
         }
@@ -345,5 +371,32 @@ final class ServeCommand implements Callable<Integer> {
                     "--metrics-port must be 0..65535 (0: any free port), got " + metricsPort);
         }
         return so;
+    }
+
+    /** {@code --dynamo} and its options, onto {@code o}; checked before anything connects. */
+    private void dynamoOptions(ServiceOptions o) {
+        if (dynamo == null) {
+            if (namespace != null || component != null || !dynamoMode.equals("event-plane")) {
+                throw new IllegalArgumentException("--namespace, --component and --dynamo-mode go with --dynamo URL");
+            }
+            return;
+        }
+        if (nats != null) {
+            throw new IllegalArgumentException("--nats and --dynamo exclude each other");
+        }
+        if (namespace == null || namespace.isEmpty() || component == null || component.isEmpty()) {
+            throw new IllegalArgumentException("--dynamo needs --namespace NS and --component C");
+        }
+        boolean durable = switch (dynamoMode) {
+            case "durable" -> true;
+            case "event-plane" -> false;
+            default ->
+                throw new IllegalArgumentException(
+                        "--dynamo-mode must be durable or event-plane, not '" + dynamoMode + "'");
+        };
+        if (stream != null && !durable) {
+            throw new IllegalArgumentException("--stream names the JetStream stream of --dynamo-mode durable");
+        }
+        o.dynamo(dynamo, namespace, component, durable, stream);
     }
 }

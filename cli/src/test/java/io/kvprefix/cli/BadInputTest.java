@@ -203,6 +203,16 @@ class BadInputTest {
                     "--nats exclude each other"),
             row("serve --engine 1=http://127.0.0.1:1 --nats nats://127.0.0.1:1 --snapshot {file}", "--snapshot"),
             row("serve --engine 1=http://127.0.0.1:1 --nats", "Missing required parameter", "--nats"),
+            row("serve --engine 1=http://127.0.0.1:1 --dynamo nats://127.0.0.1:1", "--dynamo needs --namespace"),
+            row("serve --engine 1=http://127.0.0.1:1 --component backend", "go with --dynamo URL"),
+            row(
+                    "serve --engine 1=http://127.0.0.1:1 --dynamo nats://127.0.0.1:1 --namespace d --component b"
+                            + " --dynamo-mode x",
+                    "--dynamo-mode must be durable or event-plane"),
+            row(
+                    "serve --engine 1=http://127.0.0.1:1,events=tcp://127.0.0.1:2 --dynamo nats://127.0.0.1:1"
+                            + " --namespace d --component b",
+                    "events= and --dynamo exclude each other"),
             // snapshot-bench
             row("snapshot-bench --repeat 0", "--repeat must be >= 1, got 0"),
             row("snapshot-bench --blocks 0", "--blocks must be >= 1, got 0"),
