@@ -8,6 +8,8 @@ import io.kvprefix.service.RouterService;
 import io.kvprefix.service.ServiceOptions;
 import io.kvprefix.tokenizer.PromptTokenizer;
 import io.kvprefix.tokenizer.Tokenizers;
+import io.kvprefix.zmq.EngineDiscovery;
+import io.kvprefix.zmq.EngineEndpoint;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -52,7 +54,8 @@ final class ServeCommand implements Callable<Integer> {
             description = {
                 "an engine (repeatable): its worker id, its HTTP base URL, and its KV-event",
                 "publisher (events=tcp://HOST:5557) and replay socket (replay=tcp://HOST:6557),",
-                "as listen --engine takes them; without events= (or with --nats) none is read."
+                "as listen --engine takes them; without events= (or with --nats) none is read.",
+                "events=discover asks the engine (vLLM's GET /kv_event_sources) for both."
             })
     List<String> engines = new ArrayList<>();
 
@@ -322,7 +325,7 @@ final class ServeCommand implements Callable<Integer> {
         ServiceOptions o = RouterService.builder();
         for (String e : engines) {
             try {
-                o.engine(EngineSpec.parse(e));
+                o.engine(EngineSpec.parse(discovered(e)));
             } catch (IllegalArgumentException ex) {
                 throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
             }
@@ -398,5 +401,50 @@ final class ServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--stream names the JetStream stream of --dynamo-mode durable");
         }
         o.dynamo(dynamo, namespace, component, durable, stream);
+    }
+
+    /**
+     * An {@code --engine} whose {@code events=discover} is replaced by the publisher, replay socket
+     * and topic the engine names for its dp rank at {@code GET /kv_event_sources} (docs/LISTENER.md
+     * section 5); any other spec as it is.
+     */
+    static String discovered(String spec) {
+        String marker = ",events=discover";
+        int i = spec.indexOf(marker);
+        if (i < 0) {
+            return spec;
+        }
+        String head = spec.substring(0, i);
+        String rest = spec.substring(i + marker.length());
+        if (rest.contains(",replay=") || rest.contains(",topic=")) {
+            throw new IllegalArgumentException(
+                    "'" + spec + "': events=discover learns replay= and topic= from " + "the engine");
+        }
+        int eq = head.indexOf('=');
+        if (eq <= 0) {
+            throw new IllegalArgumentException("'" + spec + "': expected WORKER[/RANK]=http://HOST:PORT");
+        }
+        String[] who = head.substring(0, eq).split("/", 2);
+        int rank;
+        try {
+            rank = who.length > 1 ? Integer.parseUnsignedInt(who[1]) : 0;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + spec + "': dp rank '" + who[1] + "' is not a number", e);
+        }
+        EngineDiscovery.Spec d = EngineDiscovery.Spec.parse(head.substring(eq + 1) + "=" + who[0] + rest);
+        List<EngineEndpoint> found;
+        try {
+            found = EngineDiscovery.discover(d, Duration.ofSeconds(10));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e.getMessage(), e);
+        }
+        EngineEndpoint ep = found.stream()
+                .filter(x -> x.dpRank().orElse(0) == rank)
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "'" + spec + "': the engine names no KV-event publisher for dp rank " + rank));
+        return head + ",events=" + ep.endpoint()
+                + ep.replayEndpoint().map(r -> ",replay=" + r).orElse("")
+                + (ep.topic().isEmpty() ? "" : ",topic=" + ep.topic()) + rest;
     }
 }
