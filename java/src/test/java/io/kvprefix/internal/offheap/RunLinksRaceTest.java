@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
  * of a branch). One test per race, each with a negative control: the same scenario on links that
  * leave that race's rule out ({@link RunLinks.Rule}), which the checker must catch.
  *
- * <p>Short in the normal suite; in full ({@value #FULL} interleavings a scenario) with
- * {@code -Dkvprefix.test.scale=long}:
- * {@code mvn -pl java test -Dtest=RunLinksRaceTest -Dkvprefix.test.scale=long}.
+ * <p>Short in the normal suite (in a JVM of its own: java/pom.xml's {@code model-checking} execution,
+ * since Lincheck's agent rewrites classes); in full ({@value #FULL} interleavings a scenario) with
+ * {@code mvn -pl java test-compile surefire:test@model-checking -Dkvprefix.test.scale=long}.
  */
 class RunLinksRaceTest {
     private static final int FULL = 20_000;
