@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 
 /**
@@ -35,6 +36,7 @@ public final class LoadTable {
     private WorkerLoad[] dense = new WorkerLoad[16];
     private int size;
     private double[] costs = new double[16];
+    private WorkerLoad[] subset = new WorkerLoad[0];
 
     /**
      * A table deciding with {@code policy}.
@@ -181,16 +183,55 @@ public final class LoadTable {
             int blockSize,
             ToLongFunction<Worker> blockCount,
             Choice out) {
+        decide(first, second, eventFed, isl, blockSize, blockCount, null, out);
+    }
+
+    /**
+     * As {@link #decide(MatchResult, MatchResult, boolean, int, int, ToLongFunction, Choice)}, choosing
+     * only among the registered workers {@code among} accepts (every one when null): the policy sees
+     * those alone, in the table's order, so its rule and its ties are the same as over a table of them.
+     *
+     * @throws IllegalStateException if no registered worker is accepted
+     */
+    public void decide(
+            MatchResult first,
+            MatchResult second,
+            boolean eventFed,
+            int isl,
+            int blockSize,
+            ToLongFunction<Worker> blockCount,
+            Predicate<Worker> among,
+            Choice out) {
         synchronized (lock) {
             int n = size;
+            WorkerLoad[] ws = dense;
+            int k = n;
+            if (among != null) {
+                if (subset.length < n) {
+                    subset = new WorkerLoad[dense.length];
+                }
+                k = 0;
+                for (int i = 0; i < n; i++) {
+                    if (among.test(dense[i].worker())) {
+                        subset[k++] = dense[i];
+                    }
+                }
+                if (k == 0 && n > 0) {
+                    throw new IllegalStateException("none of the registered workers is among the ones allowed");
+                }
+                ws = subset;
+            }
             Selector.Request r = begin(first, second, eventFed, isl, blockSize, blockCount);
             try {
-                int i = selector.choose(dense, n, costs, r);
-                charge(dense[i], isl, blockSize, r.now, out);
+                int i = selector.choose(ws, k, costs, r);
+                charge(ws[i], isl, blockSize, r.now, out);
                 out.cost = costs[i];
                 out.missed = selector.missed();
             } finally {
                 end(n);
+                if (ws != dense) {
+                    Arrays.fill(subset, 0, k, null);
+                }
             }
         }
     }
