@@ -36,6 +36,7 @@ import picocli.CommandLine.ScopeType;
             ListenCommand.class,
             RelayCommand.class,
             ServeCommand.class,
+            EppCommand.class,
             FleetBenchCommand.class,
             BenchCommand.class,
             SweepCommand.class,
