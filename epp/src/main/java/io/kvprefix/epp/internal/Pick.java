@@ -61,7 +61,17 @@ public final class Pick {
      * @throws ServiceException the answer to send instead (400, 404, 413, 429, 503)
      */
     public Choice choose(String method, String path, byte[] body, List<String> subset) throws ServiceException {
-        ClassifiedRequest c = service.classify(method, path, body);
+        ClassifiedRequest c;
+        try {
+            c = service.classify(method, path, body);
+        } catch (ServiceException e) {
+            if (e.code().equals("model_not_found")
+                    && service.engines().stream().noneMatch(s -> s.up())) {
+                // the models are learnt from the engines: with none up, this is GIE's "no ready endpoint"
+                throw ServiceException.noEngine("No engine is up (" + e.getMessage() + ")");
+            }
+            throw e;
+        }
         Predicate<Worker> among = null;
         if (subset != null) {
             Set<Worker> allowed = endpoints.workers(subset);
