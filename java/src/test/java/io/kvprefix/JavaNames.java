@@ -86,7 +86,10 @@ final class JavaNames {
             Map.entry("AssistantTracker", "HuggingFace transformers' chat-template extension"),
             Map.entry("ImmutableSandboxedEnvironment", "Python Jinja2's sandbox"),
             Map.entry("HttpClient", "the JDK's java.net.http client (or Vert.x's)"),
-            Map.entry("None", "Python's literal"));
+            Map.entry("None", "Python's literal"),
+            // epp: Envoy's ext_proc Java API (io.envoyproxy.controlplane:api) and GIE's resources
+            Map.entry("ExternalProcessorGrpc", "Envoy's ext_proc gRPC stub (io.envoyproxy.controlplane:api)"),
+            Map.entry("InferencePool", "the Gateway API Inference Extension's resource"));
 
     private static final List<String> JDK_PACKAGES = List.of(
             "java.lang",

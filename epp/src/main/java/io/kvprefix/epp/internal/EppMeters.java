@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The endpoint picker's own meters (docs/METRICS.md section 7), beside the router service's: streams
+ * The endpoint picker's own meters (docs/METRICS.md section 5), beside the router service's: streams
  * open, picks by result, the pick's latency (the first message of a stream in, the destination out),
  * and which endpoint of the list served.
  *

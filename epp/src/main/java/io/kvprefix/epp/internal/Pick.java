@@ -65,8 +65,7 @@ public final class Pick {
         try {
             c = service.classify(method, path, body);
         } catch (ServiceException e) {
-            if (e.code().equals("model_not_found")
-                    && service.engines().stream().noneMatch(s -> s.up())) {
+            if (e.code().equals("model_not_found") && service.engines().stream().noneMatch(s -> s.up())) {
                 // the models are learnt from the engines: with none up, this is GIE's "no ready endpoint"
                 throw ServiceException.noEngine("No engine is up (" + e.getMessage() + ")");
             }
