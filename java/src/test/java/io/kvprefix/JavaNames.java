@@ -89,6 +89,8 @@ final class JavaNames {
             Map.entry("None", "Python's literal"),
             // epp: Envoy's ext_proc Java API (io.envoyproxy.controlplane:api) and GIE's resources
             Map.entry("ExternalProcessorGrpc", "Envoy's ext_proc gRPC stub (io.envoyproxy.controlplane:api)"),
+            Map.entry("ExternalProcessor", "Envoy's ext_proc gRPC service"),
+            Map.entry("ImmediateResponse", "Envoy's ext_proc answer that the data plane sends the client"),
             Map.entry("InferencePool", "the Gateway API Inference Extension's resource"));
 
     private static final List<String> JDK_PACKAGES = List.of(
