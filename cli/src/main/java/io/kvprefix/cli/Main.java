@@ -44,6 +44,7 @@ import picocli.CommandLine.ScopeType;
             FootprintCommand.class,
             SnapshotBenchCommand.class,
             StandinCommand.class,
+            EppBenchCommand.class,
         })
 public final class Main implements Runnable {
     @Option(

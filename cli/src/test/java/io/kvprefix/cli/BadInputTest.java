@@ -202,6 +202,13 @@ class BadInputTest {
             row("epp --engine 1=127.0.0.1:1 --tokenizer m", "--tokenizer 'm'", "expected MODEL=SPEC"),
             row("epp --engine 1=127.0.0.1:1 --duration 0", "--duration must be a positive number"),
             row("epp --engine 1=127.0.0.1:1 --max-queued -1", "--max-queued must be >= 0, got -1"),
+            // epp-bench (refused before anything is started)
+            row("epp-bench --tokens 8", "--tokens must be >= 16, got 8"),
+            row("epp-bench --concurrency 0", "--concurrency must be in 1..4096, got 0"),
+            row("epp-bench --requests 0", "--requests must be >= 1, got 0"),
+            row("epp-bench --engines 0", "--engines must be in 1..64, got 0"),
+            row("epp-bench --chunk-checks -1", "--chunk-checks must be >= 0, got -1"),
+            row("epp-bench --policy nosuch", "--policy", "unknown routing policy 'nosuch'"),
             // snapshot-bench
             row("snapshot-bench --repeat 0", "--repeat must be >= 1, got 0"),
             row("snapshot-bench --blocks 0", "--blocks must be >= 1, got 0"),
