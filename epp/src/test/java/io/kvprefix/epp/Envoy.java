@@ -44,7 +44,12 @@ final class Envoy implements AutoCloseable {
     }
 
     Stream open() {
-        return new Stream();
+        return new Stream(BodySendMode.FULL_DUPLEX_STREAMED);
+    }
+
+    /** A stream whose protocol configuration names {@code requestMode} for the request body. */
+    Stream open(BodySendMode requestMode) {
+        return new Stream(requestMode);
     }
 
     @Override
@@ -61,9 +66,11 @@ final class Envoy implements AutoCloseable {
     final class Stream implements StreamObserver<ProcessingResponse> {
         final BlockingQueue<Object> answers = new LinkedBlockingQueue<>();
         final StreamObserver<ProcessingRequest> out;
+        private final BodySendMode requestMode;
         private boolean first = true;
 
-        Stream() {
+        Stream(BodySendMode requestMode) {
+            this.requestMode = requestMode;
             out = ExternalProcessorGrpc.newStub(channel).process(this);
         }
 
@@ -87,7 +94,7 @@ final class Envoy implements AutoCloseable {
             if (first) {
                 first = false;
                 b.setProtocolConfig(ProtocolConfiguration.newBuilder()
-                        .setRequestBodyMode(BodySendMode.FULL_DUPLEX_STREAMED)
+                        .setRequestBodyMode(requestMode)
                         .setResponseBodyMode(BodySendMode.FULL_DUPLEX_STREAMED));
             }
             return b;

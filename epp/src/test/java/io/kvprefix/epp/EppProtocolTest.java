@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.envoyproxy.envoy.extensions.filters.http.ext_proc.v3.ProcessingMode.BodySendMode;
 import io.envoyproxy.envoy.service.ext_proc.v3.ProcessingResponse;
 import io.kvprefix.epp.internal.Wire;
 import io.kvprefix.service.EngineSpec;
@@ -226,6 +227,32 @@ class EppProtocolTest {
                         .reduce(com.google.protobuf.ByteString.EMPTY, com.google.protobuf.ByteString::concat)
                         .toByteArray());
         respond(s, null);
+    }
+
+    @Test
+    void aBufferedBodyGetsTheDestinationOnItsAnswer() throws Exception {
+        byte[] body = Picked.completion(35_000, 70);
+        cacheOn(2, body);
+        Envoy.Stream s = envoy.open(BodySendMode.BUFFERED).headers("POST", "/v1/completions", false, null);
+        ProcessingResponse h = s.next();
+        assertTrue(h.hasRequestHeaders(), "buffered: the headers are answered at once: " + h);
+        assertEquals(0, h.getRequestHeaders().getResponse().getHeaderMutation().getSetHeadersCount());
+        s.body(body);
+        ProcessingResponse b = s.next();
+        assertTrue(b.hasRequestBody(), "" + b);
+        String dest = b.getRequestBody()
+                .getResponse()
+                .getHeaderMutation()
+                .getSetHeaders(0)
+                .getHeader()
+                .getRawValue()
+                .toStringUtf8();
+        assertEquals(engines.get(2).endpoint(), dest.split(",")[0]);
+        assertEquals(dest, Envoy.metadataDestination(b));
+        assertTrue(b.getRequestBody().getResponse().getClearRouteCache());
+        s.responseHeaders(200, null, true);
+        assertTrue(s.next().hasResponseHeaders());
+        s.end();
     }
 
     private static int bytesBefore(String text, int chars) {

@@ -155,10 +155,10 @@ final class PickStream implements StreamObserver<ProcessingRequest> {
             routed.responseStarted(parseStatus(status), Wire.header(h.getHeaders(), "content-type"));
             add = routed.headers();
         }
-        out.onNext(Wire.responseHeaders(add, List.of(Wire.SERVED)));
         if (h.getEndOfStream()) {
             end();
         }
+        out.onNext(Wire.responseHeaders(add, List.of(Wire.SERVED)));
     }
 
     private void served(String endpoint) {
@@ -183,13 +183,13 @@ final class PickStream implements StreamObserver<ProcessingRequest> {
             byte[] bytes = b.getBody().toByteArray();
             routed.responseBytes(bytes, 0, bytes.length);
         }
+        if (b.getEndOfStream()) {
+            end(); // before the answer: whoever sees the answer sees the load released
+        }
         if (responseMode == BodySendMode.FULL_DUPLEX_STREAMED) {
             Wire.chunks(false, b.getBody(), b.getEndOfStream()).forEach(out::onNext);
         } else {
             out.onNext(Wire.bodyContinue(false));
-        }
-        if (b.getEndOfStream()) {
-            end();
         }
     }
 
