@@ -86,12 +86,20 @@ final class JavaNames {
             Map.entry("AssistantTracker", "HuggingFace transformers' chat-template extension"),
             Map.entry("ImmutableSandboxedEnvironment", "Python Jinja2's sandbox"),
             Map.entry("HttpClient", "the JDK's java.net.http client (or Vert.x's)"),
-            Map.entry("None", "Python's literal"),
+            // NVIDIA Dynamo's event plane and KV-event types, which listen --dynamo reads (docs/ENGINES.md section 4)
+            Map.entry("EventEnvelope", "NVIDIA Dynamo's event-plane envelope"),
+            Map.entry("KvCacheEvent", "NVIDIA Dynamo's KV event inside a RouterEvent"),
+            Map.entry("KvCacheEventData", "NVIDIA Dynamo's stored/removed/cleared enum"),
+            Map.entry("KvCacheStoreData", "NVIDIA Dynamo's store payload"),
+            Map.entry("StorageTier", "NVIDIA Dynamo's tier enum"),
+            Map.entry("NatsQueue", "NVIDIA Dynamo's JetStream queue"),
+            Map.entry("WorkerQueryClient", "NVIDIA Dynamo's router-side recovery client"),
             // epp: Envoy's ext_proc Java API (io.envoyproxy.controlplane:api) and GIE's resources
             Map.entry("ExternalProcessorGrpc", "Envoy's ext_proc gRPC stub (io.envoyproxy.controlplane:api)"),
             Map.entry("ExternalProcessor", "Envoy's ext_proc gRPC service"),
             Map.entry("ImmediateResponse", "Envoy's ext_proc answer that the data plane sends the client"),
-            Map.entry("InferencePool", "the Gateway API Inference Extension's resource"));
+            Map.entry("InferencePool", "the Gateway API Inference Extension's resource"),
+            Map.entry("None", "Python's literal"));
 
     private static final List<String> JDK_PACKAGES = List.of(
             "java.lang",

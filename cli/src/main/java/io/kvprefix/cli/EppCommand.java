@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code kvprefix epp}: the Endpoint Picker a Gateway API Inference Extension gateway asks which engine
- * to use (docs/OPERATING.md section 10; the protocol is docs/EPP.md). Builds the router service from
+ * to use (docs/OPERATING.md section 11; the protocol is docs/EPP.md). Builds the router service from
  * the options shared with {@code serve}, starts the ext_proc and health servers, prints one
  * {@code READY {...}} line, and runs until Ctrl-C, SIGTERM or {@code --duration}.
  *
@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
             "The gateway streams each request to it; it routes the prompt by its cached prefix on",
             "the engines' KV events, as serve does, and names the engine (then fallbacks) in",
             "x-gateway-destination-endpoint and the envoy.lb metadata. gRPC health (liveness,",
-            "readiness) is on --health-port. docs/EPP.md; docs/OPERATING.md section 10."
+            "readiness) is on --health-port. docs/EPP.md; docs/OPERATING.md section 11."
         })
 final class EppCommand implements Callable<Integer> {
 
@@ -128,7 +128,7 @@ final class EppCommand implements Callable<Integer> {
         List<EngineSpec> specs = new ArrayList<>();
         for (String e : engines) {
             try {
-                specs.add(EngineSpec.parse(httpForm(e)));
+                specs.add(EngineSpec.parse(ServeCommand.discovered(httpForm(e))));
             } catch (IllegalArgumentException ex) {
                 throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
             }

@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
  * The router service's options, shared by the front doors' commands ({@code serve}, {@code epp}):
  * policy, block size, tokenizers, the fleet stream, snapshots, limits, health checks. Each command
  * keeps its own {@code --engine} form and ports, and builds the service here (docs/OPERATING.md
- * sections 9 and 10).
+ * sections 9 and 11).
  *
  * <p>Thread-safety: a picocli mixin, used once by one thread.
  */
@@ -57,9 +57,34 @@ final class RouterFlags {
     @Option(
             names = "--stream",
             paramLabel = "NAME",
-            defaultValue = "KVPREFIX_EVENTS",
-            description = "with --nats: the stream's name (default: ${DEFAULT-VALUE})")
+            description = {
+                "with --nats: the stream's name (default: KVPREFIX_EVENTS); with --dynamo-mode",
+                "durable: Dynamo's stream, if named otherwise than namespace-NS-component-C-kv-events"
+            })
     String stream;
+
+    @Option(
+            names = "--dynamo",
+            paramLabel = "URL",
+            description = {
+                "read the engines' KV events from a running NVIDIA Dynamo deployment's NATS server",
+                "(with --namespace and --component; the engines' worker ids are Dynamo's worker ids;",
+                "docs/OPERATING.md section 10)"
+            })
+    String dynamo;
+
+    @Option(names = "--namespace", paramLabel = "NS", description = "with --dynamo: the Dynamo namespace")
+    String namespace;
+
+    @Option(names = "--component", paramLabel = "C", description = "with --dynamo: the workers' component")
+    String component;
+
+    @Option(
+            names = "--dynamo-mode",
+            paramLabel = "MODE",
+            defaultValue = "event-plane",
+            description = "with --dynamo: event-plane (the default) or durable (the JetStream stream)")
+    String dynamoMode;
 
     @Option(
             names = "--snapshot",
@@ -155,12 +180,40 @@ final class RouterFlags {
             if (nats.isBlank()) {
                 throw new IllegalArgumentException("--nats needs a URL, such as nats://127.0.0.1:4222");
             }
-            o.nats(nats, stream);
+            o.nats(nats, stream == null ? "KVPREFIX_EVENTS" : stream);
         }
+        dynamoOptions(o);
         if (snapshot != null) {
             o.snapshot(snapshot, Check.seconds("--snapshot-interval", snapshotInterval));
         }
         return o;
+    }
+
+    /** {@code --dynamo} and its options, onto {@code o}; checked before anything connects. */
+    private void dynamoOptions(ServiceOptions o) {
+        if (dynamo == null) {
+            if (namespace != null || component != null || !dynamoMode.equals("event-plane")) {
+                throw new IllegalArgumentException("--namespace, --component and --dynamo-mode go with --dynamo URL");
+            }
+            return;
+        }
+        if (nats != null) {
+            throw new IllegalArgumentException("--nats and --dynamo exclude each other");
+        }
+        if (namespace == null || namespace.isEmpty() || component == null || component.isEmpty()) {
+            throw new IllegalArgumentException("--dynamo needs --namespace NS and --component C");
+        }
+        boolean durable = switch (dynamoMode) {
+            case "durable" -> true;
+            case "event-plane" -> false;
+            default ->
+                throw new IllegalArgumentException(
+                        "--dynamo-mode must be durable or event-plane, not '" + dynamoMode + "'");
+        };
+        if (stream != null && !durable) {
+            throw new IllegalArgumentException("--stream names the JetStream stream of --dynamo-mode durable");
+        }
+        o.dynamo(dynamo, namespace, component, durable, stream);
     }
 
     /** Opens the tokenizers into {@code o} and builds the service (which then owns them). */

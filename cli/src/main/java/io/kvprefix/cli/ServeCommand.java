@@ -6,6 +6,9 @@ import io.kvprefix.service.EngineSpec;
 import io.kvprefix.service.EngineStatus;
 import io.kvprefix.service.RouterService;
 import io.kvprefix.service.ServiceOptions;
+import io.kvprefix.zmq.EngineDiscovery;
+import io.kvprefix.zmq.EngineEndpoint;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +40,7 @@ import picocli.CommandLine.Option;
             "through --tokenizer, else by load) and proxied with its stream passed through as it",
             "comes. Endpoints: /v1/completions, /v1/chat/completions, /v1/models, /health, /metrics,",
             "POST /kvprefix/v1/route and /kvprefix/v1/explain; other paths go to an engine by load.",
-            "The engines' KV events feed the index (ZMQ with replay, or --nats). docs/OPERATING.md section 9."
+            "The engines' KV events feed the index (ZMQ with replay, --nats, or --dynamo). docs/OPERATING.md section 9."
         })
 final class ServeCommand implements Callable<Integer> {
 
@@ -47,7 +50,8 @@ final class ServeCommand implements Callable<Integer> {
             description = {
                 "an engine (repeatable): its worker id, its HTTP base URL, and its KV-event",
                 "publisher (events=tcp://HOST:5557) and replay socket (replay=tcp://HOST:6557),",
-                "as listen --engine takes them; without events= (or with --nats) none is read."
+                "as listen --engine takes them; without events= (or with --nats) none is read.",
+                "events=discover asks the engine (vLLM's GET /kv_event_sources) for both."
             })
     List<String> engines = new ArrayList<>();
 
@@ -149,7 +153,7 @@ final class ServeCommand implements Callable<Integer> {
         List<EngineSpec> specs = new ArrayList<>();
         for (String e : engines) {
             try {
-                specs.add(EngineSpec.parse(e));
+                specs.add(EngineSpec.parse(discovered(e)));
             } catch (IllegalArgumentException ex) {
                 throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
             }
@@ -166,5 +170,50 @@ final class ServeCommand implements Callable<Integer> {
         }
         RouterFlags.checkPort("--metrics-port", metricsPort);
         return so;
+    }
+
+    /**
+     * An {@code --engine} whose {@code events=discover} is replaced by the publisher, replay socket
+     * and topic the engine names for its dp rank at {@code GET /kv_event_sources} (docs/LISTENER.md
+     * section 5); any other spec as it is.
+     */
+    static String discovered(String spec) {
+        String marker = ",events=discover";
+        int i = spec.indexOf(marker);
+        if (i < 0) {
+            return spec;
+        }
+        String head = spec.substring(0, i);
+        String rest = spec.substring(i + marker.length());
+        if (rest.contains(",replay=") || rest.contains(",topic=")) {
+            throw new IllegalArgumentException(
+                    "'" + spec + "': events=discover learns replay= and topic= from " + "the engine");
+        }
+        int eq = head.indexOf('=');
+        if (eq <= 0) {
+            throw new IllegalArgumentException("'" + spec + "': expected WORKER[/RANK]=http://HOST:PORT");
+        }
+        String[] who = head.substring(0, eq).split("/", 2);
+        int rank;
+        try {
+            rank = who.length > 1 ? Integer.parseUnsignedInt(who[1]) : 0;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + spec + "': dp rank '" + who[1] + "' is not a number", e);
+        }
+        EngineDiscovery.Spec d = EngineDiscovery.Spec.parse(head.substring(eq + 1) + "=" + who[0] + rest);
+        List<EngineEndpoint> found;
+        try {
+            found = EngineDiscovery.discover(d, Duration.ofSeconds(10));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e.getMessage(), e);
+        }
+        EngineEndpoint ep = found.stream()
+                .filter(x -> x.dpRank().orElse(0) == rank)
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "'" + spec + "': the engine names no KV-event publisher for dp rank " + rank));
+        return head + ",events=" + ep.endpoint()
+                + ep.replayEndpoint().map(r -> ",replay=" + r).orElse("")
+                + (ep.topic().isEmpty() ? "" : ",topic=" + ep.topic()) + rest;
     }
 }
