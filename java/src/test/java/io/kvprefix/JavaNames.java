@@ -94,6 +94,11 @@ final class JavaNames {
             Map.entry("StorageTier", "NVIDIA Dynamo's tier enum"),
             Map.entry("NatsQueue", "NVIDIA Dynamo's JetStream queue"),
             Map.entry("WorkerQueryClient", "NVIDIA Dynamo's router-side recovery client"),
+            // epp: Envoy's ext_proc Java API (io.envoyproxy.controlplane:api) and GIE's resources
+            Map.entry("ExternalProcessorGrpc", "Envoy's ext_proc gRPC stub (io.envoyproxy.controlplane:api)"),
+            Map.entry("ExternalProcessor", "Envoy's ext_proc gRPC service"),
+            Map.entry("ImmediateResponse", "Envoy's ext_proc answer that the data plane sends the client"),
+            Map.entry("InferencePool", "the Gateway API Inference Extension's resource"),
             Map.entry("None", "Python's literal"));
 
     private static final List<String> JDK_PACKAGES = List.of(

@@ -6,20 +6,16 @@ import io.kvprefix.service.EngineSpec;
 import io.kvprefix.service.EngineStatus;
 import io.kvprefix.service.RouterService;
 import io.kvprefix.service.ServiceOptions;
-import io.kvprefix.tokenizer.PromptTokenizer;
-import io.kvprefix.tokenizer.Tokenizers;
 import io.kvprefix.zmq.EngineDiscovery;
 import io.kvprefix.zmq.EngineEndpoint;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -59,6 +55,9 @@ final class ServeCommand implements Callable<Integer> {
             })
     List<String> engines = new ArrayList<>();
 
+    @Mixin
+    RouterFlags flags = new RouterFlags();
+
     @Option(
             names = "--port",
             paramLabel = "PORT",
@@ -74,117 +73,6 @@ final class ServeCommand implements Callable<Integer> {
     String host;
 
     @Option(
-            names = "--policy",
-            paramLabel = "NAME",
-            defaultValue = "dynamo-cost",
-            description = "routing policy (docs/SPEC.md section 6; default: ${DEFAULT-VALUE})")
-    String policy;
-
-    @Option(
-            names = "--block-size",
-            paramLabel = "N",
-            defaultValue = "16",
-            description = "tokens per KV block, as the engines use (default: ${DEFAULT-VALUE})")
-    int blockSize;
-
-    @Option(
-            names = "--tokenizer",
-            paramLabel = "MODEL=SPEC",
-            description = {
-                "how MODEL's text and chat prompts become tokens (repeatable): local:DIR,",
-                "render:http://HOST:PORT or tokens (docs/TOKENIZER.md); without one, such",
-                "requests are routed by load (x-kvprefix-route: load-only)"
-            })
-    List<String> tokenizers = new ArrayList<>();
-
-    @Option(
-            names = "--nats",
-            paramLabel = "URL",
-            description =
-                    "read the engines' KV events from a fleet stream (kvprefix relay fills it) instead of their publishers")
-    String nats;
-
-    @Option(
-            names = "--stream",
-            paramLabel = "NAME",
-            description = {
-                "with --nats: the stream's name (default: KVPREFIX_EVENTS); with --dynamo-mode",
-                "durable: Dynamo's stream, if named otherwise than namespace-NS-component-C-kv-events"
-            })
-    String stream;
-
-    @Option(
-            names = "--dynamo",
-            paramLabel = "URL",
-            description = {
-                "read the engines' KV events from a running NVIDIA Dynamo deployment's NATS server",
-                "(with --namespace and --component; the engines' worker ids are Dynamo's worker ids;",
-                "docs/OPERATING.md section 10)"
-            })
-    String dynamo;
-
-    @Option(names = "--namespace", paramLabel = "NS", description = "with --dynamo: the Dynamo namespace")
-    String namespace;
-
-    @Option(names = "--component", paramLabel = "C", description = "with --dynamo: the workers' component")
-    String component;
-
-    @Option(
-            names = "--dynamo-mode",
-            paramLabel = "MODE",
-            defaultValue = "event-plane",
-            description = "with --dynamo: event-plane (the default) or durable (the JetStream stream)")
-    String dynamoMode;
-
-    @Option(
-            names = "--snapshot",
-            paramLabel = "FILE",
-            description =
-                    "restore the index from FILE at start and save it every --snapshot-interval and at the end (docs/SNAPSHOT.md)")
-    Path snapshot;
-
-    @Option(
-            names = "--snapshot-interval",
-            paramLabel = "SECONDS",
-            defaultValue = "60",
-            description = "seconds between snapshot saves (default: ${DEFAULT-VALUE})")
-    double snapshotInterval;
-
-    @Option(
-            names = "--memory-budget",
-            paramLabel = "BYTES",
-            description = "most off-heap memory the index may hold, e.g. 512m (default: unlimited)")
-    String memoryBudget;
-
-    @Option(
-            names = "--max-body",
-            paramLabel = "BYTES",
-            defaultValue = "32m",
-            description = "largest request body accepted; larger ones get 413 (default: ${DEFAULT-VALUE})")
-    String maxBody;
-
-    @Option(
-            names = "--max-in-flight",
-            paramLabel = "N",
-            defaultValue = "4096",
-            description = "requests proxied at once; more wait in the queue (default: ${DEFAULT-VALUE})")
-    int maxInFlight;
-
-    @Option(
-            names = "--max-queued",
-            paramLabel = "N",
-            defaultValue = "1024",
-            description = "requests that may wait for a slot; more get 429 (default: ${DEFAULT-VALUE})")
-    int maxQueued;
-
-    @Option(
-            names = "--queue-timeout",
-            paramLabel = "SECONDS",
-            defaultValue = "30",
-            description = "longest wait for a slot; then 429 (default: ${DEFAULT-VALUE})")
-    double queueTimeout;
-
-    @Option(
             names = "--connect-timeout",
             paramLabel = "SECONDS",
             defaultValue = "5",
@@ -197,28 +85,6 @@ final class ServeCommand implements Callable<Integer> {
             defaultValue = "600",
             description = "longest silence of an engine (prefill included) or a client (default: ${DEFAULT-VALUE})")
     double idleTimeout;
-
-    @Option(
-            names = "--health-interval",
-            paramLabel = "SECONDS",
-            defaultValue = "2",
-            description = "seconds between the engines' health checks (default: ${DEFAULT-VALUE})")
-    double healthInterval;
-
-    @Option(
-            names = "--health-timeout",
-            paramLabel = "SECONDS",
-            defaultValue = "2",
-            description = "longest health check (default: ${DEFAULT-VALUE})")
-    double healthTimeout;
-
-    @Option(
-            names = "--decision-ttl",
-            paramLabel = "SECONDS",
-            defaultValue = "300",
-            description =
-                    "how long a route-API decision holds its load without its done call (default: ${DEFAULT-VALUE})")
-    double decisionTtl;
 
     @Option(
             names = "--event-loops",
@@ -248,33 +114,16 @@ final class ServeCommand implements Callable<Integer> {
         ServiceOptions o = serviceOptions();
         ServeServer.Options so = serverOptions();
         Duration runFor = Check.secondsOrNull("--duration", duration);
-        List<PromptTokenizer> opened = new ArrayList<>();
-        RouterService built;
-        try {
-            for (String t : tokenizers) {
-                int eq = t.indexOf('=');
-                if (eq <= 0 || eq == t.length() - 1) {
-                    throw new IllegalArgumentException("--tokenizer '" + t
-                            + "': expected MODEL=SPEC (local:DIR, render:http://HOST:PORT or tokens)");
-                }
-                PromptTokenizer pt = openTokenizer(t, t.substring(eq + 1));
-                opened.add(pt);
-                o.tokenizer(t.substring(0, eq), pt);
-            }
-            built = o.build(); // the service owns the tokenizers from here
-        } catch (RuntimeException e) {
-            opened.forEach(PromptTokenizer::close);
-            throw e;
-        }
+        RouterService built = flags.build(o);
         // the drain: let the front door and the service stop (the snapshot saved) before the JVM goes
         try (Lifecycle life = Lifecycle.start("serve", Duration.ofSeconds(30), quiet); // closed last
                 RouterService service = built;
                 ServeServer server = ServeServer.start(service, so);
-                MetricsServer metrics = metrics(service)) {
+                MetricsServer metrics = RouterFlags.metrics(service, host, metricsPort)) {
             long up = service.engines().stream().filter(EngineStatus::up).count();
             life.status("listening on http://" + host + ":" + server.port() + " ("
                     + service.engines().size()
-                    + " engine(s), " + up + " up; policy " + policy + ")"
+                    + " engine(s), " + up + " up; policy " + flags.policy + ")"
                     + (metrics == null
                             ? ""
                             : "; metrics on port " + metrics.address().getPort()));
@@ -296,70 +145,20 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    private static PromptTokenizer openTokenizer(String option, String spec) {
-        try {
-            return Tokenizers.open(spec);
-        } catch (UnsupportedOperationException e) {
-            throw new IllegalArgumentException("--tokenizer '" + option + "': " + e.getMessage(), e);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--tokenizer '" + option + "': " + e.getMessage(), e);
-        }
-    }
-
-    private MetricsServer metrics(RouterService service) {
-        if (metricsPort == null) {
-            return null;
-        }
-        if (!(service.meterRegistry() instanceof PrometheusMeterRegistry p)) {
-            throw new IllegalStateException("the service's meters are not in a Prometheus registry");
-        }
-        try {
-            return MetricsServer.start(
-                    new InetSocketAddress(host, metricsPort), p, service::notReady, service.beforeScrape());
-        } catch (IOException e) {
-            throw new IllegalArgumentException("--metrics-port " + metricsPort + ": " + e.getMessage(), e);
-        }
-    }
-
     ServiceOptions serviceOptions() {
-        ServiceOptions o = RouterService.builder();
-        for (String e : engines) {
-            try {
-                o.engine(EngineSpec.parse(discovered(e)));
-            } catch (IllegalArgumentException ex) {
-                throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
-            }
-        }
         if (engines.isEmpty()) {
             throw new IllegalArgumentException(
                     "give at least one --engine WORKER=http://HOST:PORT[,events=tcp://HOST:PORT]");
         }
-        try {
-            o.policy(policy);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--policy: " + e.getMessage(), e);
-        }
-        o.blockSize(blockSize);
-        if (memoryBudget != null) {
-            o.memoryBudget(Check.parseBytes(memoryBudget, "--memory-budget"));
-        }
-        o.maxBodyBytes(Check.parseBytes(maxBody, "--max-body"));
-        o.maxInFlight(maxInFlight).maxQueued(maxQueued);
-        o.queueTimeout(Check.seconds("--queue-timeout", queueTimeout));
-        o.healthInterval(Check.seconds("--health-interval", healthInterval));
-        o.healthTimeout(Check.seconds("--health-timeout", healthTimeout));
-        o.decisionTtl(Check.seconds("--decision-ttl", decisionTtl));
-        if (nats != null) {
-            if (nats.isBlank()) {
-                throw new IllegalArgumentException("--nats needs a URL, such as nats://127.0.0.1:4222");
+        List<EngineSpec> specs = new ArrayList<>();
+        for (String e : engines) {
+            try {
+                specs.add(EngineSpec.parse(discovered(e)));
+            } catch (IllegalArgumentException ex) {
+                throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
             }
-            o.nats(nats, stream == null ? "KVPREFIX_EVENTS" : stream);
         }
-        dynamoOptions(o);
-        if (snapshot != null) {
-            o.snapshot(snapshot, Check.seconds("--snapshot-interval", snapshotInterval));
-        }
-        return o;
+        return flags.serviceOptions(specs);
     }
 
     ServeServer.Options serverOptions() {
@@ -369,38 +168,8 @@ final class ServeCommand implements Callable<Integer> {
         if (eventLoops != null) {
             so.eventLoops(eventLoops);
         }
-        if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
-            throw new IllegalArgumentException(
-                    "--metrics-port must be 0..65535 (0: any free port), got " + metricsPort);
-        }
+        RouterFlags.checkPort("--metrics-port", metricsPort);
         return so;
-    }
-
-    /** {@code --dynamo} and its options, onto {@code o}; checked before anything connects. */
-    private void dynamoOptions(ServiceOptions o) {
-        if (dynamo == null) {
-            if (namespace != null || component != null || !dynamoMode.equals("event-plane")) {
-                throw new IllegalArgumentException("--namespace, --component and --dynamo-mode go with --dynamo URL");
-            }
-            return;
-        }
-        if (nats != null) {
-            throw new IllegalArgumentException("--nats and --dynamo exclude each other");
-        }
-        if (namespace == null || namespace.isEmpty() || component == null || component.isEmpty()) {
-            throw new IllegalArgumentException("--dynamo needs --namespace NS and --component C");
-        }
-        boolean durable = switch (dynamoMode) {
-            case "durable" -> true;
-            case "event-plane" -> false;
-            default ->
-                throw new IllegalArgumentException(
-                        "--dynamo-mode must be durable or event-plane, not '" + dynamoMode + "'");
-        };
-        if (stream != null && !durable) {
-            throw new IllegalArgumentException("--stream names the JetStream stream of --dynamo-mode durable");
-        }
-        o.dynamo(dynamo, namespace, component, durable, stream);
     }
 
     /**

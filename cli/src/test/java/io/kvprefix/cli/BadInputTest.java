@@ -217,6 +217,26 @@ class BadInputTest {
                     "serve --engine 1=http://127.0.0.1:1,events=tcp://127.0.0.1:2 --dynamo nats://127.0.0.1:1"
                             + " --namespace d --component b",
                     "events= and --dynamo exclude each other"),
+            // epp (the engines named here are not there: every row is refused before anything is started)
+            row("epp", "give at least one --engine WORKER=IP:PORT"),
+            row("epp --engine nonsense", "--engine", "expected WORKER[/RANK]=http://HOST:PORT"),
+            row("epp --engine 1=127.0.0.1:1 --engine 1=127.0.0.1:2", "worker 1/0 is given twice"),
+            row("epp --engine 1=127.0.0.1:1 --port 70000", "--port must be 0..65535"),
+            row("epp --engine 1=127.0.0.1:1 --health-port -1", "--health-port must be 0..65535"),
+            row("epp --engine 1=127.0.0.1:1 --metrics-port 70000", "--metrics-port must be 0..65535"),
+            row("epp --engine 1=127.0.0.1:1 --fallbacks -1", "--fallbacks must be >= 0, got -1"),
+            row("epp --engine 1=127.0.0.1:1 --policy nosuch", "--policy", "unknown routing policy 'nosuch'"),
+            row("epp --engine 1=127.0.0.1:1 --block-size 0", "--block-size must be >= 1, got 0"),
+            row("epp --engine 1=127.0.0.1:1 --tokenizer m", "--tokenizer 'm'", "expected MODEL=SPEC"),
+            row("epp --engine 1=127.0.0.1:1 --duration 0", "--duration must be a positive number"),
+            row("epp --engine 1=127.0.0.1:1 --max-queued -1", "--max-queued must be >= 0, got -1"),
+            // epp-bench (refused before anything is started)
+            row("epp-bench --tokens 8", "--tokens must be >= 16, got 8"),
+            row("epp-bench --concurrency 0", "--concurrency must be in 1..4096, got 0"),
+            row("epp-bench --requests 0", "--requests must be >= 1, got 0"),
+            row("epp-bench --engines 0", "--engines must be in 1..64, got 0"),
+            row("epp-bench --chunk-checks -1", "--chunk-checks must be >= 0, got -1"),
+            row("epp-bench --policy nosuch", "--policy", "unknown routing policy 'nosuch'"),
             // snapshot-bench
             row("snapshot-bench --repeat 0", "--repeat must be >= 1, got 0"),
             row("snapshot-bench --blocks 0", "--blocks must be >= 1, got 0"),

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /**
  * One routed request and its lifecycle (the table in this package's description, docs/SERVE.md section
@@ -42,6 +43,7 @@ public final class RoutedRequest {
     private final int[] tokens;
     private final String loadOnlyReason;
     private final AdmissionSlot slot;
+    private final Predicate<Worker> among;
     private final boolean retried;
     private final long routedAt = System.nanoTime();
     private final AtomicInteger state = new AtomicInteger(OPEN);
@@ -61,6 +63,7 @@ public final class RoutedRequest {
             int[] tokens,
             String loadOnlyReason,
             AdmissionSlot slot,
+            Predicate<Worker> among,
             boolean retried,
             long boundTokens) {
         this.service = service;
@@ -72,6 +75,7 @@ public final class RoutedRequest {
         this.tokens = tokens;
         this.loadOnlyReason = loadOnlyReason;
         this.slot = slot;
+        this.among = among;
         this.retried = retried;
         this.boundTokens = boundTokens;
     }
@@ -154,7 +158,8 @@ public final class RoutedRequest {
         List<RouteExplanation.Candidate> c = new ArrayList<>();
         for (RouteExplanation.Candidate k : x.workers()) {
             if (k.verdict() != RouteExplanation.Verdict.NOT_A_MEMBER
-                    && !k.worker().equals(worker())) {
+                    && !k.worker().equals(worker())
+                    && (among == null || among.test(k.worker()))) {
                 c.add(k);
             }
         }
@@ -265,6 +270,28 @@ public final class RoutedRequest {
         engine.inFlight().decrementAndGet();
         service.meters().finished(worker(), routedByCache(), "retried");
         return service.reroute(this, reason);
+    }
+
+    /**
+     * The request was served by {@code served}, not by the engine it was routed to (a gateway walked its
+     * fallback list, docs/EPP.md section 4): this try ends without freeing the slot, and the request is
+     * charged to {@code served} instead, with its own cached depth. Returns the request that now carries
+     * the load ({@code this} when {@code served} is the engine chosen, or the request has ended or begun).
+     *
+     * @throws ServiceException 503 if {@code served} is not an engine routed to now (the request then ends)
+     */
+    public RoutedRequest servedBy(Worker served) throws ServiceException {
+        if (served.equals(worker()) || !state.compareAndSet(OPEN, DONE)) {
+            return this;
+        }
+        decision.finished();
+        engine.inFlight().decrementAndGet();
+        service.meters().finished(worker(), routedByCache(), "moved");
+        return service.moveTo(this, served);
+    }
+
+    Predicate<Worker> among() {
+        return among;
     }
 
     AdmissionSlot slot() {

@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 
 /**
@@ -48,6 +49,8 @@ public final class LoadTable {
     private WorkerLoad[] touched = new WorkerLoad[16];
 
     private int touchedCount;
+
+    private WorkerLoad[] subset = new WorkerLoad[0];
 
     /**
      * A table deciding with {@code policy}; dynamo-cost at temperature 0 decides requests at
@@ -225,22 +228,59 @@ public final class LoadTable {
             int blockSize,
             ToLongFunction<Worker> blockCount,
             Choice out) {
+        decide(first, second, eventFed, isl, blockSize, blockCount, null, out);
+    }
+
+    /**
+     * As {@link #decide(MatchResult, MatchResult, boolean, int, int, ToLongFunction, Choice)}, choosing
+     * only among the registered workers {@code among} accepts (every one when null): the policy sees
+     * those alone, in the table's order, so its rule and its ties are the same as over a table of them.
+     *
+     * @throws IllegalStateException if no registered worker is accepted
+     */
+    public void decide(
+            MatchResult first,
+            MatchResult second,
+            boolean eventFed,
+            int isl,
+            int blockSize,
+            ToLongFunction<Worker> blockCount,
+            Predicate<Worker> among,
+            Choice out) {
         synchronized (lock) {
             int n = size;
+            WorkerLoad[] ws = dense;
+            int k = n;
+            if (among != null) {
+                if (subset.length < n) {
+                    subset = new WorkerLoad[dense.length];
+                }
+                k = 0;
+                for (int i = 0; i < n; i++) {
+                    if (among.test(dense[i].worker())) {
+                        subset[k++] = dense[i];
+                    }
+                }
+                if (k == 0 && n > 0) {
+                    throw new IllegalStateException("none of the registered workers is among the ones allowed");
+                }
+                ws = subset;
+            }
             Selector.Request r = begin(first, second, eventFed, isl, blockSize, blockCount);
             try {
                 WorkerLoad chosen = null;
                 double cost = 0;
-                if (ordered != null && blockSize == order.blockSize()) {
+                if (ws == dense && ordered != null && blockSize == order.blockSize()) {
                     chosen = ordered.chooseOrdered(touched, touchedCount, order, r);
                     cost = ordered.lastCost();
-                } else if (ttft != null) {
+                } else if (ws == dense && ttft != null) {
                     chosen = ttft.chooseOrdered(dense, n, visit, touched, touchedCount, order, r);
                     cost = ttft.lastCost();
                 }
                 if (chosen == null) {
-                    int i = selector.choose(dense, n, costs, r);
-                    chosen = dense[i];
+                    // a subset, or a policy without a load order: scan the allowed workers
+                    int i = selector.choose(ws, k, costs, r);
+                    chosen = ws[i];
                     cost = costs[i];
                 }
                 charge(chosen, isl, blockSize, r.now, out);
@@ -248,6 +288,9 @@ public final class LoadTable {
                 out.missed = selector.missed();
             } finally {
                 end();
+                if (ws != dense) {
+                    Arrays.fill(subset, 0, k, null);
+                }
             }
         }
     }
