@@ -2,13 +2,18 @@ package io.kvprefix.spring.internal;
 
 import io.kvprefix.service.RoutedRequest;
 import io.kvprefix.service.RouterService;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.NettyWriteResponseFilter;
 import org.springframework.core.Ordered;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
+import reactor.netty.Connection;
 
 /**
  * The filter {@code KvAwareRouting} puts on a route (docs/SPRING.md section 3). It runs before the
@@ -40,7 +45,16 @@ public final class KvRouteFilter implements GatewayFilter, Ordered {
         ServerWebExchange decorated = exchange.mutate()
                 .response(new LifecycleResponse(exchange.getResponse(), state))
                 .build();
+        // the client's connection closing mid-exchange is the disconnect: the server completes (not cancels) the write
+        Channel client = channelOf(exchange.getRequest());
+        ChannelFutureListener gone = f -> state.cancelled();
+        if (client != null) {
+            client.closeFuture().addListener(gone);
+        }
         return chain.filter(decorated).doFinally(signal -> {
+            if (client != null) {
+                client.closeFuture().removeListener(gone);
+            }
             if (signal == SignalType.CANCEL) {
                 state.cancelled(); // the client went away; the gateway closes the engine's connection
                 return;
@@ -55,6 +69,12 @@ public final class KvRouteFilter implements GatewayFilter, Ordered {
                 }
             }
         });
+    }
+
+    /** The client connection's Netty channel (the gateway runs on Reactor Netty), or null on another server. */
+    private static Channel channelOf(ServerHttpRequest req) {
+        Object n = ServerHttpRequestDecorator.getNativeRequest(req);
+        return n instanceof Connection c ? c.channel() : null;
     }
 
     @Override

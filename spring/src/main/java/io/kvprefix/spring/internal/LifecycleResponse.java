@@ -37,7 +37,8 @@ final class LifecycleResponse extends ServerHttpResponseDecorator {
             return super.writeWith(body);
         }
         Watch w = begin(r);
-        return ended(r, super.writeWith(w.watch(Flux.from(body))));
+        // the server cancels the body when the client's connection closes (and then completes the write)
+        return ended(r, super.writeWith(w.watch(Flux.from(body)).doOnCancel(r::cancelled)));
     }
 
     @Override
@@ -74,7 +75,8 @@ final class LifecycleResponse extends ServerHttpResponseDecorator {
                     r.firstByte(); // a response without a body: its end is its first byte
                     r.completed();
                 })
-                .doOnError(t -> r.failed("writing the response: " + Answers.describe(t), false))
+                // the engine's break-off was reported as it came (brokeOff); an error here is the client's side
+                .doOnError(t -> r.cancelled())
                 .doOnCancel(r::cancelled);
     }
 
