@@ -86,7 +86,14 @@ final class JavaNames {
             Map.entry("AssistantTracker", "HuggingFace transformers' chat-template extension"),
             Map.entry("ImmutableSandboxedEnvironment", "Python Jinja2's sandbox"),
             Map.entry("HttpClient", "the JDK's java.net.http client (or Vert.x's)"),
-            Map.entry("None", "Python's literal"));
+            Map.entry("None", "Python's literal"),
+            // Spring Cloud Gateway's names (docs/SPRING.md), and the filter name its routes give kvprefix's factory
+            Map.entry("KvAwareRouting", "a Spring Cloud Gateway route's name for KvAwareRoutingGatewayFilterFactory"),
+            Map.entry("NettyRoutingFilter", "Spring Cloud Gateway's HTTP client filter"),
+            Map.entry("NettyWriteResponseFilter", "Spring Cloud Gateway's response writer"),
+            Map.entry("RouteToRequestUrlFilter", "Spring Cloud Gateway's route-to-URL filter"),
+            Map.entry("ReactiveLoadBalancerClientFilter", "Spring Cloud Gateway's load-balancer filter"),
+            Map.entry("RoundRobinLoadBalancer", "Spring Cloud LoadBalancer's default"));
 
     private static final List<String> JDK_PACKAGES = List.of(
             "java.lang",

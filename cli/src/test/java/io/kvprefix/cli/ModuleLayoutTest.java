@@ -240,6 +240,7 @@ class ModuleLayoutTest {
                         "standin",
                         "service",
                         "server",
+                        "spring",
                         "cli")),
                 "" + seen);
     }

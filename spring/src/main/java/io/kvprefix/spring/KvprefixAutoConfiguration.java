@@ -52,7 +52,7 @@ public class KvprefixAutoConfiguration {
 
     /** The routing step of the routes with {@code KvAwareRouting}. */
     @Bean
-    public RoutingStep kvprefixRoutingStep() {
-        return new RoutingStep();
+    public RoutingStep kvprefixRoutingStep(RouterService service) {
+        return new RoutingStep(service.meterRegistry());
     }
 }

@@ -10,7 +10,10 @@ import io.kvprefix.service.ClassifiedRequest;
 import io.kvprefix.service.RoutedRequest;
 import io.kvprefix.service.RouterService;
 import io.kvprefix.service.ServiceException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.net.URI;
+import java.util.concurrent.TimeUnit;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.cloud.gateway.filter.RouteToRequestUrlFilter;
@@ -40,6 +43,16 @@ public final class RoutingStep implements GlobalFilter, Ordered {
     /** Just after {@link RouteToRequestUrlFilter}, before the load balancer's filter (10150) and the HTTP client's. */
     public static final int ORDER = RouteToRequestUrlFilter.ROUTE_TO_URL_FILTER_ORDER + 100;
 
+    private final Timer decide;
+
+    /** The step; the time from its start to each request's forward is timed in {@code registry}. */
+    public RoutingStep(MeterRegistry registry) {
+        this.decide = Timer.builder("kvprefix.spring.decide")
+                .description("The KV-aware route's own work before the forward: body read, classification,"
+                        + " admission and routing (docs/SPRING.md section 3)")
+                .register(registry);
+    }
+
     @Override
     public int getOrder() {
         return ORDER;
@@ -55,17 +68,19 @@ public final class RoutingStep implements GlobalFilter, Ordered {
         ServerHttpResponse raw = undecorated(exchange.getResponse());
         ServerHttpRequest req = exchange.getRequest();
         long max = service.maxBodyBytes();
+        long t0 = System.nanoTime();
         if (req.getHeaders().getContentLength() > max) {
             return Answers.error(raw, service.tooLarge());
         }
         return DataBufferUtils.join(req.getBody(), (int) Math.min(Integer.MAX_VALUE, max))
                 .map(RoutingStep::bytes)
                 .defaultIfEmpty(new byte[0])
-                .flatMap(body -> route(exchange, chain, state, body))
+                .flatMap(body -> route(exchange, chain, state, body, t0))
                 .onErrorResume(DataBufferLimitException.class, e -> Answers.error(raw, service.tooLarge()));
     }
 
-    private Mono<Void> route(ServerWebExchange exchange, GatewayFilterChain chain, KvExchange state, byte[] body) {
+    private Mono<Void> route(
+            ServerWebExchange exchange, GatewayFilterChain chain, KvExchange state, byte[] body, long t0) {
         RouterService service = state.service();
         ServerHttpResponse raw = undecorated(exchange.getResponse());
         ServerHttpRequest req = exchange.getRequest();
@@ -78,7 +93,10 @@ public final class RoutingStep implements GlobalFilter, Ordered {
         ServerWebExchange forward =
                 exchange.mutate().request(Answers.withBody(req, body)).build();
         Mono<RoutedRequest> routed = Mono.fromFuture(service::admit).flatMap(slot -> decide(state, c, slot));
-        return routed.flatMap(r -> attempt(forward, chain, state, r))
+        return routed.flatMap(r -> {
+                    decide.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+                    return attempt(forward, chain, state, r);
+                })
                 .onErrorResume(ServiceException.class, e -> Answers.error(raw, e));
     }
 
