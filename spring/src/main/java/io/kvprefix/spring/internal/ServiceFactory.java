@@ -21,6 +21,28 @@ import java.util.Map;
 public final class ServiceFactory {
     private ServiceFactory() {}
 
+    /** Admission, health checks and the body's limit, where given. */
+    private static void limits(KvprefixProperties p, ServiceOptions o) {
+        if (p.getMaxInFlight() != null) {
+            o.maxInFlight(p.getMaxInFlight());
+        }
+        if (p.getMaxQueued() != null) {
+            o.maxQueued(p.getMaxQueued());
+        }
+        if (p.getQueueTimeout() != null) {
+            o.queueTimeout(p.getQueueTimeout());
+        }
+        if (p.getHealthInterval() != null) {
+            o.healthInterval(p.getHealthInterval());
+        }
+        if (p.getHealthTimeout() != null) {
+            o.healthTimeout(p.getHealthTimeout());
+        }
+        if (p.getMaxBody() != null) {
+            o.maxBodyBytes(p.getMaxBody());
+        }
+    }
+
     /** The service of {@code p}, its meters in {@code registry} (null: a Prometheus registry of its own). */
     public static RouterService build(KvprefixProperties p, MeterRegistry registry) {
         ServiceOptions o = RouterService.builder();
@@ -49,24 +71,7 @@ public final class ServiceFactory {
         if (p.getSnapshot() != null) {
             o.snapshot(p.getSnapshot(), p.getSnapshotInterval());
         }
-        if (p.getMaxInFlight() != null) {
-            o.maxInFlight(p.getMaxInFlight());
-        }
-        if (p.getMaxQueued() != null) {
-            o.maxQueued(p.getMaxQueued());
-        }
-        if (p.getQueueTimeout() != null) {
-            o.queueTimeout(p.getQueueTimeout());
-        }
-        if (p.getHealthInterval() != null) {
-            o.healthInterval(p.getHealthInterval());
-        }
-        if (p.getHealthTimeout() != null) {
-            o.healthTimeout(p.getHealthTimeout());
-        }
-        if (p.getMaxBody() != null) {
-            o.maxBodyBytes(p.getMaxBody());
-        }
+        limits(p, o);
         if (registry != null) {
             o.meterRegistry(registry);
         }
