@@ -65,6 +65,10 @@ final class StandinProcess implements AutoCloseable {
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             String line = out.readLine();
+            // the test class path has Spring's logback, which logs the tokenizer library's start to standard output
+            for (int skipped = 0; line != null && !line.startsWith("READY {") && skipped < 1000; skipped++) {
+                line = out.readLine();
+            }
             if (line == null || !line.startsWith("READY {")) {
                 throw new IOException("the stand-in did not start: its first line is " + line);
             }
@@ -76,6 +80,19 @@ final class StandinProcess implements AutoCloseable {
                         e.get("events").asInt(),
                         e.get("replay").asInt()));
             }
+            Thread drain = new Thread(
+                    () -> {
+                        try {
+                            while (out.readLine() != null) {
+                                // log lines after READY: read so that the pipe never fills and blocks the stand-in
+                            }
+                        } catch (IOException ignored) {
+                            // the process ended
+                        }
+                    },
+                    "standin-stdout");
+            drain.setDaemon(true);
+            drain.start();
             return new StandinProcess(p, List.copyOf(engines), List.of(args));
         } catch (IOException | RuntimeException e) {
             p.destroyForcibly();
