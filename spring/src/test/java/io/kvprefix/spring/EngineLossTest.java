@@ -41,6 +41,12 @@ class EngineLossTest {
                 StandinProcess b = StandinProcess.start("--worker-id", "2", "--time-scale", "0.05");
                 // health checks far apart: only the request can find the engine gone
                 Gateway g = gateway(a, b, "1h")) {
+            // the start's one round of checks may have run out of time on a loaded machine: check again until both are
+            // up
+            Gateway.await("both engines up", 60, () -> {
+                g.service.checkEnginesNow();
+                return g.service.engines().stream().allMatch(e -> e.up());
+            });
             String prompt = Gateway.completion(7000, 7070, "\"max_tokens\":2");
             HttpResponse<String> first = g.post("/v1/completions", prompt);
             assertEquals(200, first.statusCode(), first.body());
