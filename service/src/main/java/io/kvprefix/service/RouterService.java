@@ -86,9 +86,14 @@ public final class RouterService implements AutoCloseable {
                 o.meterRegistry != null ? o.meterRegistry : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.meters = new ServiceMeters(meterRegistry);
         IndexConfig config = o.indexConfig();
-        this.feed = o.natsUrl != null
-                ? EventFeed.nats(o.natsUrl, o.natsStream, config)
-                : EventFeed.zmq(o.index, config, o.engines, o.snapshot, o.replayTimeout);
+        if (o.dynamoUrl != null) {
+            this.feed = EventFeed.dynamo(
+                    o.dynamoUrl, o.dynamoNamespace, o.dynamoComponent, o.dynamoDurable, o.dynamoStream, config);
+        } else {
+            this.feed = o.natsUrl != null
+                    ? EventFeed.nats(o.natsUrl, o.natsStream, config)
+                    : EventFeed.zmq(o.index, config, o.engines, o.snapshot, o.replayTimeout);
+        }
         PrefixIndex timed = PrefixIndexMetrics.timed(feed.index(), meterRegistry);
         PrefixIndexMetrics im = new PrefixIndexMetrics(timed);
         im.bindTo(meterRegistry);
