@@ -99,6 +99,13 @@ final class JavaNames {
             Map.entry("ExternalProcessor", "Envoy's ext_proc gRPC service"),
             Map.entry("ImmediateResponse", "Envoy's ext_proc answer that the data plane sends the client"),
             Map.entry("InferencePool", "the Gateway API Inference Extension's resource"),
+            // Spring Cloud Gateway's names (docs/SPRING.md), and the filter name its routes give kvprefix's factory
+            Map.entry("KvAwareRouting", "a Spring Cloud Gateway route's name for KvAwareRoutingGatewayFilterFactory"),
+            Map.entry("NettyRoutingFilter", "Spring Cloud Gateway's HTTP client filter"),
+            Map.entry("NettyWriteResponseFilter", "Spring Cloud Gateway's response writer"),
+            Map.entry("RouteToRequestUrlFilter", "Spring Cloud Gateway's route-to-URL filter"),
+            Map.entry("ReactiveLoadBalancerClientFilter", "Spring Cloud Gateway's load-balancer filter"),
+            Map.entry("RoundRobinLoadBalancer", "Spring Cloud LoadBalancer's default"),
             Map.entry("None", "Python's literal"));
 
     private static final List<String> JDK_PACKAGES = List.of(

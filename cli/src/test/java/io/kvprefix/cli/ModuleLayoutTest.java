@@ -241,6 +241,7 @@ class ModuleLayoutTest {
                         "service",
                         "server",
                         "epp",
+                        "spring",
                         "cli")),
                 "" + seen);
     }
