@@ -110,6 +110,7 @@ class BadInputTest {
             row("demo --requests 0", "--requests must be >= 1, got 0"),
             row("demo --requests 2000000000", "--requests 2000000000 needs about", "GiB"),
             row("demo --out {file}", "--out", "is a file, not a directory"),
+            row("demo --live-requests 0 --out {dir}", "--live-requests must be >= 1, got 0"),
             // gen-ops
             row("gen-ops --out {missing}/x.jsonl", "--out", "no such directory"),
             row("gen-ops --out {dir}", "--out", "is a directory, not a file"),
