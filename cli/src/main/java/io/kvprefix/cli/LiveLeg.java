@@ -141,7 +141,7 @@ final class LiveLeg {
                 LiveProcess serve = LiveProcess.start(
                         "kvprefix serve",
                         "512m",
-                        serveArgs(k, engines.ready()),
+                        serveArgs(k.key(), engines.ready()),
                         dir.resolve("serve-" + k.key() + ".log"))) {
             URI base =
                     URI.create("http://127.0.0.1:" + serve.ready().get("port").asInt());
@@ -175,7 +175,7 @@ final class LiveLeg {
                 "--enable-prompt-tokens-details");
     }
 
-    private static List<String> serveArgs(PolicyKind k, JsonNode standin) {
+    static List<String> serveArgs(String policy, JsonNode standin) {
         List<String> a = new ArrayList<>(List.of(
                 "serve",
                 "--host",
@@ -183,7 +183,7 @@ final class LiveLeg {
                 "--port",
                 "0",
                 "--policy",
-                k.key(),
+                policy,
                 "--block-size",
                 "" + BLOCK_SIZE,
                 "--health-interval",
@@ -204,7 +204,7 @@ final class LiveLeg {
     }
 
     /** Polls {@code /health} until every engine is up and the events have caught up (generous deadline). */
-    private static void waitHealthy(URI base, LiveProcess serve) throws IOException, InterruptedException {
+    static void waitHealthy(URI base, LiveProcess serve) throws IOException, InterruptedException {
         HttpClient http = HttpClient.newHttpClient();
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         String last = "";
@@ -242,7 +242,7 @@ final class LiveLeg {
         }
     }
 
-    private static PromText scrape(URI base) throws IOException, InterruptedException {
+    static PromText scrape(URI base) throws IOException, InterruptedException {
         HttpResponse<String> r = HttpClient.newHttpClient()
                 .send(
                         HttpRequest.newBuilder(base.resolve("/metrics"))

@@ -43,6 +43,7 @@ import picocli.CommandLine.ScopeType;
             FootprintCommand.class,
             SnapshotBenchCommand.class,
             StandinCommand.class,
+            ProxyBenchCommand.class,
         })
 public final class Main implements Runnable {
     @Option(
