@@ -51,6 +51,7 @@ final class ProxyBench {
             int decisionTokens,
             int decisions,
             double timeScale,
+            String policy,
             Path dir) {}
 
     private final Options o;
@@ -72,7 +73,7 @@ final class ProxyBench {
     String run() throws IOException, InterruptedException {
         try (LiveProcess engines = LiveProcess.start("stand-in engines", "1g", standinArgs(false), log("standin"));
                 LiveProcess serve = LiveProcess.start(
-                        "kvprefix serve", "1g", LiveLeg.serveArgs("kvprefix-ttft", engines.ready()), log("serve"));
+                        "kvprefix serve", "1g", LiveLeg.serveArgs(o.policy(), engines.ready()), log("serve"));
                 NginxProcess nginx = NginxProcess.start(o.dir().resolve("nginx"), upstreams(engines))) {
             URI serveUri =
                     URI.create("http://127.0.0.1:" + serve.ready().get("port").asInt());
@@ -225,10 +226,15 @@ final class ProxyBench {
         return id + "/done";
     }
 
+    /** The deepest any engine holds of {@code body}'s prompt, by the index (the route API's {@code workers}). */
     private static long cachedBlocks(HttpClient http, URI serve, String body) throws IOException, InterruptedException {
         JsonNode d = JSON.readTree(post(http, serve, "/kvprefix/v1/route", body));
         post(http, serve, "/kvprefix/v1/route/" + d.get("decision_id").asText() + "/done", "");
-        return d.get("cached_blocks").asLong();
+        long deepest = 0;
+        for (JsonNode w : d.path("workers")) {
+            deepest = Math.max(deepest, w.path("cached_blocks").asLong());
+        }
+        return deepest;
     }
 
     private static String post(HttpClient http, URI base, String path, String body)
@@ -247,10 +253,7 @@ final class ProxyBench {
     private void measureMemory() throws IOException, InterruptedException {
         try (LiveProcess engines = LiveProcess.start("idle stand-ins", "1g", standinArgs(true), log("standin-idle"));
                 LiveProcess serve = LiveProcess.start(
-                        "kvprefix serve",
-                        "1g",
-                        LiveLeg.serveArgs("kvprefix-ttft", engines.ready()),
-                        log("serve-idle"));
+                        "kvprefix serve", "1g", LiveLeg.serveArgs(o.policy(), engines.ready()), log("serve-idle"));
                 NginxProcess nginx = NginxProcess.start(o.dir().resolve("nginx-idle"), upstreams(engines))) {
             URI serveUri =
                     URI.create("http://127.0.0.1:" + serve.ready().get("port").asInt());

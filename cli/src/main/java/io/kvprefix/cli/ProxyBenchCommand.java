@@ -73,6 +73,13 @@ final class ProxyBenchCommand implements Callable<Integer> {
     int wrkSeconds;
 
     @Option(
+            names = "--policy",
+            paramLabel = "NAME",
+            defaultValue = "kvprefix-ttft",
+            description = "serve's routing policy (docs/SPEC.md section 6; default: ${DEFAULT-VALUE})")
+    String policy;
+
+    @Option(
             names = "--out",
             paramLabel = "DIR",
             defaultValue = "kvprefix-proxy-bench",
@@ -86,6 +93,11 @@ final class ProxyBenchCommand implements Callable<Integer> {
         Check.atLeast("--requests", requests, 1);
         Check.inRange("--open-streams", openStreams, 1, 10_000);
         Check.atLeast("--wrk-seconds", wrkSeconds, 1);
+        try {
+            policy = io.kvprefix.RoutingPolicy.of(policy).policyName();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--policy: " + e.getMessage(), e);
+        }
         if (concurrency.isEmpty()) {
             throw new IllegalArgumentException("--concurrency names no level");
         }
@@ -112,6 +124,7 @@ final class ProxyBenchCommand implements Callable<Integer> {
                 8192,
                 2000,
                 0.01,
+                policy,
                 out.toAbsolutePath());
         String table = new ProxyBench(o, System.err).run();
         System.out.print(table);

@@ -26,7 +26,7 @@ final class ProxyBenchTable {
         sb.append(f(
                 "proxy-bench: %d stand-in engines (time scale %s), %d-token prompts, %d round(s), targets alternating%n%n",
                 o.engines(), LiveReport.trim(o.timeScale()), o.promptTokens(), o.rounds()));
-        sb.append("| figure | direct | nginx | kvprefix serve (kvprefix-ttft) |\n|---|---|---|---|\n");
+        sb.append("| figure | direct | nginx | kvprefix serve (" + o.policy() + ") |\n|---|---|---|---|\n");
         for (Map.Entry<Integer, Map<String, List<Double>>> e : ttft.entrySet()) {
             Map<String, List<Double>> t = e.getValue();
             double[] d = quantiles(t.get("direct"));

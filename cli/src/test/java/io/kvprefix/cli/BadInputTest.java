@@ -120,6 +120,7 @@ class BadInputTest {
             row("proxy-bench --open-streams 20000", "--open-streams must be in 1..10000, got 20000"),
             row("proxy-bench --wrk-seconds 0", "--wrk-seconds must be >= 1, got 0"),
             row("proxy-bench --out {file}", "--out", "is a file, not a directory"),
+            row("proxy-bench --policy nope", "--policy", "unknown routing policy 'nope'"),
             // gen-ops
             row("gen-ops --out {missing}/x.jsonl", "--out", "no such directory"),
             row("gen-ops --out {dir}", "--out", "is a directory, not a file"),
