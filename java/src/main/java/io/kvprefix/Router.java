@@ -59,7 +59,8 @@ public final class Router implements AutoCloseable {
                         b.spreadMisses,
                         b.seed,
                         b.lowerTierCredit),
-                b.clock);
+                b.clock,
+                hasher.blockSize());
         for (var e : b.workers.entrySet()) {
             table.add(e.getKey(), e.getValue());
         }
@@ -87,8 +88,9 @@ public final class Router implements AutoCloseable {
      * Routes the request {@code tokens[offset .. offset+length)} hashed with {@code hasher} (for example
      * salted for a LoRA adapter, or another block size). The request's {@code isl} is {@code length}.
      * Without predicted mode this is one {@link PrefixIndex#match(int[], int, int, BlockHasher,
-     * MatchResult)} call (one native downcall on the native path) outside any lock, then O(workers)
-     * work under a short lock, and nothing is allocated but the decision (with kvprefix-ttft, also one
+     * MatchResult)} call (one native downcall on the native path) outside any lock, then work under a
+     * short lock that grows with the matched workers for dynamo-cost at temperature 0 and with the
+     * fleet otherwise (docs/SPEC.md section 6.5), and nothing is allocated but the decision (with kvprefix-ttft, also one
      * small node for its pending prefill).
      *
      * @throws IllegalArgumentException if {@code hasher}'s chain seed differs from the index's

@@ -86,6 +86,14 @@ final class JavaNames {
             Map.entry("AssistantTracker", "HuggingFace transformers' chat-template extension"),
             Map.entry("ImmutableSandboxedEnvironment", "Python Jinja2's sandbox"),
             Map.entry("HttpClient", "the JDK's java.net.http client (or Vert.x's)"),
+            // NVIDIA Dynamo's event plane and KV-event types, which listen --dynamo reads (docs/ENGINES.md section 4)
+            Map.entry("EventEnvelope", "NVIDIA Dynamo's event-plane envelope"),
+            Map.entry("KvCacheEvent", "NVIDIA Dynamo's KV event inside a RouterEvent"),
+            Map.entry("KvCacheEventData", "NVIDIA Dynamo's stored/removed/cleared enum"),
+            Map.entry("KvCacheStoreData", "NVIDIA Dynamo's store payload"),
+            Map.entry("StorageTier", "NVIDIA Dynamo's tier enum"),
+            Map.entry("NatsQueue", "NVIDIA Dynamo's JetStream queue"),
+            Map.entry("WorkerQueryClient", "NVIDIA Dynamo's router-side recovery client"),
             Map.entry("None", "Python's literal"));
 
     private static final List<String> JDK_PACKAGES = List.of(

@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 /**
  * {@code kvprefix demo}: the main job. {@code simulate} on the built-in chat workload with its defaults
  * (every policy side by side, 16 mock engines), needing no trace file, then the live leg on real HTTP
- * ({@link LiveLeg}, docs/OPERATING.md section 10); it ends by printing the path of the HTML report.
+ * ({@link LiveLeg}, docs/OPERATING.md section 11); it ends by printing the path of the HTML report.
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
@@ -55,7 +55,7 @@ final class DemoCommand implements Callable<Integer> {
             paramLabel = "N",
             defaultValue = "" + LiveLeg.DEFAULT_REQUESTS,
             description =
-                    "requests of the live leg, per policy (default: ${DEFAULT-VALUE}; docs/OPERATING.md section 10)")
+                    "requests of the live leg, per policy (default: ${DEFAULT-VALUE}; docs/OPERATING.md section 11)")
     int liveRequests;
 
     @Option(
@@ -98,7 +98,7 @@ final class DemoCommand implements Callable<Integer> {
         return status;
     }
 
-    /** The live leg (docs/OPERATING.md section 10), its table printed and its results added to the report. */
+    /** The live leg (docs/OPERATING.md section 11), its table printed and its results added to the report. */
     private void live(SimSettings settings) throws IOException, InterruptedException {
         Trace trace = LiveLeg.scaled(SyntheticTrace.generate(liveRequests, settings.seed()), LiveLeg.TOKENS_PER_ID);
         long t0 = System.nanoTime();

@@ -22,7 +22,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The live leg's client (docs/OPERATING.md section 10): the JDK's HTTP client sending a trace's
+ * The live leg's client (docs/OPERATING.md section 11): the JDK's HTTP client sending a trace's
  * requests to {@code /v1/completions} as streamed token-id prompts, each at its arrival time (open
  * loop, one virtual thread per request), and reading each event stream line by line as it arrives: the
  * time to the first {@code data:} line (the first token), the usage of the last chunk

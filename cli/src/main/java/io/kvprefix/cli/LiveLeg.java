@@ -23,7 +23,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The demo's live leg (docs/OPERATING.md section 10): the built-in workload, scaled down in tokens, on
+ * The demo's live leg (docs/OPERATING.md section 11): the built-in workload, scaled down in tokens, on
  * real HTTP. Per policy it starts 8 stand-in vLLM engines and {@code kvprefix serve} as child processes,
  * drives the requests through the router with {@link LiveClient}, reads the router's decision cost and
  * its index's prediction from {@code /metrics}, and stops both by pid; the same scaled trace is then

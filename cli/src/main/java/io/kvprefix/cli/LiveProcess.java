@@ -17,7 +17,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A {@code kvprefix} command run as a child process by the demo's live leg and the proxy benchmark
- * (docs/OPERATING.md section 10): the same JVM, class path and flags as this one, its standard error
+ * (docs/OPERATING.md section 11): the same JVM, class path and flags as this one, its standard error
  * in a log file, its {@code READY {...}} line parsed. Closed, it gets SIGTERM by its pid, then SIGKILL
  * if it has not ended within 30 s, and is waited for; a shutdown hook does the same if this JVM ends
  * first, and a stand-in also ends when its standard input (this process's pipe) closes.

@@ -14,7 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The live leg's results (docs/OPERATING.md section 10) as the demo shows them: a terminal table, a
+ * The live leg's results (docs/OPERATING.md section 11) as the demo shows them: a terminal table, a
  * {@code "live"} object added to {@code report.json}, and a section added to {@code index.html}, each
  * live figure beside the simulated one of the same trace and settings.
  *
@@ -125,7 +125,7 @@ final class LiveReport {
         }
         h.append("</table>\n<p class=\"note\">The decision cost is the router's own meter "
                 + "(<code>kvprefix_service_route_seconds</code>: hash, match and policy), its p99 the bucket bound "
-                + "holding 99% of the decisions. docs/OPERATING.md section 10 says how the leg runs.</p>\n");
+                + "holding 99% of the decisions. docs/OPERATING.md section 11 says how the leg runs.</p>\n");
         String page = Files.readString(file, StandardCharsets.UTF_8);
         int end = page.lastIndexOf("</body>");
         String out = end < 0 ? page + h : page.substring(0, end) + h + page.substring(end);

@@ -40,7 +40,8 @@ final class NatsListen {
         if (c.metricsPort != null) {
             throw new IllegalArgumentException("--metrics-port is not served with --nats yet");
         }
-        FleetStream fleet = FleetStream.named(c.stream); // IllegalArgumentException names a bad name
+        FleetStream fleet = FleetStream.named(
+                c.stream == null ? FleetStream.DEFAULT_NAME : c.stream); // IllegalArgumentException names a bad name
         Duration runFor = Check.secondsOrNull("--duration", c.duration);
         Duration every = Check.seconds("--stats-interval", c.statsInterval);
         IndexConfig config = c.indexConfig(); // --impl, --max-workers and --memory-budget, as without --nats

@@ -8,7 +8,7 @@ import java.util.TreeMap;
 /**
  * One scrape of a Prometheus text page (format 0.0.4) as the live leg reads {@code kvprefix serve}'s
  * {@code /metrics}: each sample's name, labels and value; sums over series, and a histogram's
- * quantile bound from the difference of two scrapes (docs/OPERATING.md section 10).
+ * quantile bound from the difference of two scrapes (docs/OPERATING.md section 11).
  *
  * <p>Thread-safety: immutable after parsing.
  */

@@ -8,6 +8,8 @@ import io.kvprefix.service.RouterService;
 import io.kvprefix.service.ServiceOptions;
 import io.kvprefix.tokenizer.PromptTokenizer;
 import io.kvprefix.tokenizer.Tokenizers;
+import io.kvprefix.zmq.EngineDiscovery;
+import io.kvprefix.zmq.EngineEndpoint;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -42,7 +44,7 @@ import picocli.CommandLine.Option;
             "through --tokenizer, else by load) and proxied with its stream passed through as it",
             "comes. Endpoints: /v1/completions, /v1/chat/completions, /v1/models, /health, /metrics,",
             "POST /kvprefix/v1/route and /kvprefix/v1/explain; other paths go to an engine by load.",
-            "The engines' KV events feed the index (ZMQ with replay, or --nats). docs/OPERATING.md section 9."
+            "The engines' KV events feed the index (ZMQ with replay, --nats, or --dynamo). docs/OPERATING.md section 9."
         })
 final class ServeCommand implements Callable<Integer> {
 
@@ -52,7 +54,8 @@ final class ServeCommand implements Callable<Integer> {
             description = {
                 "an engine (repeatable): its worker id, its HTTP base URL, and its KV-event",
                 "publisher (events=tcp://HOST:5557) and replay socket (replay=tcp://HOST:6557),",
-                "as listen --engine takes them; without events= (or with --nats) none is read."
+                "as listen --engine takes them; without events= (or with --nats) none is read.",
+                "events=discover asks the engine (vLLM's GET /kv_event_sources) for both."
             })
     List<String> engines = new ArrayList<>();
 
@@ -104,9 +107,34 @@ final class ServeCommand implements Callable<Integer> {
     @Option(
             names = "--stream",
             paramLabel = "NAME",
-            defaultValue = "KVPREFIX_EVENTS",
-            description = "with --nats: the stream's name (default: ${DEFAULT-VALUE})")
+            description = {
+                "with --nats: the stream's name (default: KVPREFIX_EVENTS); with --dynamo-mode",
+                "durable: Dynamo's stream, if named otherwise than namespace-NS-component-C-kv-events"
+            })
     String stream;
+
+    @Option(
+            names = "--dynamo",
+            paramLabel = "URL",
+            description = {
+                "read the engines' KV events from a running NVIDIA Dynamo deployment's NATS server",
+                "(with --namespace and --component; the engines' worker ids are Dynamo's worker ids;",
+                "docs/OPERATING.md section 10)"
+            })
+    String dynamo;
+
+    @Option(names = "--namespace", paramLabel = "NS", description = "with --dynamo: the Dynamo namespace")
+    String namespace;
+
+    @Option(names = "--component", paramLabel = "C", description = "with --dynamo: the workers' component")
+    String component;
+
+    @Option(
+            names = "--dynamo-mode",
+            paramLabel = "MODE",
+            defaultValue = "event-plane",
+            description = "with --dynamo: event-plane (the default) or durable (the JetStream stream)")
+    String dynamoMode;
 
     @Option(
             names = "--snapshot",
@@ -297,7 +325,7 @@ final class ServeCommand implements Callable<Integer> {
         ServiceOptions o = RouterService.builder();
         for (String e : engines) {
             try {
-                o.engine(EngineSpec.parse(e));
+                o.engine(EngineSpec.parse(discovered(e)));
             } catch (IllegalArgumentException ex) {
                 throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
             }
@@ -325,8 +353,9 @@ final class ServeCommand implements Callable<Integer> {
             if (nats.isBlank()) {
                 throw new IllegalArgumentException("--nats needs a URL, such as nats://127.0.0.1:4222");
             }
-            o.nats(nats, stream);
+            o.nats(nats, stream == null ? "KVPREFIX_EVENTS" : stream);
         }
+        dynamoOptions(o);
         if (snapshot != null) {
             o.snapshot(snapshot, Check.seconds("--snapshot-interval", snapshotInterval));
         }
@@ -345,5 +374,77 @@ final class ServeCommand implements Callable<Integer> {
                     "--metrics-port must be 0..65535 (0: any free port), got " + metricsPort);
         }
         return so;
+    }
+
+    /** {@code --dynamo} and its options, onto {@code o}; checked before anything connects. */
+    private void dynamoOptions(ServiceOptions o) {
+        if (dynamo == null) {
+            if (namespace != null || component != null || !dynamoMode.equals("event-plane")) {
+                throw new IllegalArgumentException("--namespace, --component and --dynamo-mode go with --dynamo URL");
+            }
+            return;
+        }
+        if (nats != null) {
+            throw new IllegalArgumentException("--nats and --dynamo exclude each other");
+        }
+        if (namespace == null || namespace.isEmpty() || component == null || component.isEmpty()) {
+            throw new IllegalArgumentException("--dynamo needs --namespace NS and --component C");
+        }
+        boolean durable = switch (dynamoMode) {
+            case "durable" -> true;
+            case "event-plane" -> false;
+            default ->
+                throw new IllegalArgumentException(
+                        "--dynamo-mode must be durable or event-plane, not '" + dynamoMode + "'");
+        };
+        if (stream != null && !durable) {
+            throw new IllegalArgumentException("--stream names the JetStream stream of --dynamo-mode durable");
+        }
+        o.dynamo(dynamo, namespace, component, durable, stream);
+    }
+
+    /**
+     * An {@code --engine} whose {@code events=discover} is replaced by the publisher, replay socket
+     * and topic the engine names for its dp rank at {@code GET /kv_event_sources} (docs/LISTENER.md
+     * section 5); any other spec as it is.
+     */
+    static String discovered(String spec) {
+        String marker = ",events=discover";
+        int i = spec.indexOf(marker);
+        if (i < 0) {
+            return spec;
+        }
+        String head = spec.substring(0, i);
+        String rest = spec.substring(i + marker.length());
+        if (rest.contains(",replay=") || rest.contains(",topic=")) {
+            throw new IllegalArgumentException(
+                    "'" + spec + "': events=discover learns replay= and topic= from " + "the engine");
+        }
+        int eq = head.indexOf('=');
+        if (eq <= 0) {
+            throw new IllegalArgumentException("'" + spec + "': expected WORKER[/RANK]=http://HOST:PORT");
+        }
+        String[] who = head.substring(0, eq).split("/", 2);
+        int rank;
+        try {
+            rank = who.length > 1 ? Integer.parseUnsignedInt(who[1]) : 0;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + spec + "': dp rank '" + who[1] + "' is not a number", e);
+        }
+        EngineDiscovery.Spec d = EngineDiscovery.Spec.parse(head.substring(eq + 1) + "=" + who[0] + rest);
+        List<EngineEndpoint> found;
+        try {
+            found = EngineDiscovery.discover(d, Duration.ofSeconds(10));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e.getMessage(), e);
+        }
+        EngineEndpoint ep = found.stream()
+                .filter(x -> x.dpRank().orElse(0) == rank)
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "'" + spec + "': the engine names no KV-event publisher for dp rank " + rank));
+        return head + ",events=" + ep.endpoint()
+                + ep.replayEndpoint().map(r -> ",replay=" + r).orElse("")
+                + (ep.topic().isEmpty() ? "" : ",topic=" + ep.topic()) + rest;
     }
 }

@@ -140,6 +140,10 @@ class BadInputTest {
             row("listen --engine tcp://127.0.0.1:1=1 --queries {dir}", "--queries", "is a directory"),
             row("listen --engine tcp://127.0.0.1:1=1 --metrics-port 70000", "--metrics-port must be 0..65535"),
             row("listen --trtllm-events {missing}=1", "--trtllm-events", "no such file"),
+            row("listen --engine-url http://127.0.0.1:1=x", "--engine-url", "is not an unsigned 64-bit integer"),
+            row("listen --engine-url tcp://127.0.0.1:1=1", "--engine-url", "expected http://HOST:PORT=WORKER"),
+            row("listen --engine-url http://127.0.0.1:1=1,format=nope", "--engine-url", "unknown option 'format=nope'"),
+            row("listen --engines-file {missing}", "--engines-file", "no such file"),
             row("listen --trtllm-events {dir}=1", "--trtllm-events", "is a directory"),
             row("listen --trtllm-events x", "--trtllm-events", "is not FILE|-=WORKER"),
             row("hash --block-size 4 --tokens 1,2,3,4 --mm abc", "--mm", "is not START:END:MM_HASH"),
@@ -151,6 +155,20 @@ class BadInputTest {
             row("listen --nats nats://127.0.0.1:1 --metrics-port 0", "--metrics-port", "--nats"),
             row("listen --nats nats://127.0.0.1:1 --queries {missing}", "--queries", "no such file"),
             row("listen --nats nats://127.0.0.1:1 --impl fast", "unknown implementation 'fast'"),
+            // listen --dynamo (a Dynamo deployment's events; checked before anything connects)
+            row("listen --dynamo nats://127.0.0.1:1", "--dynamo needs --namespace NS and --component C"),
+            row("listen --namespace dynamo --component backend", "go with --dynamo URL"),
+            row(
+                    "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --dynamo-mode fast",
+                    "--dynamo-mode must be durable or event-plane, not 'fast'"),
+            row(
+                    "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --stream S",
+                    "--stream names the JetStream stream of --dynamo-mode durable"),
+            row(
+                    "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --engine tcp://127.0.0.1:1=1",
+                    "exclude --dynamo"),
+            row("listen --dynamo nats://127.0.0.1:1 --namespace d --component b --metrics-port 0", "--metrics-port"),
+            row("listen --dynamo nats://127.0.0.1:1 --namespace d --component b --duration 0", "--duration"),
             row("relay --nats nats://127.0.0.1:1", "Missing required option", "--engine"),
             row("relay --engine tcp://127.0.0.1:1=1", "Missing required option", "--nats"),
             row("relay --nats nats://127.0.0.1:1 --engine nonsense", "--engine"),
@@ -200,6 +218,16 @@ class BadInputTest {
                     "--nats exclude each other"),
             row("serve --engine 1=http://127.0.0.1:1 --nats nats://127.0.0.1:1 --snapshot {file}", "--snapshot"),
             row("serve --engine 1=http://127.0.0.1:1 --nats", "Missing required parameter", "--nats"),
+            row("serve --engine 1=http://127.0.0.1:1 --dynamo nats://127.0.0.1:1", "--dynamo needs --namespace"),
+            row("serve --engine 1=http://127.0.0.1:1 --component backend", "go with --dynamo URL"),
+            row(
+                    "serve --engine 1=http://127.0.0.1:1 --dynamo nats://127.0.0.1:1 --namespace d --component b"
+                            + " --dynamo-mode x",
+                    "--dynamo-mode must be durable or event-plane"),
+            row(
+                    "serve --engine 1=http://127.0.0.1:1,events=tcp://127.0.0.1:2 --dynamo nats://127.0.0.1:1"
+                            + " --namespace d --component b",
+                    "events= and --dynamo exclude each other"),
             // snapshot-bench
             row("snapshot-bench --repeat 0", "--repeat must be >= 1, got 0"),
             row("snapshot-bench --blocks 0", "--blocks must be >= 1, got 0"),

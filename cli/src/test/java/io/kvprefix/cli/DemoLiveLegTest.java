@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code kvprefix demo}'s live leg (docs/OPERATING.md section 10), tiny: real stand-in engines and a
+ * {@code kvprefix demo}'s live leg (docs/OPERATING.md section 11), tiny: real stand-in engines and a
  * real {@code kvprefix serve} as child processes, real HTTP. The report's live figures must come from
  * them: every request answered and counted by the router's own meter, cached tokens reported by the
  * engines, kvprefix-ttft keeping more of the cache than round-robin, round-robin using every engine,

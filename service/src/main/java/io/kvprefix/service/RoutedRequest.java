@@ -48,6 +48,8 @@ public final class RoutedRequest {
     private volatile long forwardedAt = routedAt;
     private UsageScanner scanner;
     private volatile Usage usage;
+    /** Its infinite-cache bound in tokens when it was routed, or -1 (a retry, or not tokenized). */
+    private final long boundTokens;
 
     RoutedRequest(
             RouterService service,
@@ -59,7 +61,8 @@ public final class RoutedRequest {
             int[] tokens,
             String loadOnlyReason,
             AdmissionSlot slot,
-            boolean retried) {
+            boolean retried,
+            long boundTokens) {
         this.service = service;
         this.request = request;
         this.engine = engine;
@@ -70,6 +73,7 @@ public final class RoutedRequest {
         this.loadOnlyReason = loadOnlyReason;
         this.slot = slot;
         this.retried = retried;
+        this.boundTokens = boundTokens;
     }
 
     /** The request as classified. */
@@ -292,7 +296,7 @@ public final class RoutedRequest {
         service.meters().finished(worker(), routedByCache(), outcome);
         Usage u = usage;
         if (u != null) {
-            service.meters().usage(worker(), u, decision.cachedTokens());
+            service.meters().usage(worker(), u, decision.cachedTokens(), boundTokens, hasher.blockSize());
         }
     }
 

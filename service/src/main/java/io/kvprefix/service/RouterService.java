@@ -68,6 +68,9 @@ public final class RouterService implements AutoCloseable {
     private final Admission admission;
     private final DecisionBook decisions;
     private final ServiceMeters meters;
+    /** The infinite-cache bound of every routed request, fleet-wide (docs/METRICS.md section 4). */
+    private final InfiniteCacheSketch bound = new InfiniteCacheSketch(InfiniteCacheSketch.DEFAULT_CAPACITY);
+
     private final MeterRegistry meterRegistry;
     private final List<Runnable> beforeScrape = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService timer;
@@ -86,9 +89,14 @@ public final class RouterService implements AutoCloseable {
                 o.meterRegistry != null ? o.meterRegistry : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.meters = new ServiceMeters(meterRegistry);
         IndexConfig config = o.indexConfig();
-        this.feed = o.natsUrl != null
-                ? EventFeed.nats(o.natsUrl, o.natsStream, config)
-                : EventFeed.zmq(o.index, config, o.engines, o.snapshot, o.replayTimeout);
+        if (o.dynamoUrl != null) {
+            this.feed = EventFeed.dynamo(
+                    o.dynamoUrl, o.dynamoNamespace, o.dynamoComponent, o.dynamoDurable, o.dynamoStream, config);
+        } else {
+            this.feed = o.natsUrl != null
+                    ? EventFeed.nats(o.natsUrl, o.natsStream, config)
+                    : EventFeed.zmq(o.index, config, o.engines, o.snapshot, o.replayTimeout);
+        }
         PrefixIndex timed = PrefixIndexMetrics.timed(feed.index(), meterRegistry);
         PrefixIndexMetrics im = new PrefixIndexMetrics(timed);
         im.bindTo(meterRegistry);
@@ -279,7 +287,24 @@ public final class RouterService implements AutoCloseable {
         EngineRegistry.Engine engine = registry.engine(d.worker());
         engine.inFlight().incrementAndGet();
         meters.routed(d.worker(), p.reason() == null, p.reason());
-        return new RoutedRequest(this, r, engine, p.router(), d, p.hasher(), p.tokens(), p.reason(), slot, retried);
+        long boundTokens = retried || p.tokens() == null ? -1 : boundTokens(p.tokens(), p.hasher());
+        return new RoutedRequest(
+                this, r, engine, p.router(), d, p.hasher(), p.tokens(), p.reason(), slot, retried, boundTokens);
+    }
+
+    /**
+     * The tokens of {@code tokens}' full blocks that one shared never-evicting cache would hold after
+     * every request routed before it (the sketch's estimate), then counts the request in: this hashes
+     * the request a second time.
+     */
+    private long boundTokens(int[] tokens, BlockHasher h) {
+        long[] chains = h.chainHashes(h.localHashes(tokens));
+        return Math.round(bound.observe(chains, chains.length) * h.blockSize());
+    }
+
+    /** The fleet's infinite-cache bound so far (docs/METRICS.md section 4). */
+    public InfiniteCacheSketch infiniteCacheBound() {
+        return bound;
     }
 
     static ServiceException noEngineUp(String model, String after) {
