@@ -5,8 +5,9 @@ import java.util.Locale;
 
 /**
  * The policies a {@link Router} can route with, each by the name {@link Router.Builder#policy(String)}
- * takes: {@link #DYNAMO_COST} (the default), {@link #SGLANG_CACHE_AWARE}, {@link #LLM_D_SCORERS} and
- * kvprefix's own {@link #KVPREFIX_TTFT}. The peers' policies are named after their projects and
+ * takes: {@link #DYNAMO_COST} (the default), {@link #SGLANG_CACHE_AWARE}, {@link #LLM_D_SCORERS},
+ * kvprefix's own
+ * {@link #KVPREFIX_TTFT}, and the cache-blind baseline {@link #ROUND_ROBIN}. The peers' policies are named after their projects and
  * follow their published source and defaults; docs/SPEC.md section 6 states each one exactly.
  *
  * <p>Thread-safety: immutable (an enum).
@@ -39,7 +40,13 @@ public enum RoutingPolicy {
      * measured. It needs {@link RoutingDecision#prefillFinished()} calls on time (the router learns
      * each worker's prefill speed from them).
      */
-    KVPREFIX_TTFT("kvprefix-ttft");
+    KVPREFIX_TTFT("kvprefix-ttft"),
+    /**
+     * The cache-blind baseline: the next registered worker in worker order after the previous decision's,
+     * whatever the index holds and whatever the load (the match is still made and reported). For
+     * comparisons, such as the demo's live leg, and for deployments that want a plain proxy.
+     */
+    ROUND_ROBIN("round-robin");
 
     private final String policyName;
 

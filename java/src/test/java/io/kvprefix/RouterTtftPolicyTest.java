@@ -180,7 +180,7 @@ class RouterTtftPolicyTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> router().policy("fastest"));
         assertEquals(
                 "unknown routing policy 'fastest': known policies are dynamo-cost, sglang-cache-aware, llm-d-scorers,"
-                        + " kvprefix-ttft",
+                        + " kvprefix-ttft, round-robin",
                 e.getMessage());
         assertEquals(RoutingPolicy.LLM_D_SCORERS, RoutingPolicy.of(" LLM-D-Scorers "));
     }

@@ -5,16 +5,18 @@ import io.kvprefix.simulator.PolicyKind;
 import io.kvprefix.simulator.SimSettings;
 import io.kvprefix.workload.SyntheticTrace;
 import io.kvprefix.workload.Trace;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * {@code kvprefix demo}: the main job. {@code simulate} on the built-in chat workload with its defaults
- * (every policy side by side, 16 mock engines), needing no trace file; it ends by printing the path of
- * the HTML report.
+ * (every policy side by side, 16 mock engines), needing no trace file, then the live leg on real HTTP
+ * ({@link LiveLeg}, docs/OPERATING.md section 12); it ends by printing the path of the HTML report.
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
@@ -24,8 +26,9 @@ import picocli.CommandLine.Option;
         sortOptions = false,
         description = {
             "Run the main job: the routing simulation on the built-in chat workload, with a report.",
-            "This is kvprefix simulate on --requests requests of the built-in workload, every policy side by side;"
-                    + " it ends by printing where the HTML report is."
+            "This is kvprefix simulate on --requests requests of the built-in workload, every policy side by side,"
+                    + " then a live leg: 8 stand-in engines and kvprefix serve on real HTTP, kvprefix-ttft against"
+                    + " round-robin (--no-live skips it); it ends by printing where the HTML report is."
         })
 final class DemoCommand implements Callable<Integer> {
     /** Requests of the demo: about four hours of the built-in chat traffic, simulated in seconds. */
@@ -47,6 +50,19 @@ final class DemoCommand implements Callable<Integer> {
             description = "where report.json and index.html go (default: ${DEFAULT-VALUE}, in the current directory)")
     Path out;
 
+    @Option(
+            names = "--live-requests",
+            paramLabel = "N",
+            defaultValue = "" + LiveLeg.DEFAULT_REQUESTS,
+            description =
+                    "requests of the live leg, per policy (default: ${DEFAULT-VALUE}; docs/OPERATING.md section 12)")
+    int liveRequests;
+
+    @Option(
+            names = "--no-live",
+            description = "skip the live leg (stand-in engines and kvprefix serve on real HTTP): the simulation only")
+    boolean noLive;
+
     @Override
     public Integer call() throws Exception {
         Check.atLeast("--requests", requests, 1);
@@ -55,6 +71,8 @@ final class DemoCommand implements Callable<Integer> {
                 requests * WorkloadOptions.BUILT_IN_BLOCKS_PER_REQUEST * Memory.HEAP_BYTES_PER_BLOCK_STREAMED,
                 0);
         Check.outputDir("--out", out);
+        Check.atLeast("--live-requests", liveRequests, 1);
+        long t0 = System.nanoTime();
         SimSettings settings = SimSettings.defaults();
         Trace trace = SyntheticTrace.generate(requests, settings.seed());
         List<PolicyKind> all = PolicyKind.all();
@@ -63,7 +81,7 @@ final class DemoCommand implements Callable<Integer> {
                         + "multi-turn conversations) on " + settings.workers()
                         + " simulated vLLM engines, " + all.size() + " routing policies side by side, then a rate sweep"
                         + " on the first " + SWEEP_REQUESTS + "; " + Implementation.nativeStatus());
-        return SimulateCommand.run(
+        int status = SimulateCommand.run(
                 trace,
                 settings,
                 all,
@@ -73,5 +91,26 @@ final class DemoCommand implements Callable<Integer> {
                 out,
                 System.out,
                 System.err);
+        if (status == 0 && !noLive) {
+            live(settings);
+        }
+        System.err.printf(Locale.ROOT, "kvprefix demo: done in %.0f s%n", (System.nanoTime() - t0) / 1e9);
+        return status;
+    }
+
+    /** The live leg (docs/OPERATING.md section 12), its table printed and its results added to the report. */
+    private void live(SimSettings settings) throws IOException, InterruptedException {
+        Trace trace = LiveLeg.scaled(SyntheticTrace.generate(liveRequests, settings.seed()), LiveLeg.TOKENS_PER_ID);
+        long t0 = System.nanoTime();
+        List<LiveLeg.Measured> ms = LiveLeg.run(trace, LiveLeg.simSettings(settings), out.resolve("live"), System.err);
+        String description = LiveReport.describe(trace, (System.nanoTime() - t0) / 1e9);
+        LiveReport.addToJson(out.resolve("report.json"), description, ms);
+        LiveReport.addToHtml(out.resolve("index.html"), description, ms);
+        System.out.println();
+        System.out.println(description + ":");
+        System.out.print(LiveReport.table(ms));
+        System.out.println(
+                "report: " + out.resolve("index.html").toAbsolutePath().normalize());
+        System.out.flush();
     }
 }

@@ -45,6 +45,7 @@ import picocli.CommandLine.ScopeType;
             SnapshotBenchCommand.class,
             StandinCommand.class,
             EppBenchCommand.class,
+            ProxyBenchCommand.class,
         })
 public final class Main implements Runnable {
     @Option(

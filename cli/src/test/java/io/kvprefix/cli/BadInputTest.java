@@ -110,6 +110,17 @@ class BadInputTest {
             row("demo --requests 0", "--requests must be >= 1, got 0"),
             row("demo --requests 2000000000", "--requests 2000000000 needs about", "GiB"),
             row("demo --out {file}", "--out", "is a file, not a directory"),
+            row("demo --live-requests 0 --out {dir}", "--live-requests must be >= 1, got 0"),
+            // proxy-bench
+            row("proxy-bench --rounds 0", "--rounds must be >= 1, got 0"),
+            row("proxy-bench --engines 0", "--engines must be >= 1, got 0"),
+            row("proxy-bench --requests 0", "--requests must be >= 1, got 0"),
+            row("proxy-bench --concurrency 0", "--concurrency must be in 1..4096, got 0"),
+            row("proxy-bench --concurrency x", "--concurrency", "x"),
+            row("proxy-bench --open-streams 20000", "--open-streams must be in 1..10000, got 20000"),
+            row("proxy-bench --wrk-seconds 0", "--wrk-seconds must be >= 1, got 0"),
+            row("proxy-bench --out {file}", "--out", "is a file, not a directory"),
+            row("proxy-bench --policy nope", "--policy", "unknown routing policy 'nope'"),
             // gen-ops
             row("gen-ops --out {missing}/x.jsonl", "--out", "no such directory"),
             row("gen-ops --out {dir}", "--out", "is a directory, not a file"),

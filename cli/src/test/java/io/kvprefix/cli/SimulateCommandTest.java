@@ -118,7 +118,7 @@ class SimulateCommandTest {
     @Test
     void demoRunsTheBuiltInWorkloadWithoutATrace() throws IOException {
         Path out = dir.resolve("demo");
-        CliRunner.Result r = CliRunner.run("demo", "--requests", "300", "--out", out.toString());
+        CliRunner.Result r = CliRunner.run("demo", "--requests", "300", "--no-live", "--out", out.toString());
         assertEquals(0, r.exit(), r.err());
         assertTrue(
                 r.out()

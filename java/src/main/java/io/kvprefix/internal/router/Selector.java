@@ -63,6 +63,7 @@ public interface Selector {
             case SGLANG_CACHE_AWARE -> new SglangCacheAware(o.seed());
             case LLM_D_SCORERS -> new LlmdScorers(o.seed());
             case KVPREFIX_TTFT -> new TtftEstimate(o);
+            case ROUND_ROBIN -> new RoundRobin();
         };
     }
 

@@ -183,8 +183,8 @@ final class Exchange {
 
     /** The engine's response broke off (its connection closed or reset, or it went idle too long). */
     private void midResponse(Throwable t) {
-        if (finished) {
-            return;
+        if (finished || clientGone) {
+            return; // the client went away and clientClosed reset the engine's request: a cancel, not a failure
         }
         boolean timeout = isTimeout(t);
         String why = timeout
@@ -217,7 +217,7 @@ final class Exchange {
         if (finished) {
             return;
         }
-        clientGone = true;
+        clientGone = true; // first: the reset below reports itself to midResponse, which must not blame the engine
         if (upstream != null) {
             upstream.reset(); // HTTP/1.1: closes the engine's connection, which aborts the request there
         }
