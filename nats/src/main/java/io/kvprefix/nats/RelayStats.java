@@ -13,10 +13,12 @@ import java.util.Objects;
  * <p>Thread-safety: immutable.
  *
  * @param stream the stream's name
+ * @param streamResets times the stream was found gone or made anew, and re-created and re-filled
+ *     from the engines (docs/FLEET.md section 3)
  * @param engines per engine, in the order they were added
  * @param subscriber the engine side
  */
-public record RelayStats(String stream, List<EngineStats> engines, SubscriberStats subscriber) {
+public record RelayStats(String stream, long streamResets, List<EngineStats> engines, SubscriberStats subscriber) {
     public RelayStats {
         Objects.requireNonNull(stream, "stream");
         engines = List.copyOf(engines);
@@ -39,7 +41,7 @@ public record RelayStats(String stream, List<EngineStats> engines, SubscriberSta
      * @param nextRecord the number the next record gets
      * @param lastSeqPublished the engine sequence number of the last batch acknowledged, or -1
      * @param oversized batches too large for a frame, published as a clear instead
-     * @param lastError the last publish error, or null
+     * @param lastError the last publish error, or null once a frame has landed since
      */
     public record EngineStats(
             EngineEndpoint engine,
@@ -72,13 +74,14 @@ public record RelayStats(String stream, List<EngineStats> engines, SubscriberSta
 
     /** One line for a log. */
     public String summary() {
-        return engines.size() + " engines, " + sum(EngineStats::frames) + " frames, " + batches() + " batches, "
+        return engines.size() + " engines, " + streamResets + " stream resets, " + sum(EngineStats::frames)
+                + " frames, " + batches() + " batches, "
                 + sum(EngineStats::clears) + " clears, " + sum(EngineStats::retries) + " retries, "
                 + sum(EngineStats::queued) + " queued; engines: " + subscriber.summary();
     }
 
     /**
-     * One JSON object (one line): {@code {"stream":NAME,"frames":N,"batches":N,"clears":N,
+     * One JSON object (one line): {@code {"stream":NAME,"stream_resets":N,"frames":N,"batches":N,"clears":N,
      * "duplicate_acks":N,"retries":N,"queued":N,"oversized":N,"engines":[{"endpoint":...,"subject":...,"frames":N,...,
      * "next_record":N,"last_seq":N,"last_error":...|null}],"subscriber":{SubscriberStats JSON}}}.
      */
@@ -86,6 +89,7 @@ public record RelayStats(String stream, List<EngineStats> engines, SubscriberSta
         StringBuilder sb = new StringBuilder(256 + 256 * engines.size());
         sb.append("{\"stream\":");
         Json.string(sb, stream);
+        sb.append(",\"stream_resets\":").append(streamResets);
         sb.append(",\"frames\":").append(sum(EngineStats::frames));
         sb.append(",\"batches\":").append(batches());
         sb.append(",\"clears\":").append(sum(EngineStats::clears));
