@@ -141,7 +141,8 @@ final class ListenCommand implements Callable<Integer> {
                 "restart without loss (docs/SNAPSHOT.md): at start, restore the index from FILE if it",
                 "exists and ask each engine's replay socket only for the batches after the last one",
                 "applied; save FILE every --snapshot-interval and at a clean end (--duration, Ctrl-C,",
-                "SIGTERM). A FILE that cannot be restored is reported and the index starts empty."
+                "SIGTERM). A FILE that cannot be restored is reported, renamed to FILE.refused-TIME",
+                "(never overwritten) and the index starts empty."
             })
     Path snapshot;
 
@@ -170,9 +171,18 @@ final class ListenCommand implements Callable<Integer> {
             description = {
                 "serve /metrics (Prometheus text), /health/live and /health/ready on this",
                 "port while listening (0: any free port, printed on standard error);",
-                "ready once no engine has a replay outstanding (docs/METRICS.md section 2)"
+                "ready once every engine has synced (docs/METRICS.md section 2)"
             })
     Integer metricsPort;
+
+    @Option(
+            names = "--ready-with-absent-engines",
+            description = {
+                "let /health/ready say ready while an engine is declared absent (nothing applied and",
+                "its start-up replay given up); without it such an engine keeps the process not ready",
+                "(docs/METRICS.md section 2)"
+            })
+    boolean readyWithAbsentEngines;
 
     @Option(
             names = "--metrics-host",
@@ -222,6 +232,9 @@ final class ListenCommand implements Callable<Integer> {
         if (snapshotInterval != null && snapshot == null) {
             throw new IllegalArgumentException("--snapshot-interval needs --snapshot");
         }
+        if (snapshot != null) {
+            Check.outputFile("--snapshot", snapshot); // a folder or an unwritable place is said now, not at the end
+        }
         Duration saveEvery = snapshot == null
                 ? null
                 : Check.seconds("--snapshot-interval", snapshotInterval == null ? 60 : snapshotInterval);
@@ -243,7 +256,7 @@ final class ListenCommand implements Callable<Integer> {
                 sub.addEngine(e);
             }
             if (m != null) {
-                m.watch(sub);
+                m.watch(sub, readyWithAbsentEngines);
             }
             if (trtllmEvents != null) {
                 trtllm = new TrtllmFeed(trtllmEvents, index);
@@ -353,8 +366,26 @@ final class ListenCommand implements Callable<Integer> {
             }
             return index;
         } catch (SnapshotException e) {
-            life.log(e.getMessage() + "; starting with an empty index");
+            Path aside = keepAside(e);
+            life.log(e.getMessage() + "; kept it as " + aside + "; starting with an empty index");
             return Implementations.create(indexOptions.impl, config);
+        }
+    }
+
+    /**
+     * A snapshot that was refused is never overwritten (docs/OPERATING.md section 4): it is renamed to
+     * {@code FILE.refused-TIME} next to it; if that fails, listen does not start.
+     */
+    private Path keepAside(SnapshotException refused) {
+        String stamp = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
+                .withZone(java.time.ZoneOffset.UTC)
+                .format(java.time.Instant.now());
+        Path aside = snapshot.resolveSibling(snapshot.getFileName() + ".refused-" + stamp);
+        try {
+            return Files.move(snapshot, aside, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new IllegalArgumentException(refused.getMessage() + "; it cannot be kept aside as " + aside + " ("
+                    + e.getMessage() + "), so listen does not start rather than overwrite it");
         }
     }
 

@@ -15,7 +15,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * The metrics endpoint of {@code kvprefix listen --metrics-port} (docs/METRICS.md section 2): a
  * Prometheus registry with the index's and the subscriber's meters, served with {@code /health/live}
- * and {@code /health/ready} (ready once the subscriber runs and no engine has a replay outstanding).
+ * and {@code /health/ready} (ready once the subscriber runs and every engine has synced, or been
+ * declared absent when {@code --ready-with-absent-engines} allows it).
  *
  * <p>Thread-safety: {@link #watch} and {@link #close} on the command's thread; the endpoint's thread
  * reads the volatile subscriber.
@@ -26,6 +27,7 @@ final class ListenMetrics implements AutoCloseable {
     private final MetricsServer server;
     private volatile KvEventSubscriber subscriber;
     private volatile String notReady = "starting";
+    private volatile boolean absentIsReady;
 
     private ListenMetrics(String host, int port) {
         if (port < 0 || port > 65535) {
@@ -65,8 +67,9 @@ final class ListenMetrics implements AutoCloseable {
         return timed;
     }
 
-    /** Binds the subscriber's meters; readiness follows it from now on. */
-    void watch(KvEventSubscriber sub) {
+    /** Binds the subscriber's meters; readiness follows it from now on ({@code absentIsReady}: see the option). */
+    void watch(KvEventSubscriber sub, boolean absentIsReady) {
+        this.absentIsReady = absentIsReady;
         SubscriberMetrics m = new SubscriberMetrics(sub);
         m.bindTo(registry);
         refresh.add(m::refresh);
@@ -84,7 +87,7 @@ final class ListenMetrics implements AutoCloseable {
         if (why != null) {
             return why;
         }
-        return subscriber.stats().caughtUp() ? null : "a replay is outstanding";
+        return subscriber.stats().notReady(absentIsReady);
     }
 
     @Override

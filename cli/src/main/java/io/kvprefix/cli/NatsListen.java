@@ -9,6 +9,7 @@ import io.kvprefix.nats.ReplicaStats;
 import io.kvprefix.nats.StreamReplica;
 import io.kvprefix.opstream.Implementations;
 import io.nats.client.Connection;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -49,6 +50,7 @@ final class NatsListen {
         try (Lifecycle life = Lifecycle.start("listen", Duration.ofSeconds(15), c.quiet)) {
             Connection connection = FleetConnection.open(c.nats, "kvprefix-listen");
             try (PrefixIndex fresh = Implementations.create(c.indexOptions.impl, config)) {
+                requireStream(connection, fleet, c.nats);
                 StreamReplica.Builder builder = StreamReplica.builder(fresh, connection, fleet);
                 if (snapshotEvery != null) {
                     builder.snapshots(images(c.indexOptions.impl, config), snapshotEvery);
@@ -110,5 +112,28 @@ final class NatsListen {
                 return own.metadata(restored);
             }
         };
+    }
+
+    /**
+     * A replica reads a stream a relay made; a mistyped {@code --stream} would otherwise create an
+     * empty one and answer from an empty index in silence (docs/OPERATING.md section 3).
+     */
+    private static void requireStream(Connection connection, FleetStream fleet, String url) throws IOException {
+        try {
+            connection.jetStreamManagement().getStreamInfo(fleet.name());
+        } catch (io.nats.client.JetStreamApiException e) {
+            if (e.getApiErrorCode() != 10059) { // anything but "stream not found"
+                throw new IOException("stream " + fleet.name() + ": " + e.getMessage(), e);
+            }
+            List<String> names;
+            try {
+                names = connection.jetStreamManagement().getStreamNames();
+            } catch (io.nats.client.JetStreamApiException e2) {
+                names = List.of();
+            }
+            throw new IllegalArgumentException("--stream '" + fleet.name() + "': no such stream on " + url
+                    + " (streams there: " + (names.isEmpty() ? "none" : String.join(", ", names))
+                    + "); start a relay with this --stream first, or fix the name");
+        }
     }
 }

@@ -149,6 +149,55 @@ class ListenMetricsTest {
         }
     }
 
+    /**
+     * An engine whose replay socket never answers and that publishes nothing: before the fix
+     * {@code /health/ready} turned 200 with nothing applied once its start-up replay was given up.
+     * Now it is declared absent, named in the 503's body, counted as a replay failure, and only
+     * {@code --ready-with-absent-engines} makes that ready.
+     */
+    @Test
+    void anAbsentEngineKeepsTheProcessNotReadyUnlessAllowed() throws Exception {
+        int pubPort;
+        int replayPort;
+        try (ServerSocket a = new ServerSocket(0);
+                ServerSocket b = new ServerSocket(0)) {
+            pubPort = a.getLocalPort(); // nobody publishes or answers there
+            replayPort = b.getLocalPort();
+        }
+        String engine = "tcp://127.0.0.1:" + pubPort + "=1,replay=tcp://127.0.0.1:" + replayPort;
+        for (boolean allowed : new boolean[] {false, true}) {
+            List<String> args = new ArrayList<>(List.of("--engine", engine, "--replay-timeout", "0.2"));
+            if (allowed) {
+                args.add("--ready-with-absent-engines");
+            }
+            try (Listen listen = new Listen(args.toArray(String[]::new))) {
+                HttpResponse<String> first = get(listen.base + "/health/ready");
+                assertEquals(503, first.statusCode(), first.body()); // its start-up replay is outstanding
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                HttpResponse<String> r = first;
+                while (System.nanoTime() < deadline) {
+                    r = get(listen.base + "/health/ready");
+                    String m = get(listen.base + "/metrics").body();
+                    boolean failed = m.lines()
+                            .anyMatch(l ->
+                                    l.startsWith("kvprefix_subscriber_replay_failures_total") && !l.endsWith(" 0.0"));
+                    if (failed && (allowed ? r.statusCode() == 200 : r.body().contains("absent"))) {
+                        break;
+                    }
+                    assertTrue(allowed || r.statusCode() == 503, "ready with nothing applied: " + r.body());
+                    Thread.sleep(100);
+                }
+                if (allowed) {
+                    assertEquals(200, r.statusCode(), r.body());
+                } else {
+                    assertEquals(503, r.statusCode(), r.body());
+                    assertEquals("not ready: engine tcp://127.0.0.1:" + pubPort + " absent\n", r.body());
+                }
+                listen.stop();
+            }
+        }
+    }
+
     @Test
     void readyOnlyOnceTheWithheldRangeWasReplayed() throws Exception {
         requirePrometheusParser();

@@ -81,15 +81,14 @@ public record RelayStats(String stream, long streamResets, List<EngineStats> eng
     }
 
     /**
-     * One JSON object (one line): {@code {"stream":NAME,"stream_resets":N,"frames":N,"batches":N,"clears":N,
-     * "duplicate_acks":N,"retries":N,"queued":N,"oversized":N,"engines":[{"endpoint":...,"subject":...,"frames":N,...,
+     * One JSON object (one line): {@code {"stream":NAME,"frames":N,"batches":N,"clears":N,
+     * "duplicate_acks":N,"retries":N,"queued":N,"oversized":N,"stream_resets":N,"engines":[{"endpoint":...,"subject":...,"frames":N,...,
      * "next_record":N,"last_seq":N,"last_error":...|null}],"subscriber":{SubscriberStats JSON}}}.
      */
     public String toJson() {
         StringBuilder sb = new StringBuilder(256 + 256 * engines.size());
         sb.append("{\"stream\":");
         Json.string(sb, stream);
-        sb.append(",\"stream_resets\":").append(streamResets);
         sb.append(",\"frames\":").append(sum(EngineStats::frames));
         sb.append(",\"batches\":").append(batches());
         sb.append(",\"clears\":").append(sum(EngineStats::clears));
@@ -97,6 +96,7 @@ public record RelayStats(String stream, long streamResets, List<EngineStats> eng
         sb.append(",\"retries\":").append(sum(EngineStats::retries));
         sb.append(",\"queued\":").append(sum(EngineStats::queued));
         sb.append(",\"oversized\":").append(sum(EngineStats::oversized));
+        sb.append(",\"stream_resets\":").append(streamResets);
         sb.append(",\"engines\":[");
         for (int i = 0; i < engines.size(); i++) {
             EngineStats e = engines.get(i);
