@@ -264,9 +264,9 @@ final class ListenCommand implements Callable<Integer> {
             }
             life.status("subscribed to " + plan.specs().size() + " engine(s) ("
                     + (plan.runFor() == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
-            runUntilStopped(sub, plan, plan.specs().isEmpty() ? feed : null, life);
+            runUntilStopped(sub, plan, plan.specs().isEmpty() ? feed : null, life, m);
             if (snapshot != null) {
-                saved = save(sub, life);
+                saved = save(sub, life, m);
             }
             life.stopping();
         } finally {
@@ -333,11 +333,11 @@ final class ListenCommand implements Callable<Integer> {
      * of its input: saves the snapshot every {@code --snapshot-interval} (if any) and prints a stats line
      * every {@code --stats-interval} (with engines).
      */
-    private void runUntilStopped(KvEventSubscriber sub, Plan plan, Thread feedOnly, Lifecycle life)
+    private void runUntilStopped(KvEventSubscriber sub, Plan plan, Thread feedOnly, Lifecycle life, ListenMetrics m)
             throws InterruptedException {
         List<Lifecycle.Periodic> tasks = new ArrayList<>();
         if (plan.saveEvery() != null) {
-            tasks.add(new Lifecycle.Periodic(plan.saveEvery(), () -> save(sub, life)));
+            tasks.add(new Lifecycle.Periodic(plan.saveEvery(), () -> save(sub, life, m)));
         }
         tasks.add(new Lifecycle.Periodic(plan.every(), () -> {
             if (feedOnly == null) {
@@ -390,13 +390,19 @@ final class ListenCommand implements Callable<Integer> {
     }
 
     /** Saves {@code --snapshot}; false (after one line on standard error) if it cannot be written. */
-    private boolean save(KvEventSubscriber sub, Lifecycle life) {
+    private boolean save(KvEventSubscriber sub, Lifecycle life, ListenMetrics m) {
         long t0 = System.nanoTime();
         try {
             sub.snapshot(snapshot);
         } catch (SnapshotException | IllegalStateException e) {
             life.log(e.getMessage() + " (the previous snapshot is kept)");
+            if (m != null) {
+                m.saved(false);
+            }
             return false;
+        }
+        if (m != null) {
+            m.saved(true);
         }
         life.status(String.format(Locale.ROOT, "saved %s (%.1f ms)", snapshot, (System.nanoTime() - t0) / 1e6));
         return true;

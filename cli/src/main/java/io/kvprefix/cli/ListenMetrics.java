@@ -28,6 +28,9 @@ final class ListenMetrics implements AutoCloseable {
     private volatile KvEventSubscriber subscriber;
     private volatile String notReady = "starting";
     private volatile boolean absentIsReady;
+    private final io.micrometer.core.instrument.Counter savesOk;
+    private final io.micrometer.core.instrument.Counter savesFailed;
+    private volatile long lastSaveNanos = -1;
 
     private ListenMetrics(String host, int port) {
         if (port < 0 || port > 65535) {
@@ -37,11 +40,39 @@ final class ListenMetrics implements AutoCloseable {
         if (address.isUnresolved()) {
             throw new IllegalArgumentException("--metrics-host: cannot resolve '" + host + "'");
         }
+        savesOk = saves("ok");
+        savesFailed = saves("failed");
+        io.micrometer.core.instrument.Gauge.builder("kvprefix.snapshot.age", this, ListenMetrics::snapshotAge)
+                .description("seconds since the last snapshot --snapshot saved, -1 before the first")
+                .baseUnit("seconds")
+                .register(registry);
         try {
             server = MetricsServer.start(
                     address, registry, this::readiness, List.of(() -> refresh.forEach(Runnable::run)));
         } catch (IOException e) {
             throw new IllegalArgumentException("--metrics-port " + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    private io.micrometer.core.instrument.Counter saves(String result) {
+        return io.micrometer.core.instrument.Counter.builder("kvprefix.snapshot.saves")
+                .description("saves of --snapshot, by result (docs/METRICS.md section 1)")
+                .tag("result", result)
+                .register(registry);
+    }
+
+    private double snapshotAge() {
+        long at = lastSaveNanos;
+        return at < 0 ? -1 : (System.nanoTime() - at) / 1e9;
+    }
+
+    /** A save of {@code --snapshot} ended: counted by result; a good one resets the snapshot's age. */
+    void saved(boolean ok) {
+        if (ok) {
+            savesOk.increment();
+            lastSaveNanos = System.nanoTime();
+        } else {
+            savesFailed.increment();
         }
     }
 

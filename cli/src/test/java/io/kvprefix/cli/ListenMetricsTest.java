@@ -198,6 +198,47 @@ class ListenMetricsTest {
         }
     }
 
+    /** Saves of --snapshot that fail are counted (before the fix they had no metric at all), good ones too. */
+    @Test
+    void failedSnapshotSavesAreCounted() throws Exception {
+        int port;
+        try (ServerSocket a = new ServerSocket(0)) {
+            port = a.getLocalPort(); // nobody publishes there
+        }
+        Path snap = dir.resolve("index.snap");
+        try (Listen listen = new Listen(
+                "--engine",
+                "tcp://127.0.0.1:" + port + "=1",
+                "--snapshot",
+                snap.toString(),
+                "--snapshot-interval",
+                "0.2")) {
+            awaitSample(listen, "kvprefix_snapshot_saves_total{result=\"ok\"}", v -> v >= 1);
+            awaitSample(listen, "kvprefix_snapshot_age_seconds", v -> v >= 0);
+            Files.delete(snap);
+            Files.createDirectory(snap); // the next saves cannot replace a folder
+            awaitSample(listen, "kvprefix_snapshot_saves_total{result=\"failed\"}", v -> v >= 1);
+            listen.stop();
+        }
+    }
+
+    /** Scrapes until the sample named {@code series} (name and labels as printed) satisfies {@code ok}. */
+    private static void awaitSample(Listen listen, String series, java.util.function.DoublePredicate ok)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String body = "";
+        while (System.nanoTime() < deadline) {
+            body = get(listen.base + "/metrics").body();
+            for (String l : body.lines().toList()) {
+                if (l.startsWith(series + " ") && ok.test(Double.parseDouble(l.substring(series.length() + 1)))) {
+                    return;
+                }
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError(series + " never as expected:\n" + body);
+    }
+
     @Test
     void readyOnlyOnceTheWithheldRangeWasReplayed() throws Exception {
         requirePrometheusParser();
