@@ -26,6 +26,7 @@ final class ListenMetrics implements AutoCloseable {
     private final List<Runnable> refresh = new CopyOnWriteArrayList<>();
     private final MetricsServer server;
     private volatile KvEventSubscriber subscriber;
+    private volatile ReplicaMeters replica;
     private volatile String notReady = "starting";
     private volatile boolean absentIsReady;
     private final io.micrometer.core.instrument.Counter savesOk;
@@ -108,6 +109,15 @@ final class ListenMetrics implements AutoCloseable {
         notReady = null;
     }
 
+    /** Binds a fleet replica's meters; readiness follows it from now on (docs/METRICS.md section 2). */
+    void watch(io.kvprefix.nats.StreamReplica replica) {
+        ReplicaMeters m = new ReplicaMeters(replica, replica.stats());
+        m.bindTo(registry);
+        refresh.add(m::refresh);
+        this.replica = m;
+        notReady = null;
+    }
+
     /** The subscriber has stopped: not ready any more (the endpoint still serves until {@link #close}). */
     void stopping() {
         notReady = "stopping";
@@ -118,7 +128,8 @@ final class ListenMetrics implements AutoCloseable {
         if (why != null) {
             return why;
         }
-        return subscriber.stats().notReady(absentIsReady);
+        ReplicaMeters r = replica;
+        return r != null ? r.notReady() : subscriber.stats().notReady(absentIsReady);
     }
 
     @Override

@@ -38,9 +38,6 @@ final class NatsListen {
                     + "--snapshot-interval S publishes the replica's snapshots to the stream's object store");
         }
         Duration snapshotEvery = Check.secondsOrNull("--snapshot-interval", c.snapshotInterval);
-        if (c.metricsPort != null) {
-            throw new IllegalArgumentException("--metrics-port is not served with --nats yet");
-        }
         FleetStream fleet = FleetStream.named(c.stream); // IllegalArgumentException names a bad name
         Duration runFor = Check.secondsOrNull("--duration", c.duration);
         Duration every = Check.seconds("--stats-interval", c.statsInterval);
@@ -48,6 +45,7 @@ final class NatsListen {
         Path queryFile = Check.inputFileOrNull("--queries", c.queries);
         // the drain: let the results and stats be printed first
         try (Lifecycle life = Lifecycle.start("listen", Duration.ofSeconds(15), c.quiet)) {
+            ListenMetrics metrics = life.metrics(c.metricsHost, c.metricsPort);
             Connection connection = FleetConnection.open(c.nats, "kvprefix-listen");
             try (PrefixIndex fresh = Implementations.create(c.indexOptions.impl, config)) {
                 requireStream(connection, fleet, c.nats);
@@ -56,6 +54,9 @@ final class NatsListen {
                     builder.snapshots(images(c.indexOptions.impl, config), snapshotEvery);
                 }
                 StreamReplica replica = builder.build();
+                if (metrics != null) {
+                    metrics.watch(replica);
+                }
                 PrefixIndex index = replica.index(); // the restored one, if a snapshot was
                 try {
                     ReplicaStats last = apply(c, replica, fleet, runFor, every, life);

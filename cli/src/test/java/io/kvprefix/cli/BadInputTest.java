@@ -137,7 +137,7 @@ class BadInputTest {
                     "--metrics-host"),
             // listen --nats (a replica), relay, fleet-bench
             row("listen --nats nats://127.0.0.1:1 --engine tcp://127.0.0.1:1=1", "--engine", "exclude --nats"),
-            row("listen --nats nats://127.0.0.1:1 --metrics-port 0", "--metrics-port", "--nats"),
+            row("listen --nats nats://127.0.0.1:1 --metrics-port 70000", "--metrics-port must be 0..65535"),
             row("listen --nats nats://127.0.0.1:1 --queries {missing}", "--queries", "no such file"),
             row("listen --nats nats://127.0.0.1:1 --impl fast", "unknown implementation 'fast'"),
             row("relay --nats nats://127.0.0.1:1", "Missing required option", "--engine"),

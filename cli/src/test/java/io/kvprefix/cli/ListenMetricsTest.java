@@ -222,6 +222,59 @@ class ListenMetricsTest {
         }
     }
 
+    /**
+     * A fleet replica's /metrics and /health/ready (before: {@code --metrics-port} was refused with
+     * {@code --nats}): ready once it applied the stream up to its last sequence at start, not ready
+     * while the stream is gone, ready again on the new stream, every step on the meters too.
+     */
+    @Test
+    void aReplicaServesItsMetricsAndTellsItsReadiness() throws Exception {
+        try (io.kvprefix.nats.testing.NatsServer server =
+                new io.kvprefix.nats.testing.NatsServer(Files.createDirectories(dir.resolve("nats")))) {
+            io.nats.client.Connection c = io.kvprefix.nats.FleetConnection.open(server.url(), "test");
+            try {
+                replicaReadiness(server, c);
+            } finally {
+                c.close();
+            }
+        }
+    }
+
+    private void replicaReadiness(io.kvprefix.nats.testing.NatsServer server, io.nats.client.Connection c)
+            throws Exception {
+        {
+            io.kvprefix.nats.FleetStream stream = io.kvprefix.nats.FleetStream.defaults();
+            stream.ensure(c);
+            try (Listen listen = new Listen("--nats", server.url())) {
+                String tag = "{stream=\"" + stream.name() + "\"}";
+                awaitReady(listen, 200, "ready");
+                awaitSample(listen, "kvprefix_replica_stream_sequence" + tag, v -> v == 0);
+                awaitSample(listen, "kvprefix_replica_stream_gone" + tag, v -> v == 0);
+                c.jetStreamManagement().deleteStream(stream.name());
+                awaitReady(listen, 503, "is gone");
+                awaitSample(listen, "kvprefix_replica_stream_gone" + tag, v -> v == 1);
+                stream.ensure(c); // made anew: another creation time
+                awaitReady(listen, 200, "ready");
+                awaitSample(listen, "kvprefix_replica_stream_resets_total" + tag, v -> v == 1);
+                listen.stop();
+            }
+        }
+    }
+
+    private static void awaitReady(Listen listen, int status, String body) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        HttpResponse<String> r = null;
+        while (System.nanoTime() < deadline) {
+            r = get(listen.base + "/health/ready");
+            if (r.statusCode() == status && r.body().contains(body)) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError(
+                "never " + status + " " + body + ": " + (r == null ? "" : r.statusCode() + " " + r.body()));
+    }
+
     /** Scrapes until the sample named {@code series} (name and labels as printed) satisfies {@code ok}. */
     private static void awaitSample(Listen listen, String series, java.util.function.DoublePredicate ok)
             throws Exception {
