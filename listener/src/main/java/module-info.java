@@ -13,6 +13,7 @@ module io.kvprefix.zmq {
     requires transitive io.kvprefix;
     requires org.zeromq.jeromq;
     requires msgpack.core;
+    requires java.net.http;
 
     exports io.kvprefix.zmq;
 }

@@ -15,6 +15,8 @@ module io.kvprefix.nats {
     requires transitive io.kvprefix;
     requires transitive io.kvprefix.zmq;
     requires transitive io.nats.jnats;
+    requires com.fasterxml.jackson.core;
+    requires msgpack.core;
 
     exports io.kvprefix.nats;
 }

@@ -23,6 +23,8 @@ import java.util.Map;
  * @param nativeMatch true if matches run in the native kernel
  * @param blocksPerWorker blocks held per worker
  * @param events events applied so far, per status
+ * @param contention the off-heap index's contention counters since it was made, by name (empty for
+ *     the heap index); the names and what each counts are in docs/BENCHMARKS.md section 2
  */
 public record IndexStats(
         int workers,
@@ -35,10 +37,40 @@ public record IndexStats(
         int bitsetWords,
         boolean nativeMatch,
         Map<Worker, Long> blocksPerWorker,
-        Map<EventStatus, Long> events) {
+        Map<EventStatus, Long> events,
+        Map<String, Long> contention) {
     public IndexStats {
         blocksPerWorker = Map.copyOf(blocksPerWorker);
         events = Map.copyOf(events);
+        contention = Map.copyOf(contention);
+    }
+
+    /** Stats without contention counters (an index that keeps none). */
+    public IndexStats(
+            int workers,
+            long blocks,
+            long entries,
+            long nativeBytes,
+            long heapBytes,
+            long capacity,
+            long rebuilds,
+            int bitsetWords,
+            boolean nativeMatch,
+            Map<Worker, Long> blocksPerWorker,
+            Map<EventStatus, Long> events) {
+        this(
+                workers,
+                blocks,
+                entries,
+                nativeBytes,
+                heapBytes,
+                capacity,
+                rebuilds,
+                bitsetWords,
+                nativeMatch,
+                blocksPerWorker,
+                events,
+                Map.of());
     }
 
     /** Bytes of memory the index holds: off-heap plus the heap estimate. */

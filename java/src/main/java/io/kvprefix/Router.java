@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 
 /**
@@ -59,7 +60,8 @@ public final class Router implements AutoCloseable {
                         b.spreadMisses,
                         b.seed,
                         b.lowerTierCredit),
-                b.clock);
+                b.clock,
+                hasher.blockSize());
         for (var e : b.workers.entrySet()) {
             table.add(e.getKey(), e.getValue());
         }
@@ -87,14 +89,27 @@ public final class Router implements AutoCloseable {
      * Routes the request {@code tokens[offset .. offset+length)} hashed with {@code hasher} (for example
      * salted for a LoRA adapter, or another block size). The request's {@code isl} is {@code length}.
      * Without predicted mode this is one {@link PrefixIndex#match(int[], int, int, BlockHasher,
-     * MatchResult)} call (one native downcall on the native path) outside any lock, then O(workers)
-     * work under a short lock, and nothing is allocated but the decision (with kvprefix-ttft, also one
+     * MatchResult)} call (one native downcall on the native path) outside any lock, then work under a
+     * short lock that grows with the matched workers for dynamo-cost at temperature 0 and with the
+     * fleet otherwise (docs/SPEC.md section 6.5), and nothing is allocated but the decision (with kvprefix-ttft, also one
      * small node for its pending prefill).
      *
      * @throws IllegalArgumentException if {@code hasher}'s chain seed differs from the index's
      * @throws IllegalStateException if no worker is registered, or the router or its index is closed
      */
     public RoutingDecision route(int[] tokens, int offset, int length, BlockHasher hasher) {
+        return route(tokens, offset, length, hasher, null);
+    }
+
+    /**
+     * As {@link #route(int[], int, int, BlockHasher)}, choosing only among the registered workers that
+     * {@code among} accepts (all of them when null): the policy weighs those alone, as if they were the
+     * only members (for example a gateway's subset hint, or the one endpoint that served a request). The
+     * predicate is called under the router's lock, once per member: keep it cheap.
+     *
+     * @throws IllegalStateException if no registered worker is accepted, or as the other form
+     */
+    public RoutingDecision route(int[] tokens, int offset, int length, BlockHasher hasher, Predicate<Worker> among) {
         Objects.checkFromIndexSize(offset, length, tokens.length);
         Objects.requireNonNull(hasher, "hasher");
         checkOpen();
@@ -102,14 +117,14 @@ public final class Router implements AutoCloseable {
         int bs = hasher.blockSize();
         if (predicted == null) {
             events.match(tokens, offset, length, hasher, s.first);
-            table.decide(s.first, null, true, length, bs, blockCount, s.choice);
+            table.decide(s.first, null, true, length, bs, blockCount, among, s.choice);
             return decision(s, length, bs);
         }
         checkChainSeed(hasher);
         int blocks = hasher.blockCount(length);
         s.ensure(blocks);
         hasher.hashBlocks(tokens, offset, length, s.locals, s.chains);
-        return routePredicted(s, blocks, length, bs);
+        return routePredicted(s, blocks, length, bs, among);
     }
 
     /**
@@ -120,28 +135,38 @@ public final class Router implements AutoCloseable {
      * @throws IllegalStateException if no worker is registered, or the router or its index is closed
      */
     public RoutingDecision route(long[] localHashes, int inputTokens) {
+        return route(localHashes, inputTokens, null);
+    }
+
+    /**
+     * As {@link #route(long[], int)}, choosing only among the registered workers that {@code among}
+     * accepts (all of them when null; see {@link #route(int[], int, int, BlockHasher, Predicate)}).
+     *
+     * @throws IllegalStateException if no registered worker is accepted, or as the other form
+     */
+    public RoutingDecision route(long[] localHashes, int inputTokens, Predicate<Worker> among) {
         int bs = checkFits(localHashes, inputTokens);
         int n = localHashes.length;
         checkOpen();
         Scratch s = scratch.get();
         if (predicted == null) {
             events.match(localHashes, 0, n, s.first);
-            table.decide(s.first, null, true, inputTokens, bs, blockCount, s.choice);
+            table.decide(s.first, null, true, inputTokens, bs, blockCount, among, s.choice);
             return decision(s, inputTokens, bs);
         }
         s.ensure(n);
         System.arraycopy(localHashes, 0, s.locals, 0, n);
         hasher.chainHashes(localHashes, 0, n, false, 0L, s.chains, 0);
-        return routePredicted(s, n, inputTokens, bs);
+        return routePredicted(s, n, inputTokens, bs, among);
     }
 
-    private RoutingDecision routePredicted(Scratch s, int blocks, int isl, int bs) {
+    private RoutingDecision routePredicted(Scratch s, int blocks, int isl, int bs, Predicate<Worker> among) {
         predicted.expire();
         if (events != null) {
             events.match(s.locals, 0, blocks, s.first);
         }
         predicted.match(s.locals, 0, blocks, s.second);
-        table.decide(events != null ? s.first : null, s.second, events != null, isl, bs, blockCount, s.choice);
+        table.decide(events != null ? s.first : null, s.second, events != null, isl, bs, blockCount, among, s.choice);
         WorkerLoad chosen = s.choice.load;
         RoutingDecision d = decision(s, isl, bs);
         predicted.record(chosen, s.locals, s.chains, blocks);

@@ -86,6 +86,26 @@ final class JavaNames {
             Map.entry("AssistantTracker", "HuggingFace transformers' chat-template extension"),
             Map.entry("ImmutableSandboxedEnvironment", "Python Jinja2's sandbox"),
             Map.entry("HttpClient", "the JDK's java.net.http client (or Vert.x's)"),
+            // NVIDIA Dynamo's event plane and KV-event types, which listen --dynamo reads (docs/ENGINES.md section 4)
+            Map.entry("EventEnvelope", "NVIDIA Dynamo's event-plane envelope"),
+            Map.entry("KvCacheEvent", "NVIDIA Dynamo's KV event inside a RouterEvent"),
+            Map.entry("KvCacheEventData", "NVIDIA Dynamo's stored/removed/cleared enum"),
+            Map.entry("KvCacheStoreData", "NVIDIA Dynamo's store payload"),
+            Map.entry("StorageTier", "NVIDIA Dynamo's tier enum"),
+            Map.entry("NatsQueue", "NVIDIA Dynamo's JetStream queue"),
+            Map.entry("WorkerQueryClient", "NVIDIA Dynamo's router-side recovery client"),
+            // epp: Envoy's ext_proc Java API (io.envoyproxy.controlplane:api) and GIE's resources
+            Map.entry("ExternalProcessorGrpc", "Envoy's ext_proc gRPC stub (io.envoyproxy.controlplane:api)"),
+            Map.entry("ExternalProcessor", "Envoy's ext_proc gRPC service"),
+            Map.entry("ImmediateResponse", "Envoy's ext_proc answer that the data plane sends the client"),
+            Map.entry("InferencePool", "the Gateway API Inference Extension's resource"),
+            // Spring Cloud Gateway's names (docs/SPRING.md), and the filter name its routes give kvprefix's factory
+            Map.entry("KvAwareRouting", "a Spring Cloud Gateway route's name for KvAwareRoutingGatewayFilterFactory"),
+            Map.entry("NettyRoutingFilter", "Spring Cloud Gateway's HTTP client filter"),
+            Map.entry("NettyWriteResponseFilter", "Spring Cloud Gateway's response writer"),
+            Map.entry("RouteToRequestUrlFilter", "Spring Cloud Gateway's route-to-URL filter"),
+            Map.entry("ReactiveLoadBalancerClientFilter", "Spring Cloud Gateway's load-balancer filter"),
+            Map.entry("RoundRobinLoadBalancer", "Spring Cloud LoadBalancer's default"),
             Map.entry("None", "Python's literal"));
 
     private static final List<String> JDK_PACKAGES = List.of(

@@ -48,7 +48,8 @@ public final class ReplayBench {
             long writersNanos,
             long readersNanos,
             long finalBytes,
-            Lanes lanes) {
+            Lanes lanes,
+            Map<String, Long> contention) {
         double seconds() {
             return wallNanos / 1e9;
         }
@@ -320,14 +321,27 @@ public final class ReplayBench {
             Lanes lanes) {
         long blocks = 0, bytes = 0;
         int workers = 0;
+        Map<String, Long> contention = new java.util.TreeMap<>();
         for (PrefixIndex index : indexes) {
             var stats = index.stats();
             blocks += stats.blocks();
             bytes += stats.bytesUsed();
             workers += index.workers().size();
+            stats.contention().forEach((k, v) -> contention.merge(k, v, Long::sum));
         }
         return new Pass(
-                impl, wall, latencies, statuses, blocks, workers, matched, writersNanos, readersNanos, bytes, lanes);
+                impl,
+                wall,
+                latencies,
+                statuses,
+                blocks,
+                workers,
+                matched,
+                writersNanos,
+                readersNanos,
+                bytes,
+                lanes,
+                contention);
     }
 
     /**

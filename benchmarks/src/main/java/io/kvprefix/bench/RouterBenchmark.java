@@ -29,7 +29,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * for each policy, against an index where 16 workers each hold {@link MatchBenchmark#FILLER}
  * unrelated blocks plus a growing share of the request (worker w holds its first {@code (w+1)/16}),
  * so depths and costs differ per worker. With {@code workers} above 16 the others are registered with
- * the router and hold nothing, which measures the O(workers) part of a decision on a large fleet.
+ * the router and hold nothing, which measures what a decision costs on a large fleet (docs/SPEC.md
+ * section 6.5). With {@code fleet=busy} every worker first gets one request of its own length that
+ * never finishes (distinct loads, a prefill pending on each), the state of a fleet under load.
  * Sample-time mode gives the percentiles.
  *
  * <p>{@link #setup()} checks the decision: the worker holding the whole request wins (its prefill
@@ -60,6 +62,9 @@ public class RouterBenchmark {
 
     @Param({"dynamo-cost", "kvprefix-ttft"})
     public String policy;
+
+    @Param({"idle", "busy"})
+    public String fleet;
 
     Router router;
     int[] request;
@@ -103,6 +108,21 @@ public class RouterBenchmark {
         }
         d.prefillFinished();
         d.finished();
+        if (fleet.equals("busy")) {
+            int[] other = new int[BLOCK * 64];
+            for (int i = 0; i < router.workers().size(); i++) { // misses of many lengths, spread by load
+                other[0] = 200_000 + i;
+                router.route(other, 0, BLOCK * (1 + i % 64), router.hasher());
+            }
+            RoutingDecision busy = router.route(request);
+            if (busy.overlapBlocks() == 0) { // a holder wins (which one depends on the loads the misses left)
+                throw new IllegalStateException(impl + ", " + policy + ", busy fleet: routed to " + busy.worker()
+                        + " holding none of the request");
+            }
+            busy.finished();
+        } else if (!fleet.equals("idle")) {
+            throw new IllegalArgumentException("fleet is idle or busy, not " + fleet);
+        }
     }
 
     @TearDown(Level.Trial)

@@ -46,6 +46,9 @@ record BenchReport(
             if (writers > 1) {
                 lanes.add(String.format("# %s, best pass: %s", e.getKey(), s.lanes.describe()));
             }
+            if (!s.contention.isEmpty()) {
+                lanes.add(contention(e.getKey(), s.contention));
+            }
             for (var f : paced.getOrDefault(e.getKey(), Map.of()).entrySet()) {
                 json.set(json.size() - 1, paced(out, e.getKey(), s, f.getKey(), f.getValue(), json.getLast()));
             }
@@ -53,6 +56,17 @@ record BenchReport(
         lanes.forEach(out::println);
         json.forEach(out::println);
         out.flush();
+    }
+
+    /**
+     * One line of the best pass's contention counters, each also per event (docs/BENCHMARKS.md
+     * section 2); the process-wide run-lock count is the pass's own only in a process running one pass at a time.
+     */
+    private String contention(String impl, Map<String, Long> c) {
+        StringBuilder b = new StringBuilder("# " + impl + ", best pass, contention:");
+        double events = Math.max(1, work.events());
+        c.forEach((k, v) -> b.append(String.format(Locale.ROOT, " %s %d (%.4f/event)", k, v, v / events)));
+        return b.toString();
     }
 
     private void header(PrintStream out) {
@@ -207,7 +221,8 @@ record BenchReport(
             long p50,
             long p99,
             long p999,
-            ReplayBench.Lanes lanes) {}
+            ReplayBench.Lanes lanes,
+            Map<String, Long> contention) {}
 
     /**
      * The work one pass does: everything in the stream, or only its events when no reader runs the
@@ -254,7 +269,8 @@ record BenchReport(
                 quantile(lat, 0.50),
                 quantile(lat, 0.99),
                 quantile(lat, 0.999),
-                bestPass.lanes());
+                bestPass.lanes(),
+                bestPass.contention());
     }
 
     static long quantile(long[] sorted, double q) {

@@ -11,7 +11,9 @@ import io.kvprefix.opstream.Implementations;
 import io.kvprefix.opstream.Op;
 import io.kvprefix.opstream.OpStreamReader;
 import io.kvprefix.opstream.OpStreamWriter;
+import io.kvprefix.zmq.EngineDiscovery;
 import io.kvprefix.zmq.EngineEndpoint;
+import io.kvprefix.zmq.EnginesFile;
 import io.kvprefix.zmq.KvEventSubscriber;
 import io.kvprefix.zmq.SubscriberStats;
 import java.io.IOException;
@@ -33,7 +35,8 @@ import picocli.CommandLine.Option;
  * them to an index until {@code --duration} or Ctrl-C / SIGTERM ({@link Lifecycle}), then answers the
  * match lines of {@code --queries} and prints one JSON stats object as the last line. Snapshots:
  * docs/SNAPSHOT.md; metrics and health: docs/METRICS.md section 2 ({@link ListenMetrics}); with
- * {@code --nats}, the fleet replica ({@link NatsListen}).
+ * {@code --nats}, the fleet replica ({@link NatsListen}); with {@code --dynamo}, a Dynamo
+ * deployment's events ({@link DynamoListen}).
  *
  * <p>Exit status: 0 after a run (whatever the engines sent); 2 for a usage error (a bad option value,
  * a queries file that cannot be opened, a metrics port that cannot be bound); 1 if reading the queries
@@ -54,7 +57,8 @@ import picocli.CommandLine.Option;
             "section 3). After --duration (or Ctrl-C) prints the result of each match and",
             "explain line of --queries, then one JSON stats object as the last line of",
             "standard output. --metrics-port serves Prometheus metrics and health checks meanwhile.",
-            "With --nats it applies a fleet's stream instead (kvprefix relay fills it)."
+            "With --nats it applies a fleet's stream instead (kvprefix relay fills it); with",
+            "--dynamo, the KV events of a running NVIDIA Dynamo deployment."
         })
 final class ListenCommand implements Callable<Integer> {
 
@@ -71,6 +75,26 @@ final class ListenCommand implements Callable<Integer> {
                 "format=F is the format of the batch payloads: vllm (the default) or sglang."
             })
     List<String> engines = new ArrayList<>();
+
+    @Option(
+            names = "--engine-url",
+            paramLabel = "http://HOST:PORT=WORKER[,format=F]",
+            description = {
+                "an engine found, not listed (repeatable): asks the vLLM server at the URL",
+                "(GET /kv_event_sources) where each of its dp ranks publishes, and subscribes",
+                "to those publishers and replay sockets for worker WORKER"
+            })
+    List<String> engineUrls = new ArrayList<>();
+
+    @Option(
+            names = "--engines-file",
+            paramLabel = "FILE",
+            description = {
+                "a file of engines, one a line (an --engine or --engine-url value; # comments),",
+                "read again every second: added, changed and removed lines take effect without",
+                "a restart, and a removed engine's blocks are cleared"
+            })
+    Path enginesFile;
 
     @Option(
             names = "--trtllm-events",
@@ -97,9 +121,44 @@ final class ListenCommand implements Callable<Integer> {
     @Option(
             names = "--stream",
             paramLabel = "NAME",
-            defaultValue = "KVPREFIX_EVENTS",
-            description = "with --nats: the stream's name (default: ${DEFAULT-VALUE})")
+            description = {
+                "with --nats: the stream's name (default: KVPREFIX_EVENTS); with --dynamo-mode",
+                "durable: Dynamo's stream, for releases that name it otherwise than",
+                "namespace-NS-component-C-kv-events"
+            })
     String stream;
+
+    @Option(
+            names = "--dynamo",
+            paramLabel = "URL",
+            description = {
+                "instead of engines, read a running NVIDIA Dynamo deployment's KV events from",
+                "its NATS server, for example nats://10.0.0.2:4222, read-only (with --namespace",
+                "and --component; docs/OPERATING.md section 10)"
+            })
+    String dynamo;
+
+    @Option(
+            names = "--namespace",
+            paramLabel = "NS",
+            description = "with --dynamo: the Dynamo namespace (for example dynamo)")
+    String namespace;
+
+    @Option(
+            names = "--component",
+            paramLabel = "C",
+            description = "with --dynamo: the workers' component (for example backend)")
+    String component;
+
+    @Option(
+            names = "--dynamo-mode",
+            paramLabel = "MODE",
+            defaultValue = "event-plane",
+            description = {
+                "with --dynamo: event-plane (the default: core NATS subjects, live from now on)",
+                "or durable (the JetStream stream of --router-durable-kv-events, from its start)"
+            })
+    String dynamoMode;
 
     @Option(
             names = "--duration",
@@ -208,6 +267,12 @@ final class ListenCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (dynamo != null) {
+            return DynamoListen.run(this);
+        }
+        if (namespace != null || component != null || !dynamoMode.equals("event-plane")) {
+            throw new IllegalArgumentException("--namespace, --component and --dynamo-mode go with --dynamo URL");
+        }
         if (nats != null) {
             return NatsListen.run(this);
         }
@@ -222,7 +287,15 @@ final class ListenCommand implements Callable<Integer> {
 
     private Plan validate() {
         List<EngineEndpoint> specs = Check.engines(engines);
-        if (specs.isEmpty() && trtllmEvents == null) {
+        engineUrls.forEach(u -> {
+            try {
+                EngineDiscovery.Spec.parse(u);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--engine-url: " + e.getMessage(), e);
+            }
+        });
+        Check.inputFileOrNull("--engines-file", enginesFile == null ? null : enginesFile.toString());
+        if (specs.isEmpty() && trtllmEvents == null && engineUrls.isEmpty() && enginesFile == null) {
             throw new IllegalArgumentException("give at least one --engine or --trtllm-events, or --nats");
         }
         Duration runFor = Check.secondsOrNull("--duration", duration);
@@ -242,6 +315,19 @@ final class ListenCommand implements Callable<Integer> {
                 specs, runFor, every, replayWait, config, saveEvery, Check.inputFileOrNull("--queries", queries));
     }
 
+    /** Subscribes to the listed and the found engines; the watched engines file, or null. */
+    private EnginesFile subscribe(KvEventSubscriber sub, Plan plan) throws IOException {
+        for (EngineEndpoint e : plan.specs()) {
+            sub.addEngine(e);
+        }
+        for (String u : engineUrls) {
+            for (EngineEndpoint e : EngineDiscovery.discover(EngineDiscovery.Spec.parse(u), Duration.ofSeconds(10))) {
+                sub.addEngine(e); // IOException: the engine did not say, in one line
+            }
+        }
+        return enginesFile == null ? null : EnginesFile.watch(enginesFile, sub, Duration.ofSeconds(1));
+    }
+
     /** Feeds {@code index} until stopped, then answers the queries and prints the results and the stats. */
     private int listen(Plan plan, PrefixIndex index, ListenMetrics m, Lifecycle life) throws Exception {
         KvEventSubscriber sub = KvEventSubscriber.builder(index)
@@ -251,10 +337,9 @@ final class ListenCommand implements Callable<Integer> {
         boolean saved = true;
         TrtllmFeed trtllm = null;
         Thread feed = null;
+        EnginesFile watched = null;
         try {
-            for (EngineEndpoint e : plan.specs()) {
-                sub.addEngine(e);
-            }
+            watched = subscribe(sub, plan);
             if (m != null) {
                 m.watch(sub, readyWithAbsentEngines);
             }
@@ -262,14 +347,18 @@ final class ListenCommand implements Callable<Integer> {
                 trtllm = new TrtllmFeed(trtllmEvents, index);
                 feed = startFeed(trtllm, plan.specs(), index);
             }
-            life.status("subscribed to " + plan.specs().size() + " engine(s) ("
+            life.status("subscribed to " + sub.engines().size() + " engine(s) ("
                     + (plan.runFor() == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
-            runUntilStopped(sub, plan, plan.specs().isEmpty() ? feed : null, life, m);
+            boolean feedOnly = plan.specs().isEmpty() && engineUrls.isEmpty() && enginesFile == null;
+            runUntilStopped(sub, plan, feedOnly ? feed : null, life, m);
             if (snapshot != null) {
                 saved = save(sub, life, m);
             }
             life.stopping();
         } finally {
+            if (watched != null) {
+                watched.close();
+            }
             sub.close(); // nothing is applied after this: the stats below describe the index the queries see
         }
         SubscriberStats finalStats = sub.stats();

@@ -36,6 +36,7 @@ import picocli.CommandLine.ScopeType;
             ListenCommand.class,
             RelayCommand.class,
             ServeCommand.class,
+            EppCommand.class,
             FleetBenchCommand.class,
             BenchCommand.class,
             SweepCommand.class,
@@ -43,6 +44,7 @@ import picocli.CommandLine.ScopeType;
             FootprintCommand.class,
             SnapshotBenchCommand.class,
             StandinCommand.class,
+            EppBenchCommand.class,
         })
 public final class Main implements Runnable {
     @Option(

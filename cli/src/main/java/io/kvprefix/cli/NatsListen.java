@@ -38,7 +38,8 @@ final class NatsListen {
                     + "--snapshot-interval S publishes the replica's snapshots to the stream's object store");
         }
         Duration snapshotEvery = Check.secondsOrNull("--snapshot-interval", c.snapshotInterval);
-        FleetStream fleet = FleetStream.named(c.stream); // IllegalArgumentException names a bad name
+        FleetStream fleet = FleetStream.named(
+                c.stream == null ? FleetStream.DEFAULT_NAME : c.stream); // IllegalArgumentException names a bad name
         Duration runFor = Check.secondsOrNull("--duration", c.duration);
         Duration every = Check.seconds("--stats-interval", c.statsInterval);
         IndexConfig config = c.indexConfig(); // --impl, --max-workers and --memory-budget, as without --nats

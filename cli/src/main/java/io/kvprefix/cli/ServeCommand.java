@@ -6,18 +6,16 @@ import io.kvprefix.service.EngineSpec;
 import io.kvprefix.service.EngineStatus;
 import io.kvprefix.service.RouterService;
 import io.kvprefix.service.ServiceOptions;
-import io.kvprefix.tokenizer.PromptTokenizer;
-import io.kvprefix.tokenizer.Tokenizers;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.kvprefix.zmq.EngineDiscovery;
+import io.kvprefix.zmq.EngineEndpoint;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -42,7 +40,7 @@ import picocli.CommandLine.Option;
             "through --tokenizer, else by load) and proxied with its stream passed through as it",
             "comes. Endpoints: /v1/completions, /v1/chat/completions, /v1/models, /health, /metrics,",
             "POST /kvprefix/v1/route and /kvprefix/v1/explain; other paths go to an engine by load.",
-            "The engines' KV events feed the index (ZMQ with replay, or --nats). docs/OPERATING.md section 9."
+            "The engines' KV events feed the index (ZMQ with replay, --nats, or --dynamo). docs/OPERATING.md section 9."
         })
 final class ServeCommand implements Callable<Integer> {
 
@@ -52,9 +50,13 @@ final class ServeCommand implements Callable<Integer> {
             description = {
                 "an engine (repeatable): its worker id, its HTTP base URL, and its KV-event",
                 "publisher (events=tcp://HOST:5557) and replay socket (replay=tcp://HOST:6557),",
-                "as listen --engine takes them; without events= (or with --nats) none is read."
+                "as listen --engine takes them; without events= (or with --nats) none is read.",
+                "events=discover asks the engine (vLLM's GET /kv_event_sources) for both."
             })
     List<String> engines = new ArrayList<>();
+
+    @Mixin
+    RouterFlags flags = new RouterFlags();
 
     @Option(
             names = "--port",
@@ -71,92 +73,6 @@ final class ServeCommand implements Callable<Integer> {
     String host;
 
     @Option(
-            names = "--policy",
-            paramLabel = "NAME",
-            defaultValue = "dynamo-cost",
-            description = "routing policy (docs/SPEC.md section 6; default: ${DEFAULT-VALUE})")
-    String policy;
-
-    @Option(
-            names = "--block-size",
-            paramLabel = "N",
-            defaultValue = "16",
-            description = "tokens per KV block, as the engines use (default: ${DEFAULT-VALUE})")
-    int blockSize;
-
-    @Option(
-            names = "--tokenizer",
-            paramLabel = "MODEL=SPEC",
-            description = {
-                "how MODEL's text and chat prompts become tokens (repeatable): local:DIR,",
-                "render:http://HOST:PORT or tokens (docs/TOKENIZER.md); without one, such",
-                "requests are routed by load (x-kvprefix-route: load-only)"
-            })
-    List<String> tokenizers = new ArrayList<>();
-
-    @Option(
-            names = "--nats",
-            paramLabel = "URL",
-            description =
-                    "read the engines' KV events from a fleet stream (kvprefix relay fills it) instead of their publishers")
-    String nats;
-
-    @Option(
-            names = "--stream",
-            paramLabel = "NAME",
-            defaultValue = "KVPREFIX_EVENTS",
-            description = "with --nats: the stream's name (default: ${DEFAULT-VALUE})")
-    String stream;
-
-    @Option(
-            names = "--snapshot",
-            paramLabel = "FILE",
-            description =
-                    "restore the index from FILE at start and save it every --snapshot-interval and at the end (docs/SNAPSHOT.md)")
-    Path snapshot;
-
-    @Option(
-            names = "--snapshot-interval",
-            paramLabel = "SECONDS",
-            defaultValue = "60",
-            description = "seconds between snapshot saves (default: ${DEFAULT-VALUE})")
-    double snapshotInterval;
-
-    @Option(
-            names = "--memory-budget",
-            paramLabel = "BYTES",
-            description = "most off-heap memory the index may hold, e.g. 512m (default: unlimited)")
-    String memoryBudget;
-
-    @Option(
-            names = "--max-body",
-            paramLabel = "BYTES",
-            defaultValue = "32m",
-            description = "largest request body accepted; larger ones get 413 (default: ${DEFAULT-VALUE})")
-    String maxBody;
-
-    @Option(
-            names = "--max-in-flight",
-            paramLabel = "N",
-            defaultValue = "4096",
-            description = "requests proxied at once; more wait in the queue (default: ${DEFAULT-VALUE})")
-    int maxInFlight;
-
-    @Option(
-            names = "--max-queued",
-            paramLabel = "N",
-            defaultValue = "1024",
-            description = "requests that may wait for a slot; more get 429 (default: ${DEFAULT-VALUE})")
-    int maxQueued;
-
-    @Option(
-            names = "--queue-timeout",
-            paramLabel = "SECONDS",
-            defaultValue = "30",
-            description = "longest wait for a slot; then 429 (default: ${DEFAULT-VALUE})")
-    double queueTimeout;
-
-    @Option(
             names = "--connect-timeout",
             paramLabel = "SECONDS",
             defaultValue = "5",
@@ -169,28 +85,6 @@ final class ServeCommand implements Callable<Integer> {
             defaultValue = "600",
             description = "longest silence of an engine (prefill included) or a client (default: ${DEFAULT-VALUE})")
     double idleTimeout;
-
-    @Option(
-            names = "--health-interval",
-            paramLabel = "SECONDS",
-            defaultValue = "2",
-            description = "seconds between the engines' health checks (default: ${DEFAULT-VALUE})")
-    double healthInterval;
-
-    @Option(
-            names = "--health-timeout",
-            paramLabel = "SECONDS",
-            defaultValue = "2",
-            description = "longest health check (default: ${DEFAULT-VALUE})")
-    double healthTimeout;
-
-    @Option(
-            names = "--decision-ttl",
-            paramLabel = "SECONDS",
-            defaultValue = "300",
-            description =
-                    "how long a route-API decision holds its load without its done call (default: ${DEFAULT-VALUE})")
-    double decisionTtl;
 
     @Option(
             names = "--event-loops",
@@ -220,33 +114,16 @@ final class ServeCommand implements Callable<Integer> {
         ServiceOptions o = serviceOptions();
         ServeServer.Options so = serverOptions();
         Duration runFor = Check.secondsOrNull("--duration", duration);
-        List<PromptTokenizer> opened = new ArrayList<>();
-        RouterService built;
-        try {
-            for (String t : tokenizers) {
-                int eq = t.indexOf('=');
-                if (eq <= 0 || eq == t.length() - 1) {
-                    throw new IllegalArgumentException("--tokenizer '" + t
-                            + "': expected MODEL=SPEC (local:DIR, render:http://HOST:PORT or tokens)");
-                }
-                PromptTokenizer pt = openTokenizer(t, t.substring(eq + 1));
-                opened.add(pt);
-                o.tokenizer(t.substring(0, eq), pt);
-            }
-            built = o.build(); // the service owns the tokenizers from here
-        } catch (RuntimeException e) {
-            opened.forEach(PromptTokenizer::close);
-            throw e;
-        }
+        RouterService built = flags.build(o);
         // the drain: let the front door and the service stop (the snapshot saved) before the JVM goes
         try (Lifecycle life = Lifecycle.start("serve", Duration.ofSeconds(30), quiet); // closed last
                 RouterService service = built;
                 ServeServer server = ServeServer.start(service, so);
-                MetricsServer metrics = metrics(service)) {
+                MetricsServer metrics = RouterFlags.metrics(service, host, metricsPort)) {
             long up = service.engines().stream().filter(EngineStatus::up).count();
             life.status("listening on http://" + host + ":" + server.port() + " ("
                     + service.engines().size()
-                    + " engine(s), " + up + " up; policy " + policy + ")"
+                    + " engine(s), " + up + " up; policy " + flags.policy + ")"
                     + (metrics == null
                             ? ""
                             : "; metrics on port " + metrics.address().getPort()));
@@ -268,69 +145,20 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    private static PromptTokenizer openTokenizer(String option, String spec) {
-        try {
-            return Tokenizers.open(spec);
-        } catch (UnsupportedOperationException e) {
-            throw new IllegalArgumentException("--tokenizer '" + option + "': " + e.getMessage(), e);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--tokenizer '" + option + "': " + e.getMessage(), e);
-        }
-    }
-
-    private MetricsServer metrics(RouterService service) {
-        if (metricsPort == null) {
-            return null;
-        }
-        if (!(service.meterRegistry() instanceof PrometheusMeterRegistry p)) {
-            throw new IllegalStateException("the service's meters are not in a Prometheus registry");
-        }
-        try {
-            return MetricsServer.start(
-                    new InetSocketAddress(host, metricsPort), p, service::notReady, service.beforeScrape());
-        } catch (IOException e) {
-            throw new IllegalArgumentException("--metrics-port " + metricsPort + ": " + e.getMessage(), e);
-        }
-    }
-
     ServiceOptions serviceOptions() {
-        ServiceOptions o = RouterService.builder();
-        for (String e : engines) {
-            try {
-                o.engine(EngineSpec.parse(e));
-            } catch (IllegalArgumentException ex) {
-                throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
-            }
-        }
         if (engines.isEmpty()) {
             throw new IllegalArgumentException(
                     "give at least one --engine WORKER=http://HOST:PORT[,events=tcp://HOST:PORT]");
         }
-        try {
-            o.policy(policy);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--policy: " + e.getMessage(), e);
-        }
-        o.blockSize(blockSize);
-        if (memoryBudget != null) {
-            o.memoryBudget(Check.parseBytes(memoryBudget, "--memory-budget"));
-        }
-        o.maxBodyBytes(Check.parseBytes(maxBody, "--max-body"));
-        o.maxInFlight(maxInFlight).maxQueued(maxQueued);
-        o.queueTimeout(Check.seconds("--queue-timeout", queueTimeout));
-        o.healthInterval(Check.seconds("--health-interval", healthInterval));
-        o.healthTimeout(Check.seconds("--health-timeout", healthTimeout));
-        o.decisionTtl(Check.seconds("--decision-ttl", decisionTtl));
-        if (nats != null) {
-            if (nats.isBlank()) {
-                throw new IllegalArgumentException("--nats needs a URL, such as nats://127.0.0.1:4222");
+        List<EngineSpec> specs = new ArrayList<>();
+        for (String e : engines) {
+            try {
+                specs.add(EngineSpec.parse(discovered(e)));
+            } catch (IllegalArgumentException ex) {
+                throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
             }
-            o.nats(nats, stream);
         }
-        if (snapshot != null) {
-            o.snapshot(snapshot, Check.seconds("--snapshot-interval", snapshotInterval));
-        }
-        return o;
+        return flags.serviceOptions(specs);
     }
 
     ServeServer.Options serverOptions() {
@@ -340,10 +168,52 @@ final class ServeCommand implements Callable<Integer> {
         if (eventLoops != null) {
             so.eventLoops(eventLoops);
         }
-        if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
-            throw new IllegalArgumentException(
-                    "--metrics-port must be 0..65535 (0: any free port), got " + metricsPort);
-        }
+        RouterFlags.checkPort("--metrics-port", metricsPort);
         return so;
+    }
+
+    /**
+     * An {@code --engine} whose {@code events=discover} is replaced by the publisher, replay socket
+     * and topic the engine names for its dp rank at {@code GET /kv_event_sources} (docs/LISTENER.md
+     * section 5); any other spec as it is.
+     */
+    static String discovered(String spec) {
+        String marker = ",events=discover";
+        int i = spec.indexOf(marker);
+        if (i < 0) {
+            return spec;
+        }
+        String head = spec.substring(0, i);
+        String rest = spec.substring(i + marker.length());
+        if (rest.contains(",replay=") || rest.contains(",topic=")) {
+            throw new IllegalArgumentException(
+                    "'" + spec + "': events=discover learns replay= and topic= from " + "the engine");
+        }
+        int eq = head.indexOf('=');
+        if (eq <= 0) {
+            throw new IllegalArgumentException("'" + spec + "': expected WORKER[/RANK]=http://HOST:PORT");
+        }
+        String[] who = head.substring(0, eq).split("/", 2);
+        int rank;
+        try {
+            rank = who.length > 1 ? Integer.parseUnsignedInt(who[1]) : 0;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + spec + "': dp rank '" + who[1] + "' is not a number", e);
+        }
+        EngineDiscovery.Spec d = EngineDiscovery.Spec.parse(head.substring(eq + 1) + "=" + who[0] + rest);
+        List<EngineEndpoint> found;
+        try {
+            found = EngineDiscovery.discover(d, Duration.ofSeconds(10));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e.getMessage(), e);
+        }
+        EngineEndpoint ep = found.stream()
+                .filter(x -> x.dpRank().orElse(0) == rank)
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "'" + spec + "': the engine names no KV-event publisher for dp rank " + rank));
+        return head + ",events=" + ep.endpoint()
+                + ep.replayEndpoint().map(r -> ",replay=" + r).orElse("")
+                + (ep.topic().isEmpty() ? "" : ",topic=" + ep.topic()) + rest;
     }
 }

@@ -129,6 +129,10 @@ class BadInputTest {
             row("listen --engine tcp://127.0.0.1:1=1 --queries {dir}", "--queries", "is a directory"),
             row("listen --engine tcp://127.0.0.1:1=1 --metrics-port 70000", "--metrics-port must be 0..65535"),
             row("listen --trtllm-events {missing}=1", "--trtllm-events", "no such file"),
+            row("listen --engine-url http://127.0.0.1:1=x", "--engine-url", "is not an unsigned 64-bit integer"),
+            row("listen --engine-url tcp://127.0.0.1:1=1", "--engine-url", "expected http://HOST:PORT=WORKER"),
+            row("listen --engine-url http://127.0.0.1:1=1,format=nope", "--engine-url", "unknown option 'format=nope'"),
+            row("listen --engines-file {missing}", "--engines-file", "no such file"),
             row("listen --trtllm-events {dir}=1", "--trtllm-events", "is a directory"),
             row("listen --trtllm-events x", "--trtllm-events", "is not FILE|-=WORKER"),
             row("hash --block-size 4 --tokens 1,2,3,4 --mm abc", "--mm", "is not START:END:MM_HASH"),
@@ -140,6 +144,20 @@ class BadInputTest {
             row("listen --nats nats://127.0.0.1:1 --metrics-port 70000", "--metrics-port must be 0..65535"),
             row("listen --nats nats://127.0.0.1:1 --queries {missing}", "--queries", "no such file"),
             row("listen --nats nats://127.0.0.1:1 --impl fast", "unknown implementation 'fast'"),
+            // listen --dynamo (a Dynamo deployment's events; checked before anything connects)
+            row("listen --dynamo nats://127.0.0.1:1", "--dynamo needs --namespace NS and --component C"),
+            row("listen --namespace dynamo --component backend", "go with --dynamo URL"),
+            row(
+                    "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --dynamo-mode fast",
+                    "--dynamo-mode must be durable or event-plane, not 'fast'"),
+            row(
+                    "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --stream S",
+                    "--stream names the JetStream stream of --dynamo-mode durable"),
+            row(
+                    "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --engine tcp://127.0.0.1:1=1",
+                    "exclude --dynamo"),
+            row("listen --dynamo nats://127.0.0.1:1 --namespace d --component b --metrics-port 0", "--metrics-port"),
+            row("listen --dynamo nats://127.0.0.1:1 --namespace d --component b --duration 0", "--duration"),
             row("relay --nats nats://127.0.0.1:1", "Missing required option", "--engine"),
             row("relay --engine tcp://127.0.0.1:1=1", "Missing required option", "--nats"),
             row("relay --nats nats://127.0.0.1:1 --engine nonsense", "--engine"),
@@ -195,6 +213,36 @@ class BadInputTest {
                     "--nats exclude each other"),
             row("serve --engine 1=http://127.0.0.1:1 --nats nats://127.0.0.1:1 --snapshot {file}", "--snapshot"),
             row("serve --engine 1=http://127.0.0.1:1 --nats", "Missing required parameter", "--nats"),
+            row("serve --engine 1=http://127.0.0.1:1 --dynamo nats://127.0.0.1:1", "--dynamo needs --namespace"),
+            row("serve --engine 1=http://127.0.0.1:1 --component backend", "go with --dynamo URL"),
+            row(
+                    "serve --engine 1=http://127.0.0.1:1 --dynamo nats://127.0.0.1:1 --namespace d --component b"
+                            + " --dynamo-mode x",
+                    "--dynamo-mode must be durable or event-plane"),
+            row(
+                    "serve --engine 1=http://127.0.0.1:1,events=tcp://127.0.0.1:2 --dynamo nats://127.0.0.1:1"
+                            + " --namespace d --component b",
+                    "events= and --dynamo exclude each other"),
+            // epp (the engines named here are not there: every row is refused before anything is started)
+            row("epp", "give at least one --engine WORKER=IP:PORT"),
+            row("epp --engine nonsense", "--engine", "expected WORKER[/RANK]=http://HOST:PORT"),
+            row("epp --engine 1=127.0.0.1:1 --engine 1=127.0.0.1:2", "worker 1/0 is given twice"),
+            row("epp --engine 1=127.0.0.1:1 --port 70000", "--port must be 0..65535"),
+            row("epp --engine 1=127.0.0.1:1 --health-port -1", "--health-port must be 0..65535"),
+            row("epp --engine 1=127.0.0.1:1 --metrics-port 70000", "--metrics-port must be 0..65535"),
+            row("epp --engine 1=127.0.0.1:1 --fallbacks -1", "--fallbacks must be >= 0, got -1"),
+            row("epp --engine 1=127.0.0.1:1 --policy nosuch", "--policy", "unknown routing policy 'nosuch'"),
+            row("epp --engine 1=127.0.0.1:1 --block-size 0", "--block-size must be >= 1, got 0"),
+            row("epp --engine 1=127.0.0.1:1 --tokenizer m", "--tokenizer 'm'", "expected MODEL=SPEC"),
+            row("epp --engine 1=127.0.0.1:1 --duration 0", "--duration must be a positive number"),
+            row("epp --engine 1=127.0.0.1:1 --max-queued -1", "--max-queued must be >= 0, got -1"),
+            // epp-bench (refused before anything is started)
+            row("epp-bench --tokens 8", "--tokens must be >= 16, got 8"),
+            row("epp-bench --concurrency 0", "--concurrency must be in 1..4096, got 0"),
+            row("epp-bench --requests 0", "--requests must be >= 1, got 0"),
+            row("epp-bench --engines 0", "--engines must be in 1..64, got 0"),
+            row("epp-bench --chunk-checks -1", "--chunk-checks must be >= 0, got -1"),
+            row("epp-bench --policy nosuch", "--policy", "unknown routing policy 'nosuch'"),
             // snapshot-bench
             row("snapshot-bench --repeat 0", "--repeat must be >= 1, got 0"),
             row("snapshot-bench --blocks 0", "--blocks must be >= 1, got 0"),

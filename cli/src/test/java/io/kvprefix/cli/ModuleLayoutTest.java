@@ -240,6 +240,8 @@ class ModuleLayoutTest {
                         "standin",
                         "service",
                         "server",
+                        "epp",
+                        "spring",
                         "cli")),
                 "" + seen);
     }

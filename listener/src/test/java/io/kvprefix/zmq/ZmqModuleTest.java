@@ -69,6 +69,8 @@ class ZmqModuleTest {
                         "org.zeromq.jeromq",
                         Set.of(),
                         "msgpack.core",
+                        Set.of(),
+                        "java.net.http", // EngineDiscovery asks an engine where it publishes
                         Set.of()),
                 requires);
     }

@@ -90,7 +90,9 @@ class DashboardTest {
         Set<String> scraped = sampleNames(scrapeWithEveryBinder());
         List<String> missing = new ArrayList<>();
         for (String name : used) {
-            if (!scraped.contains(name)) {
+            // the router service's meters live in kvprefix-service, which depends on this module:
+            // its ServiceDashboardTest checks those names against a scrape of them
+            if (!scraped.contains(name) && !name.startsWith("kvprefix_service_")) {
                 missing.add(name);
             }
         }

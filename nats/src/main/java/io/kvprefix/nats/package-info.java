@@ -13,6 +13,9 @@
  *   <li>{@link io.kvprefix.nats.FleetStream}: the stream's name, retention and de-duplication
  *       window, and the subject of each engine; {@link io.kvprefix.nats.FleetConnection} a connection
  *       that reconnects forever.
+ *   <li>{@link io.kvprefix.nats.DynamoSource}: feeds an index from a running NVIDIA Dynamo
+ *       deployment's KV events (its JetStream durable stream or its core event plane), read-only;
+ *       {@link io.kvprefix.nats.DynamoStats} its counters (docs/ENGINES.md section 4).
  * </ul>
  *
  * <p><b>Design.</b> The stream carries the engines' own payload bytes, not decoded events: the relay
@@ -31,6 +34,14 @@
  * sequence that jumps means the stream's retention dropped messages the replica never read, and the
  * replica resyncs (every engine's workers cleared), as the listener does when an engine's replay
  * buffer has moved on.
+ *
+ * <p><b>Dynamo.</b> A Dynamo deployment is read where its routers read it, with nothing kvprefix
+ * owns on the server: an ordered consumer (ephemeral) on the durable stream, so Dynamo's purge to
+ * its routers' acknowledgements is never held back, or a plain subscription to the event plane's
+ * subjects. Both encodings (JSON, named MessagePack) become one tree first, so one reader maps
+ * Dynamo's serde shapes onto kvprefix's events; whatever Dynamo would recover over its request
+ * plane (a gap, a restart) clears the worker instead, as the listener does with a range an engine
+ * can no longer replay.
  *
  * <p><b>Threads.</b> In a relay, the listener's I/O thread queues records; one thread of the relay's
  * ({@code kvprefix-nats-relay-N}) publishes them; jnats' own threads complete the acks. While the

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /**
  * One routed request and its lifecycle (the table in this package's description, docs/SERVE.md section
@@ -42,12 +43,15 @@ public final class RoutedRequest {
     private final int[] tokens;
     private final String loadOnlyReason;
     private final AdmissionSlot slot;
+    private final Predicate<Worker> among;
     private final boolean retried;
     private final long routedAt = System.nanoTime();
     private final AtomicInteger state = new AtomicInteger(OPEN);
     private volatile long forwardedAt = routedAt;
     private UsageScanner scanner;
     private volatile Usage usage;
+    /** Its infinite-cache bound in tokens when it was routed, or -1 (a retry, or not tokenized). */
+    private final long boundTokens;
 
     RoutedRequest(
             RouterService service,
@@ -59,7 +63,9 @@ public final class RoutedRequest {
             int[] tokens,
             String loadOnlyReason,
             AdmissionSlot slot,
-            boolean retried) {
+            Predicate<Worker> among,
+            boolean retried,
+            long boundTokens) {
         this.service = service;
         this.request = request;
         this.engine = engine;
@@ -69,7 +75,9 @@ public final class RoutedRequest {
         this.tokens = tokens;
         this.loadOnlyReason = loadOnlyReason;
         this.slot = slot;
+        this.among = among;
         this.retried = retried;
+        this.boundTokens = boundTokens;
     }
 
     /** The request as classified. */
@@ -150,7 +158,8 @@ public final class RoutedRequest {
         List<RouteExplanation.Candidate> c = new ArrayList<>();
         for (RouteExplanation.Candidate k : x.workers()) {
             if (k.verdict() != RouteExplanation.Verdict.NOT_A_MEMBER
-                    && !k.worker().equals(worker())) {
+                    && !k.worker().equals(worker())
+                    && (among == null || among.test(k.worker()))) {
                 c.add(k);
             }
         }
@@ -263,6 +272,28 @@ public final class RoutedRequest {
         return service.reroute(this, reason);
     }
 
+    /**
+     * The request was served by {@code served}, not by the engine it was routed to (a gateway walked its
+     * fallback list, docs/EPP.md section 4): this try ends without freeing the slot, and the request is
+     * charged to {@code served} instead, with its own cached depth. Returns the request that now carries
+     * the load ({@code this} when {@code served} is the engine chosen, or the request has ended or begun).
+     *
+     * @throws ServiceException 503 if {@code served} is not an engine routed to now (the request then ends)
+     */
+    public RoutedRequest servedBy(Worker served) throws ServiceException {
+        if (served.equals(worker()) || !state.compareAndSet(OPEN, DONE)) {
+            return this;
+        }
+        decision.finished();
+        engine.inFlight().decrementAndGet();
+        service.meters().finished(worker(), routedByCache(), "moved");
+        return service.moveTo(this, served);
+    }
+
+    Predicate<Worker> among() {
+        return among;
+    }
+
     AdmissionSlot slot() {
         return slot;
     }
@@ -292,7 +323,7 @@ public final class RoutedRequest {
         service.meters().finished(worker(), routedByCache(), outcome);
         Usage u = usage;
         if (u != null) {
-            service.meters().usage(worker(), u, decision.cachedTokens());
+            service.meters().usage(worker(), u, decision.cachedTokens(), boundTokens, hasher.blockSize());
         }
     }
 

@@ -8,6 +8,7 @@ import io.kvprefix.PrefixIndex;
 import io.kvprefix.Router;
 import io.kvprefix.RoutingDecision;
 import io.kvprefix.RoutingPolicy;
+import io.kvprefix.Worker;
 import io.kvprefix.metrics.PrefixIndexMetrics;
 import io.kvprefix.metrics.RouterMetrics;
 import io.kvprefix.service.ClassifiedRequest.Kind;
@@ -33,6 +34,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * The router service: everything a KV-aware front door needs except its HTTP (or gRPC, or gateway)
@@ -68,6 +70,9 @@ public final class RouterService implements AutoCloseable {
     private final Admission admission;
     private final DecisionBook decisions;
     private final ServiceMeters meters;
+    /** The infinite-cache bound of every routed request, fleet-wide (docs/METRICS.md section 4). */
+    private final InfiniteCacheSketch bound = new InfiniteCacheSketch(InfiniteCacheSketch.DEFAULT_CAPACITY);
+
     private final MeterRegistry meterRegistry;
     private final List<Runnable> beforeScrape = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService timer;
@@ -86,9 +91,14 @@ public final class RouterService implements AutoCloseable {
                 o.meterRegistry != null ? o.meterRegistry : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.meters = new ServiceMeters(meterRegistry);
         IndexConfig config = o.indexConfig();
-        this.feed = o.natsUrl != null
-                ? EventFeed.nats(o.natsUrl, o.natsStream, config)
-                : EventFeed.zmq(o.index, config, o.engines, o.snapshot, o.replayTimeout);
+        if (o.dynamoUrl != null) {
+            this.feed = EventFeed.dynamo(
+                    o.dynamoUrl, o.dynamoNamespace, o.dynamoComponent, o.dynamoDurable, o.dynamoStream, config);
+        } else {
+            this.feed = o.natsUrl != null
+                    ? EventFeed.nats(o.natsUrl, o.natsStream, config)
+                    : EventFeed.zmq(o.index, config, o.engines, o.snapshot, o.replayTimeout);
+        }
         PrefixIndex timed = PrefixIndexMetrics.timed(feed.index(), meterRegistry);
         PrefixIndexMetrics im = new PrefixIndexMetrics(timed);
         im.bindTo(meterRegistry);
@@ -208,8 +218,20 @@ public final class RouterService implements AutoCloseable {
      * @throws ServiceException 404 for an unknown model, 503 when no engine serving it is up
      */
     public RoutedRequest route(ClassifiedRequest r, AdmissionSlot slot) throws ServiceException {
+        return route(r, slot, null);
+    }
+
+    /**
+     * As {@link #route(ClassifiedRequest, AdmissionSlot)}, among the engines whose workers {@code among}
+     * accepts alone (every engine when null): an endpoint picker's subset hint (docs/EPP.md section 3).
+     * The retry and the fallbacks keep to them too.
+     *
+     * @throws ServiceException 404 for an unknown model, 503 when no engine among them is up
+     */
+    public RoutedRequest route(ClassifiedRequest r, AdmissionSlot slot, Predicate<Worker> among)
+            throws ServiceException {
         try {
-            return route(r, slot, false, null);
+            return route(r, slot, among, false, null);
         } catch (ServiceException | RuntimeException e) {
             if (slot != null) {
                 slot.release();
@@ -263,15 +285,16 @@ public final class RouterService implements AutoCloseable {
         return new Plan(model, router, tokens, h, null);
     }
 
-    RoutedRequest route(ClassifiedRequest r, AdmissionSlot slot, boolean retried, String retryReason)
+    RoutedRequest route(
+            ClassifiedRequest r, AdmissionSlot slot, Predicate<Worker> among, boolean retried, String retryReason)
             throws ServiceException {
         Plan p = plan(r);
         RoutingDecision d;
         long t0 = System.nanoTime();
         try {
             d = p.tokens() != null
-                    ? p.router().route(p.tokens(), 0, p.tokens().length, p.hasher())
-                    : p.router().route(new long[0], r.estimatedTokens());
+                    ? p.router().route(p.tokens(), 0, p.tokens().length, p.hasher(), among)
+                    : p.router().route(new long[0], r.estimatedTokens(), among);
         } catch (IllegalStateException e) {
             throw error(noEngineUp(p.model(), retried ? retryReason : null));
         }
@@ -279,7 +302,24 @@ public final class RouterService implements AutoCloseable {
         EngineRegistry.Engine engine = registry.engine(d.worker());
         engine.inFlight().incrementAndGet();
         meters.routed(d.worker(), p.reason() == null, p.reason());
-        return new RoutedRequest(this, r, engine, p.router(), d, p.hasher(), p.tokens(), p.reason(), slot, retried);
+        long boundTokens = retried || p.tokens() == null ? -1 : boundTokens(p.tokens(), p.hasher());
+        return new RoutedRequest(
+                this, r, engine, p.router(), d, p.hasher(), p.tokens(), p.reason(), slot, among, retried, boundTokens);
+    }
+
+    /**
+     * The tokens of {@code tokens}' full blocks that one shared never-evicting cache would hold after
+     * every request routed before it (the sketch's estimate), then counts the request in: this hashes
+     * the request a second time.
+     */
+    private long boundTokens(int[] tokens, BlockHasher h) {
+        long[] chains = h.chainHashes(h.localHashes(tokens));
+        return Math.round(bound.observe(chains, chains.length) * h.blockSize());
+    }
+
+    /** The fleet's infinite-cache bound so far (docs/METRICS.md section 4). */
+    public InfiniteCacheSketch infiniteCacheBound() {
+        return bound;
     }
 
     static ServiceException noEngineUp(String model, String after) {
@@ -303,12 +343,26 @@ public final class RouterService implements AutoCloseable {
         meters.retry();
         try {
             return route(
-                    failed.request(), failed.slot(), true, "engine " + failed.worker() + " failed (" + reason + ")");
+                    failed.request(),
+                    failed.slot(),
+                    failed.among(),
+                    true,
+                    "engine " + failed.worker() + " failed (" + reason + ")");
         } catch (ServiceException e) {
             release(failed.slot());
             throw e.status() == 503 ? error(ServiceException.engineFailed(e.getMessage())) : e;
         } catch (RuntimeException e) {
             release(failed.slot());
+            throw e;
+        }
+    }
+
+    /** {@code moved}'s request again, charged to {@code served} alone, with the slot it holds (docs/EPP.md section 4). */
+    RoutedRequest moveTo(RoutedRequest moved, Worker served) throws ServiceException {
+        try {
+            return route(moved.request(), moved.slot(), served::equals, moved.retried(), null);
+        } catch (ServiceException | RuntimeException e) {
+            release(moved.slot());
             throw e;
         }
     }

@@ -27,6 +27,11 @@ public final class ServiceOptions {
     final Map<String, PromptTokenizer> tokenizers = new LinkedHashMap<>();
     String natsUrl;
     String natsStream = "KVPREFIX_EVENTS";
+    String dynamoUrl;
+    String dynamoNamespace;
+    String dynamoComponent;
+    boolean dynamoDurable;
+    String dynamoStream;
     PrefixIndex index;
     int blockSize = 16;
     long memoryBudget = IndexConfig.UNLIMITED;
@@ -73,6 +78,20 @@ public final class ServiceOptions {
     public ServiceOptions nats(String url, String stream) {
         this.natsUrl = Objects.requireNonNull(url, "url");
         this.natsStream = Objects.requireNonNull(stream, "stream");
+        return this;
+    }
+
+    /**
+     * The engines' KV events come from a running NVIDIA Dynamo deployment's NATS server at {@code url}
+     * (docs/ENGINES.md section 4): its event plane, or ({@code durable}) its JetStream stream, named
+     * {@code stream} or (null) as Dynamo names it. The engines' worker ids are Dynamo's.
+     */
+    public ServiceOptions dynamo(String url, String namespace, String component, boolean durable, String stream) {
+        this.dynamoUrl = Objects.requireNonNull(url, "url");
+        this.dynamoNamespace = Objects.requireNonNull(namespace, "namespace");
+        this.dynamoComponent = Objects.requireNonNull(component, "component");
+        this.dynamoDurable = durable;
+        this.dynamoStream = stream;
         return this;
     }
 
@@ -222,10 +241,17 @@ public final class ServiceOptions {
             if (!workers.add(e.worker())) {
                 throw new IllegalArgumentException("--engine: worker " + e.worker() + " is given twice");
             }
+            if (dynamoUrl != null && e.events().isPresent()) {
+                throw new IllegalArgumentException("--engine " + e + ": events= and --dynamo exclude each other: with "
+                        + "--dynamo the engines' events come from Dynamo's NATS server");
+            }
             if (natsUrl != null && e.events().isPresent()) {
                 throw new IllegalArgumentException("--engine " + e + ": events= and --nats exclude each other: with "
                         + "--nats the engines' events come from the fleet stream");
             }
+        }
+        if (dynamoUrl != null && (natsUrl != null || snapshot != null || index != null)) {
+            throw new IllegalArgumentException("--dynamo excludes --nats, --snapshot and an index of the caller's");
         }
         if (snapshot != null && (natsUrl != null || index != null)) {
             throw new IllegalArgumentException(

@@ -50,6 +50,11 @@
  *       (its load forgotten) / joins the routers of the models it lists</td></tr>
  * </table>
  *
+ * <p><b>The speed-of-light bound.</b> {@link io.kvprefix.service.InfiniteCacheSketch} counts, in fixed
+ * memory, the hits one shared never-evicting cache would have had, with a bracket that always holds
+ * the exact count (issue 31 item 3); the service observes every routed request in it and counts its
+ * share beside the engine's report and the index's prediction (docs/METRICS.md section 4).
+ *
  * <p><b>Threads.</b> Everything is thread-safe. Classifying, admitting and routing token ids never
  * block and may run on an event loop; tokenizing a text or chat prompt blocks
  * ({@link io.kvprefix.service.RouterService#needsBlockingRoute}). Health checks, snapshot saves and

@@ -144,6 +144,12 @@ class RouterServiceTest {
         assertTrue(
                 metrics.contains("kvprefix_service_requests_total{outcome=\"ok\",route=\"cache\",worker=\"2/0\"} 1.0"),
                 metrics);
+        // the first request the service saw: an infinite cache shared by the fleet held none of it yet
+        assertTrue(
+                metrics.contains("kvprefix_service_cached_tokens_total{source=\"bound\",worker=\"2/0\"} 0.0"), metrics);
+        assertEquals(5, service.infiniteCacheBound().blocks(), "20 tokens at 4-token blocks");
+        route(completion("m", tokens(20))).completed(); // the same prompt again: all 5 blocks seen before
+        assertEquals(5.0, service.infiniteCacheBound().hitBlocks());
     }
 
     @Test

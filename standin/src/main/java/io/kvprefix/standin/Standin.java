@@ -110,6 +110,7 @@ public final class Standin implements AutoCloseable {
                 new ApiRequests.Model(s.model(), s.maxModelLen(), tokens),
                 s.promptTokensDetails(),
                 s.seed());
+        server.eventSources("tcp://" + s.host() + ":" + pub.eventsPort(), "tcp://" + s.host() + ":" + pub.replayPort());
         servers.add(server);
         int http = await(
                 server.listen(s.host(), next(s.httpPort(), i))

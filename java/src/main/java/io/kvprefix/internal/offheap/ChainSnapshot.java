@@ -128,6 +128,15 @@ final class ChainSnapshot {
         out.end(salts.size());
     }
 
+    /** Runs hanging from run {@code id} (the file's header field; in memory the list is the truth). */
+    private static int childCount(RunLinks links, int id) {
+        int n = 0;
+        for (int c = links.first(id); c >= 0; c = links.next(c)) {
+            n++;
+        }
+        return n;
+    }
+
     private static int size(Int2IntOpenHashMap m) {
         return m == null ? 0 : m.size();
     }
@@ -154,6 +163,7 @@ final class ChainSnapshot {
             MemorySegment.copy(Mem.segment(a, bytes), 0, rec, p, bytes);
             rec.set(ValueLayout.JAVA_LONG_UNALIGNED, p + RUN_CHUNKS, 0L);
             rec.set(ValueLayout.JAVA_INT_UNALIGNED, p + ChainLayout.RUN_LOCK, 0);
+            rec.set(ValueLayout.JAVA_INT_UNALIGNED, p + ChainLayout.RUN_CHILDREN, childCount(links, id));
             int entries = Runs.entryCount(a);
             long chunk = Mem.getLong(a + RUN_CHUNKS);
             for (int k = 0, first = INLINE_ENTRIES; first < entries; k++) {

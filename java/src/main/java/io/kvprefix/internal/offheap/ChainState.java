@@ -39,6 +39,13 @@ final class ChainState {
     /** Striped: every event adds to it, and one shared counter would pass its cache line between the writers' cores. */
     final LongAdder heldPairs = new LongAdder();
 
+    /** Branches made or found without the parent's lock, and at a run's tail under it (contention counters). */
+    final LongAdder branchesUnlocked = new LongAdder();
+
+    final LongAdder branchesLocked = new LongAdder();
+    /** Branch runs made and recycled because another writer's run won the child record's claim. */
+    final LongAdder claimsLost = new LongAdder();
+
     final LongAdder[] statusCounts = new LongAdder[EventStatus.values().length];
     /** Live any-tier views (0: every worker's any-tier depth is its GPU depth, and matches skip the pairing). */
     final AtomicInteger tierViews = new AtomicInteger();
@@ -78,6 +85,20 @@ final class ChainState {
         if (generations.closed()) {
             throw Generations.closedException();
         }
+    }
+
+    /** The contention counters by name, as {@code IndexStats.contention} gives them (docs/BENCHMARKS.md section 2, contention counters). */
+    Map<String, Long> contention() {
+        Map<String, Long> m = new java.util.TreeMap<>();
+        m.put("branches_unlocked", branchesUnlocked.sum());
+        m.put("branches_locked", branchesLocked.sum());
+        m.put("claims_lost", claimsLost.sum());
+        m.put("claim_retries", generations.claimRetries());
+        m.put("claim_waits", generations.claimWaits());
+        m.put("push_retries", arena.links().pushRetries());
+        m.put("child_table_growths", generations.rebuilds());
+        m.put("run_lock_waits", arena.lockWaits.sum());
+        return m;
     }
 
     /** Counts one event answered {@code s}. */

@@ -10,6 +10,7 @@ import static io.kvprefix.internal.offheap.ChainLayout.CHILD_STRIDE;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One generation of the child table (records in {@link ChainLayout}): which run continues a block
@@ -48,6 +49,10 @@ final class ChildTable {
     private final AtomicLong used = new AtomicLong();
     /** Tombstones among them. */
     private final AtomicLong removed = new AtomicLong();
+    /** Claims that lost a record's CAS to another writer and looked again (a contention counter, striped). */
+    private final LongAdder claimRetries = new LongAdder();
+    /** Claims that waited for a record another writer was filling (a contention counter, striped). */
+    private final LongAdder claimWaits = new LongAdder();
 
     private ChildTable(MemoryPool.Block block, int capacity) {
         this.block = block;
@@ -98,6 +103,16 @@ final class ChildTable {
 
     void free() {
         block.free();
+    }
+
+    /** Claims of this generation that lost a record's CAS to another writer. */
+    long claimRetries() {
+        return claimRetries.sum();
+    }
+
+    /** Claims of this generation that waited for a record another writer was filling. */
+    long claimWaits() {
+        return claimWaits.sum();
     }
 
     /** Live records (not counting tombstones or reservations). */
@@ -194,29 +209,59 @@ final class ChildTable {
      * reserved a record); returns the run now recorded, which is {@code run} if it was inserted.
      */
     int insertIfAbsent(int parentBlock, long local, int run) {
+        long r = claim(parentBlock, local);
+        if (r < 0) {
+            return (int) ~r;
+        }
+        publish(r, run);
+        return run;
+    }
+
+    /**
+     * Claims the record for {@code (parentBlock, local)} (the caller reserved one): its key written
+     * and its run field "being written", so that a writer with the same key waits for {@link
+     * #publish} and a reader skips it. Returns the record's address, or {@code ~run} if run {@code
+     * run} already has the key (nothing claimed). A store branching without the parent's lock links
+     * its run between the claim and the publication (this package's {@code package-info.java},
+     * the protocol of a branch).
+     */
+    long claim(int parentBlock, long local) {
         int p = parentBlock + 1;
         int i = ChainLayout.childHome(parentBlock, local, mask);
+        int spins = 0;
         while (true) {
             long r = record(i);
             int st = Mem.getIntAcquire(r + CHILD_RUN);
             if (st == CHILD_EMPTY) {
                 if (!Mem.casInt(r + CHILD_RUN, CHILD_EMPTY, CHILD_BUSY)) {
-                    continue; // lost the race for this record: look at it again
+                    claimRetries.increment(); // lost the race for this record: look at it again
+                    continue;
                 }
                 Mem.setLong(r + CHILD_LOCAL, local);
                 Mem.setInt(r + CHILD_PARENT, p);
-                Mem.setIntRelease(r + CHILD_RUN, run + 1);
-                return run;
+                return r;
             }
-            if (st == CHILD_BUSY) {
-                Thread.onSpinWait(); // another writer is filling this record: wait to compare its key
+            if (st == CHILD_BUSY) { // another writer is filling this record: wait to compare its key
+                if (spins == 0) {
+                    claimWaits.increment();
+                }
+                if (++spins > 64) {
+                    Thread.yield(); // its writer may have lost its core between the claim and the publication
+                } else {
+                    Thread.onSpinWait();
+                }
                 continue;
             }
             if (st > 0 && Mem.getLong(r + CHILD_LOCAL) == local && Mem.getInt(r + CHILD_PARENT) == p) {
-                return st - 1;
+                return ~(long) (st - 1);
             }
             i = (i + 1) & mask;
         }
+    }
+
+    /** Publishes {@code run} in the record {@link #claim} returned (a release store: its key is read after). */
+    static void publish(long record, int run) {
+        Mem.setIntRelease(record + CHILD_RUN, run + 1);
     }
 
     /** Removes the record of {@code run} under {@code (parentBlock, local)}, leaving a tombstone. */

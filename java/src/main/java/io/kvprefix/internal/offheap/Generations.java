@@ -23,6 +23,10 @@ final class Generations {
     private final WriterGate writers = new WriterGate();
     private final Reclaimer reclaimer = new Reclaimer(readers);
     private final AtomicLong rebuilds = new AtomicLong();
+    /** Claim retries and waits of the tables rebuilt away (written with every writer held out). */
+    private volatile long retiredRetries;
+
+    private volatile long retiredWaits;
     private volatile ChildTable children;
     private volatile boolean closed;
 
@@ -58,6 +62,16 @@ final class Generations {
 
     long rebuilds() {
         return rebuilds.get();
+    }
+
+    /** Child-record claims that lost a CAS and looked again, over every generation. */
+    long claimRetries() {
+        return retiredRetries + children.claimRetries();
+    }
+
+    /** Child-record claims that waited for another writer's record being written, over every generation. */
+    long claimWaits() {
+        return retiredWaits + children.claimWaits();
     }
 
     /** Registers a writer for one event (both gates); pass the token to {@link #exitWrite}. */
@@ -129,6 +143,8 @@ final class Generations {
                 return false;
             }
             t.copyInto(fresh);
+            retiredRetries += t.claimRetries();
+            retiredWaits += t.claimWaits();
             children = fresh;
             rebuilds.incrementAndGet();
             old[0] = t;

@@ -375,7 +375,8 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
                 0,
                 state.kernel.isNative(),
                 perWorker,
-                events);
+                events,
+                state.contention());
     }
 
     /** Off-heap bytes held now; 0 after close. */

@@ -277,7 +277,7 @@ final class Removals {
      */
     void unlockOrFree(int run, long a) {
         while (true) {
-            if (Runs.holders(a) != 0 || Runs.children(a) != 0) {
+            if (Runs.holders(a) != 0 || arena.links().first(run) >= 0) {
                 RunLock.unlock(a);
                 return;
             }
@@ -291,9 +291,8 @@ final class Removals {
             }
             int dead = run;
             run = runOf(parent);
-            a = RunLock.lockCurrent(arena, run); // alive: it still counts the dying run among its children
+            a = RunLock.lockCurrent(arena, run); // alive: the dying run is still among its children
             arena.links().unlink(run, dead);
-            Runs.removeChild(a);
         }
     }
 }

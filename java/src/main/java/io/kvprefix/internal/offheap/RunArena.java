@@ -45,6 +45,9 @@ final class RunArena {
     private final LongArrayList[] freeChunks = new LongArrayList[ChainLayout.CHUNK_CAPACITIES.length];
     private final IntArrayList freeIds = new IntArrayList();
     private final RunLinks links = new RunLinks();
+    /** Run-lock calls through {@link RunLock#lockCurrent} that found the lock held (a contention counter, striped). */
+    final java.util.concurrent.atomic.LongAdder lockWaits = new java.util.concurrent.atomic.LongAdder();
+
     private long bump;
     private long bumpEnd;
     private long nextSlab;

@@ -5,6 +5,8 @@ import static io.kvprefix.internal.offheap.ChainLayout.LOCK_HELD;
 import static io.kvprefix.internal.offheap.ChainLayout.LOCK_MOVED;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_LOCK;
 
+import java.util.concurrent.atomic.LongAdder;
+
 /**
  * The run lock: the one word of a run record's header ({@link ChainLayout}, offset 40) that writers
  * take to change the run, and that says whether the record is dead (being recycled) or moved (left
@@ -24,6 +26,11 @@ final class RunLock {
      * recycled, or moved to another record (the run table has its new address).
      */
     static boolean lock(long run) {
+        return lock(run, null);
+    }
+
+    /** As {@link #lock(long)}, counting in {@code waits} (if not null) a call that found the lock held. */
+    static boolean lock(long run, LongAdder waits) {
         long a = run + RUN_LOCK;
         int spins = 0;
         while (true) {
@@ -33,6 +40,9 @@ final class RunLock {
             }
             if ((v & LOCK_HELD) == 0 && Mem.casInt(a, v, v | LOCK_HELD)) {
                 return true;
+            }
+            if (spins == 0 && waits != null) {
+                waits.increment();
             }
             if (++spins > 64) {
                 Thread.yield();
@@ -49,7 +59,7 @@ final class RunLock {
     static long lockCurrent(RunArena arena, int run) {
         while (true) {
             long a = arena.address(run);
-            if (lock(a)) {
+            if (lock(a, arena.lockWaits)) {
                 return a;
             }
             if (!moved(a)) {

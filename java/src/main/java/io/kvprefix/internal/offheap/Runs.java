@@ -4,7 +4,6 @@ import static io.kvprefix.internal.offheap.ChainLayout.CHUNK_ENTRIES;
 import static io.kvprefix.internal.offheap.ChainLayout.CHUNK_NEXT;
 import static io.kvprefix.internal.offheap.ChainLayout.INLINE_ENTRIES;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_CAPACITY;
-import static io.kvprefix.internal.offheap.ChainLayout.RUN_CHILDREN;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_CHUNKS;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_ENTRIES;
 import static io.kvprefix.internal.offheap.ChainLayout.RUN_ENTRY0;
@@ -65,10 +64,6 @@ final class Runs {
 
     static int holders(long run) {
         return Mem.getInt(run + RUN_HOLDERS);
-    }
-
-    static int children(long run) {
-        return Mem.getInt(run + RUN_CHILDREN);
     }
 
     /** Initialises a fresh (zeroed, unpublished) run: where it sits. */
@@ -239,17 +234,5 @@ final class Runs {
         for (long c = Mem.getLong(run + RUN_CHUNKS); c != 0; c = Mem.getLong(c + CHUNK_NEXT)) {
             reclaimer.recycleChunkLater(c);
         }
-    }
-
-    // ---------------------------------------------------------------- child runs (writers, under the lock)
-
-    /** One more run hangs from this run (the list is {@link RunLinks}). */
-    static void addChild(long run) {
-        Mem.setInt(run + RUN_CHILDREN, children(run) + 1);
-    }
-
-    /** One run fewer hangs from this run. */
-    static void removeChild(long run) {
-        Mem.setInt(run + RUN_CHILDREN, children(run) - 1);
     }
 }

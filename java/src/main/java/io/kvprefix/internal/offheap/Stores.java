@@ -23,8 +23,9 @@ import it.unimi.dsi.fastutil.ints.IntArrayList;
  * ({@link Removals#loseOne}) and adds what gained its first; one that runs out of memory half-way
  * undoes itself. The design is in this package's {@code package-info.java}.
  *
- * <p>Locks: runs inside both gates (the caller's). One run lock at a time, except that a branch
- * holds the parent run's lock while it creates, links and publishes the child run ({@link #branch}).
+ * <p>Locks: runs inside both gates (the caller's). One run lock at a time; a branch inside a run
+ * takes none, a branch at a run's tail holds that run's lock while it claims, links and publishes
+ * the child run ({@link #branch}).
  *
  * <p>Thread-safety: one instance per index, shared by its writers; each call works on one worker,
  * whose events one thread applies at a time.
@@ -210,12 +211,19 @@ final class Stores {
             WorkerHoldings h, int parent, long[] locals, int i, int n, int[] blocks, WriteScratch s, boolean gain) {
         ChildTable ct = generations.children();
         if (parent < 0) {
-            int child = startChain(h, ct, locals, i, n, s);
+            int child = branch(h, ct, 0, parent, locals, i, n, s);
             return child < 0 ? -1 : enter(h, child, locals, i, n, blocks, s, gain);
         }
         int run = runOf(parent);
         int j = offsetOf(parent) + 1;
-        long a = RunLock.lockCurrent(arena, run); // alive: the worker holds (or pinned) the parent
+        long a = arena.address(run); // alive: the worker holds (or pinned) the parent; maybe a record it moved out of
+        if ((j < Runs.length(a) || j == MAX_RUN) && Runs.matching(a, j, Runs.length(a), locals, i, n - i) == 0) {
+            // a branch inside the run: no store can append here, so no lock (package-info, a branch)
+            state.branchesUnlocked.increment();
+            int child = branch(h, ct, a, parent, locals, i, n, s);
+            return child < 0 ? -1 : enter(h, child, locals, i, n, blocks, s, gain);
+        }
+        a = RunLock.lockCurrent(arena, run);
         int len = Runs.length(a);
         int m = Runs.matching(a, j, len, locals, i, n - i);
         if (m == 0 && j == len && j < MAX_RUN && noChildAt(ct, run, parent, locals[i], j)) {
@@ -235,55 +243,45 @@ final class Stores {
             RunLock.unlock(a);
             return ok ? m : -1;
         }
+        // a branch at the run's tail: the lock keeps a store from appending the same block meanwhile
+        state.branchesLocked.increment();
         int child = branch(h, ct, a, parent, locals, i, n, s);
         RunLock.unlock(a);
         return child < 0 ? -1 : enter(h, child, locals, i, n, blocks, s, gain);
     }
 
     /**
-     * The run continuing block {@code parent} of the locked run at {@code a} with block {@code i},
-     * made, linked and published now if there is none: the child table's one insertion under a
-     * parent, under the parent's lock, so nobody else adds the key meanwhile. -1 if memory ran out.
+     * The run continuing block {@code parent} (of the run at {@code a}; -1: a chain's start) with
+     * block {@code i}, made now if there is none: the child table's one insertion. The run is made
+     * and filled first, then its record claimed by CAS, then linked under its parent, then published
+     * (package-info, the protocol of a branch); a writer that loses the claim to another writer's run
+     * recycles its own, never reachable. No lock is needed: the caller holds one only when the branch
+     * is at the parent run's tail. -1 if memory ran out.
      */
     private int branch(
             WorkerHoldings h, ChildTable ct, long a, int parent, long[] locals, int i, int n, WriteScratch s) {
-        int run = runOf(parent);
-        int j = offsetOf(parent) + 1;
         int child = ct.find(parent, locals[i]);
-        if (child < 0) {
-            child = newRun(h, parent, Runs.start(a) + j, locals, i, n, s);
-            if (child < 0) {
-                return -1;
-            }
-            arena.links().link(run, child, j - 1);
-            Runs.addChild(a);
-            ct.insertIfAbsent(parent, locals[i], child);
-            s.childRecords++;
+        if (child >= 0) {
+            return child;
         }
-        return child;
-    }
-
-    /**
-     * The run that starts a chain with block {@code i}, made and published now if there is none. Two
-     * writers may race here (no lock is held): the child table's CAS decides, and the loser's run,
-     * never reachable, is recycled at once. -1 if memory ran out.
-     */
-    private int startChain(WorkerHoldings h, ChildTable ct, long[] locals, int i, int n, WriteScratch s) {
-        int child = ct.find(-1, locals[i]);
-        if (child < 0) {
-            int fresh = newRun(h, -1, 0, locals, i, n, s);
-            if (fresh < 0) {
-                return -1;
-            }
-            child = ct.insertIfAbsent(-1, locals[i], fresh);
-            if (child == fresh) {
-                s.childRecords++;
-            } else {
-                s.created.rem(fresh);
-                arena.recycleRun(fresh, arena.address(fresh));
-            }
+        int j = offsetOf(parent) + 1;
+        int fresh = newRun(h, parent, parent < 0 ? 0 : Runs.start(a) + j, locals, i, n, s);
+        if (fresh < 0) {
+            return -1;
         }
-        return child;
+        long record = ct.claim(parent, locals[i]);
+        if (record < 0) { // another writer's run has the key
+            state.claimsLost.increment();
+            s.created.rem(fresh);
+            arena.recycleRun(fresh, arena.address(fresh));
+            return (int) ~record;
+        }
+        if (parent >= 0) {
+            arena.links().link(runOf(parent), fresh, j - 1);
+        }
+        ChildTable.publish(record, fresh);
+        s.childRecords++;
+        return fresh;
     }
 
     /**

@@ -50,12 +50,13 @@
  *     <td>entered for the walk</td><td>no</td><td>none</td>
  *     <td>its thread's {@code ReadScratch}</td><td>(it is the reader)</td></tr>
  * <tr><td>store, names all new (most stores)</td><td>{@code Stores}</td><td>entered for the event</td>
- *     <td>entered, shared</td><td>one run at a time, parent before child; a branch keeps the
- *     parent's while it creates, links and publishes the child run</td>
+ *     <td>entered, shared</td><td>one run at a time, parent before child; a branch inside a run
+ *     takes none, a branch at a run's tail keeps that run's while it claims, links and publishes
+ *     the child (the protocol of a branch, below)</td>
  *     <td>its worker's names, side sets and count; its slot's entry in each run it locks; hashes
  *     appended to a run's tail (only where no child hangs) and then the length; a new run, not in
- *     the child table until its record is published; child records (by CAS); a move of a locked run
- *     to a bigger record; its worker's slot (a first store)</td>
+ *     the child table until its record is published; child records (by CAS); child lists (a push
+ *     by CAS); a move of a locked run to a bigger record; its worker's slot (a first store)</td>
  *     <td>per worker, a depth between its depths before and after: cutoffs grow parents first; a
  *     block once the length covers it; a new run once its child record is published</td></tr>
  * <tr><td>store that moves a name</td><td>{@code Stores}; what lost its last name through
@@ -130,8 +131,63 @@
  * counters are striped, the held-pair count is a {@code LongAdder}, a thread keeps a few child
  * records reserved between its stores ({@code ChildTable.reserve}), and the arena's headroom and the
  * reclaimer's backlog are read without their locks. A run that every worker's stores branch off (a
- * shared first block) is the one hot spot left: its lock is held while a branch is created
- * ({@code Stores.branch}; benchmarks/RESULTS.md section 1.4).
+ * shared first block) is not locked by them: a branch inside a run takes no lock (below).
+ *
+ * <p><b>The protocol of a branch</b> ({@code Stores.branch}). On the conversation stream 94% of the
+ * stores hang from one shared first block (benchmarks/RESULTS.md section 1.4); they used to take that
+ * run's lock, so one run held every writer in line. A branch now finds or makes its child run
+ * without the parent's lock wherever no store can append to the parent at that offset: at an offset
+ * inside the run's published length (which only grows), or in a full run. The child key is the
+ * global child table's {@code (parent block, local hash)}, claimed by CAS as SGLang SMG's per-run
+ * child table claims its {@code (offset, head hash)} key ({@code src/chain_index.rs} at 19754b06;
+ * both peers as the team's peer notes give them), but with no
+ * per-run table to grow, so no growth locks the run: the one table grows with every writer held
+ * out. A new run is made and filled before its claim (like a new chain's first run), then linked
+ * into its parent's child list by a CAS on the list's head ({@code RunLinks}), then published; a
+ * writer that loses the claim recycles its own, never reachable, and enters the winner's. Only a
+ * branch at the run's tail keeps the run's lock, which stops a store from appending the same block
+ * there meanwhile. Which rule closes which race, and its model-checked test:
+ *
+ * <table class="striped">
+ * <caption>The protocol of a branch: operation, lock or gate, what it may write, what a concurrent reader sees</caption>
+ * <thead><tr><th>operation</th><th>lock or gate</th><th>what it may write</th>
+ *     <th>what a concurrent reader (match) sees</th><th>race it closes</th></tr></thead>
+ * <tbody>
+ * <tr><td>find the child (a branch inside the run)</td><td>both gates entered, no run lock</td>
+ *     <td>nothing</td><td>nothing changed</td><td>none: hashes below the length never change, and a
+ *     record the run moved out of stays valid until the gate drains</td></tr>
+ * <tr><td>make and fill the new run</td><td>the {@code RunArena} monitor</td><td>a fresh record,
+ *     its creation pin</td><td>nothing: it is in no table a reader walks</td><td>the run cannot die
+ *     before it is entered (the pin)</td></tr>
+ * <tr><td>claim the child record</td><td>CAS on its run field (empty to being written)</td>
+ *     <td>the record's key</td><td>the record skipped (not yet a child)</td><td>two writers, one
+ *     key: the CAS picks one, the other waits for its publication and enters its run
+ *     ({@code OffHeapConcurrencyTest})</td></tr>
+ * <tr><td>raise the parent's attach bound</td><td>CAS loop on the bound (heap)</td><td>the bound</td>
+ *     <td>readers do not use it</td><td>two branches' raises: the deeper wins
+ *     ({@code RunLinksRaceTest}, {@code RunLinks.Rule.CAS_BOUND})</td></tr>
+ * <tr><td>push onto the child list</td><td>CAS on the list's head (heap), then the old head's back link</td>
+ *     <td>the new run's links, the head, the old head's back link</td><td>readers do not use it</td>
+ *     <td>two pushes: neither is lost ({@code RunLinks.Rule.CAS_HEAD})</td></tr>
+ * <tr><td>publish the child record</td><td>release store of its run field</td><td>the run field</td>
+ *     <td>the new run, whole (its hashes, length and pin entry were written before)</td><td>a
+ *     reader or writer never finds a run that is not yet in its parent's list (so reach and death see it)</td></tr>
+ * <tr><td>unlink a dying child</td><td>the parent's run lock</td><td>its siblings' links, the head</td>
+ *     <td>readers do not use it</td><td>a push above the dying head: the unlink waits for the push's
+ *     back link ({@code RunLinks.Rule.WAIT_FOR_PUSH}); a push onto the next run: its back link is
+ *     cleared by CAS, not over the push's ({@code RunLinks.Rule.CAS_BACK_LINK})</td></tr>
+ * <tr><td>a run's death test</td><td>its run lock</td><td>the dead mark</td><td>a live run, or a
+ *     dead one whose memory stays valid</td><td>a branch off a run that dies: impossible, the
+ *     branching worker holds (or pins) the parent block, so the run has a holder</td></tr>
+ * </tbody>
+ * </table>
+ *
+ * <p>A child run is never unlinked while its own push is in progress (its creator pins it), and a
+ * push holds no lock while an unlink waits for it, so the wait always ends. Dynamo's concurrent radix
+ * tree takes the other road to the same end (child insertion under a shared gate with a version
+ * check; the README of its {@code concurrent_radix_tree_compressed} indexer at 3a7f69ff); a global
+ * table keyed by parent block needs neither a version nor a per-run gate. The children count in
+ * the run header is written only by a snapshot (the list's length): in memory the list is the truth.
  *
  * <p><b>Growth and reclamation.</b> A run that outgrows its record moves to a bigger one (its id,
  * and so every block id, stays); a run nobody holds anything in, with no run hanging from it, dies:
@@ -176,7 +232,7 @@
  * 36 i32 parent      block id + 1 of the block this run continues (0 = none)
  * 40 i32 lock        writers' lock (RunLock): bit 0 held, bit 1 dead (being recycled), bit 2 moved
  * 44 i32 capacity    blocks this record has room for
- * 48 i32 children    runs hanging from this run (writers only; the list itself is in RunLinks)
+ * 48 i32 children    runs hanging from this run, as a snapshot saved it (the list is in RunLinks)
  * 52 i32 holders     entries that are not vacant (writers only)
  * 56 u64 local[capacity]   immutable once covered by length
  *

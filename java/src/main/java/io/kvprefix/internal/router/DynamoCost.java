@@ -17,12 +17,21 @@ import java.util.SplittableRandom;
 final class DynamoCost implements Selector {
     /** Relative tolerance under which two costs count as equal. */
     static final double TIE_TOLERANCE = 1e-9;
+    /**
+     * Relative margin by which a walked worker's cost must exceed the tie limit before the walk stops:
+     * the cost and the load key round differently, by about 1e-16 relative, far less than this.
+     */
+    static final double WALK_MARGIN = 1e-12;
 
     private final Options options;
     private final SplittableRandom random;
     private Worker lastMiss;
     private boolean missed;
     private double[] weights = new double[16];
+    private WorkerLoad[] candidateLoads = new WorkerLoad[16];
+    private double[] candidateCosts = new double[16];
+    private int candidates;
+    private double lastCost;
 
     DynamoCost(Options options) {
         this.options = options;
@@ -78,12 +87,109 @@ final class DynamoCost implements Selector {
         long requestBlocks = r.isl / r.blockSize;
         for (int i = 0; i < n; i++) {
             WorkerLoad w = ws[i];
-            double d = miss ? 0 : options.creditedDepth(w);
-            double prefillBlocks = ((double) r.isl - d * r.blockSize + (double) w.prefillTokens()) / r.blockSize;
-            double decodeBlocks = (double) (w.decodeBlocks() + requestBlocks);
-            costs[i] = (options.overlapWeight() * prefillBlocks + decodeBlocks) / w.weight();
+            costs[i] = cost(w, miss ? 0 : options.creditedDepth(w), r, requestBlocks);
         }
         return miss;
+    }
+
+    /** {@code w}'s cost at credited depth {@code d}: the one formula both ways of deciding compute. */
+    private double cost(WorkerLoad w, double d, Request r, long requestBlocks) {
+        double prefillBlocks = ((double) r.isl - d * r.blockSize + (double) w.prefillTokens()) / r.blockSize;
+        double decodeBlocks = (double) (w.decodeBlocks() + requestBlocks);
+        return (options.overlapWeight() * prefillBlocks + decodeBlocks) / w.weight();
+    }
+
+    /** True if {@link #chooseOrdered} can make this selector's decisions (temperature 0: nothing is drawn). */
+    boolean ordered() {
+        return options.temperature() == 0;
+    }
+
+    /** The cost of the worker the last {@link #chooseOrdered} chose. */
+    double lastCost() {
+        return lastCost;
+    }
+
+    /**
+     * {@link #choose} at temperature 0 without visiting every worker: the {@code m} matched workers, then
+     * from each weight's heap of {@code order} the unmatched ones in load order, while their cost can
+     * still be within the tie tolerance of the cheapest (docs/SPEC.md section 6.5). The same choice as
+     * {@link #choose}, because every worker it skips costs more than the tie limit (their cost at depth
+     * 0 grows with their key; {@link #WALK_MARGIN} covers rounding). Returns null, changing nothing,
+     * for a miss with miss spreading, which {@link #choose} decides.
+     */
+    WorkerLoad chooseOrdered(WorkerLoad[] matched, int m, LoadOrder order, Request r) {
+        int maxDepth = 0;
+        for (int i = 0; i < m; i++) {
+            maxDepth = Math.max(maxDepth, Math.max(matched[i].depth, matched[i].anyDepth));
+        }
+        boolean miss = maxDepth < options.minimumDepth(r.blockSize);
+        if (miss && options.spreadMisses()) {
+            return null;
+        }
+        missed = miss;
+        long requestBlocks = r.isl / r.blockSize;
+        candidates = 0;
+        double min = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < m; i++) {
+            min = Math.min(
+                    min,
+                    candidate(
+                            matched[i],
+                            cost(matched[i], miss ? 0 : options.creditedDepth(matched[i]), r, requestBlocks)));
+        }
+        for (int h = 0; h < order.heapCount(); h++) {
+            order.startWalk(order.heap(h));
+            WorkerLoad w = order.next();
+            while (w != null && w.matched) {
+                w = order.next();
+            }
+            if (w != null) {
+                min = Math.min(min, cost(w, 0, r, requestBlocks));
+            }
+        }
+        double bound = min + TIE_TOLERANCE * Math.max(1.0, Math.abs(min));
+        double stop = bound + WALK_MARGIN * Math.max(1.0, Math.abs(bound));
+        for (int h = 0; h < order.heapCount(); h++) {
+            order.startWalk(order.heap(h));
+            for (WorkerLoad w = order.next(); w != null; w = order.next()) {
+                if (w.matched) {
+                    continue;
+                }
+                double c = cost(w, 0, r, requestBlocks);
+                if (c > stop) {
+                    break;
+                }
+                if (c <= bound) {
+                    candidate(w, c);
+                }
+            }
+        }
+        return lowestCandidate(r);
+    }
+
+    /** Adds a candidate of {@link #chooseOrdered} and returns its cost. */
+    private double candidate(WorkerLoad w, double cost) {
+        if (candidates == candidateLoads.length) {
+            candidateLoads = java.util.Arrays.copyOf(candidateLoads, candidates * 2);
+            candidateCosts = java.util.Arrays.copyOf(candidateCosts, candidates * 2);
+        }
+        candidateLoads[candidates] = w;
+        candidateCosts[candidates++] = cost;
+        return cost;
+    }
+
+    /** The candidates' cheapest, ties broken as {@link #lowestCost} breaks them. */
+    private WorkerLoad lowestCandidate(Request r) {
+        double min = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < candidates; i++) {
+            min = Math.min(min, candidateCosts[i]);
+        }
+        int best = lowestCost(
+                candidateLoads, candidates, candidateCosts, min + TIE_TOLERANCE * Math.max(1.0, Math.abs(min)), r);
+        lastCost = candidateCosts[best];
+        WorkerLoad chosen = candidateLoads[best];
+        java.util.Arrays.fill(candidateLoads, 0, candidates, null);
+        return chosen;
     }
 
     /** A miss among equally cheap workers: the lowest one after the previous miss's, round robin. */

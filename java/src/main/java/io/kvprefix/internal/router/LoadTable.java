@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 
 /**
@@ -20,9 +21,10 @@ import java.util.function.ToLongFunction;
  * sorted on a membership change (the selectors compare workers where the order matters, and
  * {@link #workers()} sorts a copy), so a fleet of {@code n} workers is built in O(n).
  *
- * <p>Thread-safety: thread-safe; every method takes the table's lock, which is held only for the
- * O(workers) work of one decision or the O(1) work of one update (the match itself runs before,
- * outside it).
+ * <p>Thread-safety: thread-safe; every method takes the table's lock, which is held only for the work
+ * of one decision (the matched workers and the cheapest of the rest through {@link LoadOrder} for
+ * dynamo-cost at temperature 0, every worker otherwise) or the O(log n) work of one update (the match
+ * itself runs before, outside it).
  */
 public final class LoadTable {
     private final Object lock = new Object();
@@ -35,17 +37,51 @@ public final class LoadTable {
     private WorkerLoad[] dense = new WorkerLoad[16];
     private int size;
     private double[] costs = new double[16];
+    /** dynamo-cost at temperature 0: the selector and the workers in load order; otherwise null. */
+    private final DynamoCost ordered;
+    /** kvprefix-ttft: the selector, its plain workers in {@link #order}, the others' slots in {@link #visit}. */
+    private final TtftEstimate ttft;
+
+    private long[] visit = new long[1];
+
+    private final LoadOrder order;
+    /** The current decision's matched workers (those {@link #scatter} gave a depth), each once. */
+    private WorkerLoad[] touched = new WorkerLoad[16];
+
+    private int touchedCount;
+
+    private WorkerLoad[] subset = new WorkerLoad[0];
 
     /**
-     * A table deciding with {@code policy}.
+     * A table deciding with {@code policy}; dynamo-cost at temperature 0 decides requests at
+     * {@code blockSize} through the load order ({@link LoadOrder}), visiting the matched workers and
+     * the cheapest of the rest.
      *
      * @param clock nanosecond clock, read under the lock at each decision and release
+     * @param blockSize the router's block size
      */
-    public LoadTable(RoutingPolicy policy, Selector.Options options, LongSupplier clock) {
+    public LoadTable(RoutingPolicy policy, Selector.Options options, LongSupplier clock, int blockSize) {
+        this(policy, options, clock, blockSize, true);
+    }
+
+    /** As above; with {@code useOrder} false every decision scans every worker (for the differential test). */
+    LoadTable(RoutingPolicy policy, Selector.Options options, LongSupplier clock, int blockSize, boolean useOrder) {
         this.selector = Selector.of(policy, options);
         this.tracksPrefills = selector.tracksPrefills();
         this.clock = clock;
         request.fleet = fleet;
+        this.ordered = useOrder && selector instanceof DynamoCost d && d.ordered() ? d : null;
+        this.ttft = useOrder && selector instanceof TtftEstimate t ? t : null;
+        this.order = ordered != null
+                ? new LoadOrder(options.overlapWeight(), blockSize)
+                : ttft != null ? new LoadOrder() : null;
+    }
+
+    /** Workers the load order's walks have visited so far (0 without it): for tests of what a decision visits. */
+    long orderVisits() {
+        synchronized (lock) {
+            return order == null ? 0 : order.visits();
+        }
     }
 
     /**
@@ -56,16 +92,22 @@ public final class LoadTable {
         synchronized (lock) {
             WorkerLoad l = byWorker.get(worker);
             if (l != null) {
+                if (order != null) {
+                    order.remove(l);
+                }
                 l.weight(weight);
+                placeInOrder(l);
                 return false;
             }
             if (size == dense.length) {
                 dense = Arrays.copyOf(dense, size * 2);
                 costs = new double[size * 2];
+                visit = Arrays.copyOf(visit, (size * 2 + 63) >>> 6);
             }
             l = new WorkerLoad(worker, weight, size, clock.getAsLong());
             dense[size++] = l;
             byWorker.put(worker, l);
+            placeInOrder(l);
             return true;
         }
     }
@@ -85,6 +127,11 @@ public final class LoadTable {
             dense[hole] = last;
             last.slot = hole;
             dense[size] = null;
+            setVisit(hole, isVisited(size));
+            setVisit(size, false);
+            if (order != null) {
+                order.remove(l);
+            }
             l.markRemoved();
             return l;
         }
@@ -181,16 +228,69 @@ public final class LoadTable {
             int blockSize,
             ToLongFunction<Worker> blockCount,
             Choice out) {
+        decide(first, second, eventFed, isl, blockSize, blockCount, null, out);
+    }
+
+    /**
+     * As {@link #decide(MatchResult, MatchResult, boolean, int, int, ToLongFunction, Choice)}, choosing
+     * only among the registered workers {@code among} accepts (every one when null): the policy sees
+     * those alone, in the table's order, so its rule and its ties are the same as over a table of them.
+     *
+     * @throws IllegalStateException if no registered worker is accepted
+     */
+    public void decide(
+            MatchResult first,
+            MatchResult second,
+            boolean eventFed,
+            int isl,
+            int blockSize,
+            ToLongFunction<Worker> blockCount,
+            Predicate<Worker> among,
+            Choice out) {
         synchronized (lock) {
             int n = size;
+            WorkerLoad[] ws = dense;
+            int k = n;
+            if (among != null) {
+                if (subset.length < n) {
+                    subset = new WorkerLoad[dense.length];
+                }
+                k = 0;
+                for (int i = 0; i < n; i++) {
+                    if (among.test(dense[i].worker())) {
+                        subset[k++] = dense[i];
+                    }
+                }
+                if (k == 0 && n > 0) {
+                    throw new IllegalStateException("none of the registered workers is among the ones allowed");
+                }
+                ws = subset;
+            }
             Selector.Request r = begin(first, second, eventFed, isl, blockSize, blockCount);
             try {
-                int i = selector.choose(dense, n, costs, r);
-                charge(dense[i], isl, blockSize, r.now, out);
-                out.cost = costs[i];
+                WorkerLoad chosen = null;
+                double cost = 0;
+                if (ws == dense && ordered != null && blockSize == order.blockSize()) {
+                    chosen = ordered.chooseOrdered(touched, touchedCount, order, r);
+                    cost = ordered.lastCost();
+                } else if (ws == dense && ttft != null) {
+                    chosen = ttft.chooseOrdered(dense, n, visit, touched, touchedCount, order, r);
+                    cost = ttft.lastCost();
+                }
+                if (chosen == null) {
+                    // a subset, or a policy without a load order: scan the allowed workers
+                    int i = selector.choose(ws, k, costs, r);
+                    chosen = ws[i];
+                    cost = costs[i];
+                }
+                charge(chosen, isl, blockSize, r.now, out);
+                out.cost = cost;
                 out.missed = selector.missed();
             } finally {
-                end(n);
+                end();
+                if (ws != dense) {
+                    Arrays.fill(subset, 0, k, null);
+                }
             }
         }
     }
@@ -222,13 +322,17 @@ public final class LoadTable {
         return r;
     }
 
-    /** Clears what {@link #begin} put on the first {@code n} workers and the request. */
-    private void end(int n) {
+    /** Clears what {@link #begin} put on the matched workers and the request. */
+    private void end() {
         request.blockCount = null;
-        for (int i = 0; i < n; i++) {
-            dense[i].depth = 0;
-            dense[i].anyDepth = 0;
+        for (int i = 0; i < touchedCount; i++) {
+            WorkerLoad w = touched[i];
+            w.depth = 0;
+            w.anyDepth = 0;
+            w.matched = false;
+            touched[i] = null;
         }
+        touchedCount = 0;
     }
 
     private void charge(WorkerLoad w, int isl, int blockSize, long now, Choice out) {
@@ -242,6 +346,7 @@ public final class LoadTable {
             p = new PendingPrefill(prefill, now);
             w.enqueue(p);
         }
+        placeInOrder(w);
         out.load = w;
         out.pending = p;
         out.depth = depth;
@@ -258,6 +363,13 @@ public final class LoadTable {
             if (l != null) {
                 l.depth = Math.max(l.depth, r.depth(i));
                 l.anyDepth = Math.max(l.anyDepth, r.anyTierDepth(i));
+                if (!l.matched) {
+                    l.matched = true;
+                    if (touchedCount == touched.length) {
+                        touched = Arrays.copyOf(touched, touchedCount * 2);
+                    }
+                    touched[touchedCount++] = l;
+                }
             }
         }
     }
@@ -288,6 +400,47 @@ public final class LoadTable {
             if (request) {
                 load.releaseRequest(decode);
             }
+            placeInOrder(load);
+        }
+    }
+
+    /**
+     * Puts a registered worker where its load now puts it: dynamo-cost re-keys it in the load order;
+     * kvprefix-ttft keeps a {@link TtftEstimate#plain} worker in the order and marks any other for a
+     * visit. Nothing for a removed worker, or without an order.
+     */
+    private void placeInOrder(WorkerLoad w) {
+        if (order == null || w.isRemoved()) {
+            return;
+        }
+        if (ttft == null) {
+            if (w.heap == null) {
+                order.insert(w);
+            } else {
+                order.update(w);
+            }
+            return;
+        }
+        boolean plain = TtftEstimate.plain(w);
+        if (plain && w.heap == null) {
+            order.insert(w);
+        } else if (plain) {
+            order.update(w);
+        } else {
+            order.remove(w);
+        }
+        setVisit(w.slot, !plain);
+    }
+
+    private boolean isVisited(int slot) {
+        return (visit[slot >>> 6] & (1L << slot)) != 0;
+    }
+
+    private void setVisit(int slot, boolean on) {
+        if (on) {
+            visit[slot >>> 6] |= 1L << slot;
+        } else {
+            visit[slot >>> 6] &= ~(1L << slot);
         }
     }
 
@@ -341,7 +494,7 @@ public final class LoadTable {
                 }
                 return new Costs(workers, depths, c, preferred, selector.missed(), selector.minimumDepth(r));
             } finally {
-                end(n);
+                end();
             }
         }
     }

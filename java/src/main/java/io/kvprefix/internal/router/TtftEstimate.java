@@ -24,6 +24,8 @@ final class TtftEstimate implements Selector {
     private boolean missed;
     private double[] backlogs = new double[16];
     private double[] slownesses = new double[16];
+    private WorkerLoad[] kept = new WorkerLoad[16];
+    private double lastCost;
 
     TtftEstimate(Options options) {
         this.options = options;
@@ -65,7 +67,7 @@ final class TtftEstimate implements Selector {
             maxDepth = Math.max(maxDepth, Math.max(w.depth, w.anyDepth));
             bestDepth = Math.max(bestDepth, options.creditedDepth(w));
             double s = slowness(w, fleet);
-            double b = Math.max(0, w.prefillTokens() - progress(w, r.now, fleet / s));
+            double b = backlog(w, r, fleet, s);
             slownesses[i] = s;
             backlogs[i] = b;
             total += b;
@@ -76,9 +78,7 @@ final class TtftEstimate implements Selector {
         double lambda = Math.max(0, total / n / Math.max(1, r.isl) - 1);
         double min = Double.POSITIVE_INFINITY;
         for (int i = 0; i < n; i++) {
-            WorkerLoad w = ws[i];
-            double u = uncached(r, miss ? 0 : options.creditedDepth(w));
-            double c = (backlogs[i] + u + lambda * (u - least)) * slownesses[i] / w.weight();
+            double c = cost(ws[i], backlogs[i], slownesses[i], lambda, least, r, miss);
             costs[i] = c;
             min = Math.min(min, c);
         }
@@ -90,6 +90,118 @@ final class TtftEstimate implements Selector {
             }
         }
         return best;
+    }
+
+    /** {@code w}'s estimate: the one formula both ways of deciding compute. */
+    private double cost(
+            WorkerLoad w, double backlog, double slowness, double lambda, double least, Request r, boolean miss) {
+        double u = uncached(r, miss ? 0 : options.creditedDepth(w));
+        return (backlog + u + lambda * (u - least)) * slowness / w.weight();
+    }
+
+    /** {@code w}'s backlog less the progress credited to its oldest pending prefill. */
+    private static double backlog(WorkerLoad w, Request r, double fleet, double slowness) {
+        return Math.max(0, w.prefillTokens() - progress(w, r.now, fleet / slowness));
+    }
+
+    /**
+     * True if {@code w}'s estimate is the same for every decision until its own load or speed changes:
+     * nothing pending (backlog 0) and slowness 1 whatever the fleet's speed (too few samples, or no
+     * fitted speed). The table keeps such workers in {@link LoadOrder} and visits the others.
+     */
+    static boolean plain(WorkerLoad w) {
+        return w.prefillTokens() == 0
+                && w.oldest == null
+                && (w.speed.samples() < WORKER_SAMPLES || w.speed.tokensPerNano() <= 0);
+    }
+
+    /** The cost of the worker the last {@link #chooseOrdered} chose. */
+    double lastCost() {
+        return lastCost;
+    }
+
+    /**
+     * {@link #choose} without visiting every worker (docs/SPEC.md section 6.5): the workers whose bit is
+     * set in {@code visit} (those not {@link #plain}), in table order, as {@link #choose} sums their
+     * backlogs; the {@code m} matched ones; and of each weight's heap of plain workers in
+     * {@code order} the first unmatched one, which every other unmatched plain worker of that weight
+     * ties with and loses to on the tie-break (more requests routed, or a higher worker). The same
+     * choice and cost as {@link #choose}.
+     */
+    WorkerLoad chooseOrdered(
+            WorkerLoad[] ws, int n, long[] visit, WorkerLoad[] matched, int m, LoadOrder order, Request r) {
+        int maxDepth = 0;
+        double bestDepth = 0;
+        for (int i = 0; i < m; i++) {
+            WorkerLoad w = matched[i];
+            maxDepth = Math.max(maxDepth, Math.max(w.depth, w.anyDepth));
+            bestDepth = Math.max(bestDepth, options.creditedDepth(w));
+        }
+        double fleet = r.fleet.tokensPerNano();
+        double total = 0;
+        int k = 0;
+        for (int word = 0, words = (n + 63) >>> 6; word < words; word++) {
+            for (long bits = visit[word]; bits != 0; bits &= bits - 1) {
+                WorkerLoad w = ws[(word << 6) + Long.numberOfTrailingZeros(bits)];
+                double s = slowness(w, fleet);
+                double b = backlog(w, r, fleet, s);
+                k = keep(k, w, b, s);
+                total += b;
+            }
+        }
+        for (int i = 0; i < m; i++) {
+            WorkerLoad w = matched[i];
+            if ((visit[w.slot >>> 6] & (1L << w.slot)) == 0) {
+                double s = slowness(w, fleet);
+                k = keep(k, w, backlog(w, r, fleet, s), s);
+            }
+        }
+        for (int h = 0; h < order.heapCount(); h++) {
+            order.startWalk(order.heap(h));
+            WorkerLoad w = order.next();
+            while (w != null && w.matched) {
+                w = order.next();
+            }
+            if (w != null) {
+                double s = slowness(w, fleet);
+                k = keep(k, w, backlog(w, r, fleet, s), s);
+            }
+        }
+        boolean miss = maxDepth < options.minimumDepth(r.blockSize);
+        missed = miss;
+        double least = uncached(r, miss ? 0 : bestDepth);
+        double lambda = Math.max(0, total / n / Math.max(1, r.isl) - 1);
+        double min = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < k; i++) {
+            backlogs[i] = cost(kept[i], backlogs[i], slownesses[i], lambda, least, r, miss);
+            min = Math.min(min, backlogs[i]);
+        }
+        double limit = min + DynamoCost.TIE_TOLERANCE * Math.max(1.0, Math.abs(min));
+        int best = -1;
+        for (int i = 0; i < k; i++) {
+            if (backlogs[i] <= limit && (best < 0 || fewerRouted(kept[i], kept[best]))) {
+                best = i;
+            }
+        }
+        lastCost = backlogs[best];
+        WorkerLoad chosen = kept[best];
+        java.util.Arrays.fill(kept, 0, k, null);
+        return chosen;
+    }
+
+    /** Keeps a candidate of {@link #chooseOrdered} with its backlog and slowness at position {@code k}. */
+    private int keep(int k, WorkerLoad w, double backlog, double slowness) {
+        if (k == kept.length) {
+            kept = java.util.Arrays.copyOf(kept, k * 2);
+        }
+        if (k >= backlogs.length) {
+            backlogs = java.util.Arrays.copyOf(backlogs, Math.max(k + 1, backlogs.length * 2));
+            slownesses = java.util.Arrays.copyOf(slownesses, backlogs.length);
+        }
+        kept[k] = w;
+        backlogs[k] = backlog;
+        slownesses[k] = slowness;
+        return k + 1;
     }
 
     private static double uncached(Request r, double depth) {

@@ -29,6 +29,15 @@ public final class WorkerLoad {
     /** Its position in the load table's dense array (-1 once removed). */
     int slot;
 
+    /** Scratch: true while this worker is in the current decision's list of matched workers. */
+    boolean matched;
+
+    /** Its key in the load order ({@link LoadOrder}), its heap there and its position in it (null, -1 if none). */
+    double orderKey;
+
+    LoadOrder.Heap heap;
+    int heapPos = -1;
+
     /** Engine metrics as last reported: waiting requests and KV-cache usage (0..1). */
     int waitingRequests;
 

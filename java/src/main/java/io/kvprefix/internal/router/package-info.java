@@ -12,7 +12,15 @@
  * lock, so concurrent decisions see each other's load; the match runs before, outside it. Workers sit
  * in a dense array in no order (a join appends, a leave moves the last entry into the hole) with a
  * hash map beside it, so fleets of any size join and leave in O(1) per worker; the selectors compare
- * workers where their tie-breaks need an order.
+ * workers where their tie-breaks need an order. A decision clears only the workers its match touched.
+ *
+ * <p><b>Load order</b> ({@link io.kvprefix.internal.router.LoadOrder}, docs/SPEC.md section 6.5). For
+ * dynamo-cost at temperature 0 the workers also sit in one indexed min-heap per capacity weight, keyed
+ * so that a worker's cost at depth 0 grows with its key; each charge and release re-sifts one entry. A
+ * decision then costs the matched workers plus those of each heap's cheapest that fall within the tie
+ * limit, and chooses exactly as the scan of every worker (the differential test drives both). For
+ * kvprefix-ttft the heaps hold only the workers whose estimate is fixed (nothing pending, no speed of
+ * their own), by requests routed; a bit per slot marks the others, which every decision visits.
  *
  * <p><b>Predicted blocks</b> ({@link io.kvprefix.internal.router.PredictedBlocks}). A block is stored
  * under its chain hash as engine hash, which names a prefix uniquely, so "is this block already

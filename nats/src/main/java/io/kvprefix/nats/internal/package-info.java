@@ -11,6 +11,10 @@
  * {@link io.kvprefix.nats.internal.ReplicaImage} (the replica's state as the snapshot's metadata
  * strings) and {@link io.kvprefix.nats.internal.IndexSnapshots} (the index's own snapshot file,
  * docs/SNAPSHOT.md). Both sides share
- * {@link io.kvprefix.nats.internal.Frames}, the message format of docs/FLEET.md section 2.
+ * {@link io.kvprefix.nats.internal.Frames}, the message format of docs/FLEET.md section 2. A Dynamo
+ * source: {@link io.kvprefix.nats.internal.DynamoTree} (JSON or MessagePack to one tree),
+ * {@link io.kvprefix.nats.internal.DynamoEvents} (the envelope and {@code RouterEvent} read from it,
+ * mapped onto kvprefix's events), {@link io.kvprefix.nats.internal.DynamoCore} (publishers,
+ * sequences, restarts, counters; docs/ENGINES.md section 4.4).
  */
 package io.kvprefix.nats.internal;

@@ -4,6 +4,7 @@ import io.kvprefix.IndexConfig;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.SnapshotException;
 import io.kvprefix.metrics.SubscriberMetrics;
+import io.kvprefix.nats.DynamoSource;
 import io.kvprefix.nats.FleetConnection;
 import io.kvprefix.nats.FleetStream;
 import io.kvprefix.nats.StreamReplica;
@@ -24,7 +25,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The index and what feeds it (docs/SERVE.md section 5): the engines' ZMQ publishers through one
  * {@link KvEventSubscriber} (the {@code listen} machinery: replay on gaps, restarts found), or a
- * fleet's stream through a {@link StreamReplica}, or nothing (an index that only an embedder feeds).
+ * fleet's stream through a {@link StreamReplica}, or a Dynamo deployment's events through a
+ * {@link DynamoSource} (docs/ENGINES.md section 4), or nothing (an index that only an embedder feeds).
  * With a snapshot file (ZMQ only) the index is restored from it at start and each engine resumes after
  * its last applied batch; the file is saved every interval and at close. A file that cannot be
  * restored is moved aside to {@code FILE.refused} (never overwritten) and the index starts empty.
@@ -38,6 +40,7 @@ public final class EventFeed implements AutoCloseable {
     private final boolean ownsIndex;
     private final KvEventSubscriber subscriber;
     private final StreamReplica replica;
+    private DynamoSource dynamo;
     private final Connection nats;
     private final long streamLastAtStart;
     private final Path snapshot;
@@ -100,6 +103,32 @@ public final class EventFeed implements AutoCloseable {
         }
     }
 
+    /** A Dynamo deployment's NATS server at {@code url} feeds a new index (docs/ENGINES.md section 4). */
+    public static EventFeed dynamo(
+            String url, String namespace, String component, boolean durable, String stream, IndexConfig config) {
+        Connection c;
+        try {
+            c = FleetConnection.open(url, "kvprefix-serve-dynamo");
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--dynamo " + url + ": " + e.getMessage(), e);
+        }
+        PrefixIndex index = PrefixIndex.create(config);
+        try {
+            DynamoSource.Builder b = DynamoSource.builder(index, c, namespace, component)
+                    .mode(durable ? DynamoSource.Mode.DURABLE : DynamoSource.Mode.EVENT_PLANE);
+            if (stream != null) {
+                b.stream(stream);
+            }
+            EventFeed feed = new EventFeed(index, true, null, null, c, -1, null);
+            feed.dynamo = b.build();
+            return feed;
+        } catch (IOException | RuntimeException e) {
+            index.close();
+            closeQuietly(c);
+            throw new IllegalArgumentException("--dynamo " + url + ": " + e.getMessage(), e);
+        }
+    }
+
     private static PrefixIndex open(IndexConfig config, Path snapshot) {
         if (snapshot == null || !Files.exists(snapshot)) {
             return PrefixIndex.create(config);
@@ -156,6 +185,11 @@ public final class EventFeed implements AutoCloseable {
         return subscriber;
     }
 
+    /** The Dynamo source, or null. */
+    public DynamoSource dynamo() {
+        return dynamo;
+    }
+
     /** The fleet replica, or null. */
     public StreamReplica replica() {
         return replica;
@@ -204,6 +238,9 @@ public final class EventFeed implements AutoCloseable {
         }
         if (replica != null) {
             replica.close();
+        }
+        if (dynamo != null) {
+            dynamo.close();
         }
         if (nats != null) {
             closeQuietly(nats);

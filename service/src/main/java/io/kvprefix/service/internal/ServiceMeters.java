@@ -157,11 +157,13 @@ public final class ServiceMeters {
     }
 
     /**
-     * The usage {@code w} reported for a request, and the tokens the index predicted it held
-     * ({@code predictedCachedTokens}): the engine-reported and the predicted cached tokens are counted
-     * only for requests whose engine reported cached tokens, so their ratio compares like with like.
+     * The usage {@code w} reported for a request, the tokens the index predicted it held
+     * ({@code predictedCachedTokens}) and the infinite cache's share ({@code boundTokens}, -1 if
+     * unknown): the three cached counts go only to requests whose engine reported cached tokens, so
+     * their ratios compare like with like, and a prediction more than one block ({@code blockSize})
+     * off the report counts a mismatch (docs/METRICS.md section 4).
      */
-    public void usage(Worker w, Usage u, long predictedCachedTokens) {
+    public void usage(Worker w, Usage u, long predictedCachedTokens, long boundTokens, int blockSize) {
         String worker = w.toString();
         counter("kvprefix.service.prompt.tokens", "Prompt tokens the engines reported, by worker", "worker", worker)
                 .increment(u.promptTokens());
@@ -172,12 +174,30 @@ public final class ServiceMeters {
                         worker)
                 .increment(u.completionTokens());
         if (u.hasCachedTokens()) {
-            String d = "Prompt tokens found cached, by worker: as the engine reported (source=engine) and as the"
-                    + " index predicted when it routed (source=index), for requests whose engine reported them";
+            String d = "Prompt tokens found cached, by worker: as the engine reported (source=engine), as the"
+                    + " index predicted when it routed (source=index) and as one shared never-evicting cache would"
+                    + " hold them (source=bound), for requests whose engine reported them";
             counter("kvprefix.service.cached.tokens", d, "worker", worker, "source", "engine")
                     .increment(u.cachedTokens());
+            long predicted = Math.min(predictedCachedTokens, u.promptTokens());
             counter("kvprefix.service.cached.tokens", d, "worker", worker, "source", "index")
-                    .increment(Math.min(predictedCachedTokens, u.promptTokens()));
+                    .increment(predicted);
+            if (boundTokens >= 0) {
+                counter("kvprefix.service.cached.tokens", d, "worker", worker, "source", "bound")
+                        .increment(Math.min(boundTokens, u.promptTokens()));
+            }
+            long gap = predicted - u.cachedTokens();
+            if (Math.abs(gap) > blockSize) {
+                counter(
+                                "kvprefix.service.cache.mismatch",
+                                "Requests whose engine reported cached tokens more than one block away from the"
+                                        + " index's prediction, by worker and direction",
+                                "worker",
+                                worker,
+                                "direction",
+                                gap > 0 ? "over" : "under")
+                        .increment();
+            }
             counter(
                             "kvprefix.service.cache.reported.prompt.tokens",
                             "Prompt tokens of the requests whose engine reported cached tokens, by worker",

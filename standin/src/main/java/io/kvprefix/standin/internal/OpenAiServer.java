@@ -1,6 +1,7 @@
 package io.kvprefix.standin.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vertx.core.Context;
@@ -33,7 +34,7 @@ public final class OpenAiServer {
             "/v1/completions/render",
             "/v1/chat/completions/render",
             "/reset_prefix_cache");
-    private static final Set<String> GETS = Set.of("/health", "/v1/models", "/metrics");
+    private static final Set<String> GETS = Set.of("/health", "/v1/models", "/metrics", "/kv_event_sources");
 
     private final Vertx vertx;
     private final Generation.Engine engine;
@@ -42,6 +43,7 @@ public final class OpenAiServer {
     private final long seed;
     private final long created = System.currentTimeMillis() / 1000;
     private HttpServer server;
+    private volatile String eventSources = "[]";
 
     /** A server for {@code engine} (not yet listening). */
     public OpenAiServer(
@@ -51,6 +53,20 @@ public final class OpenAiServer {
         this.model = model;
         this.promptTokensDetails = promptTokensDetails;
         this.seed = seed;
+    }
+
+    /**
+     * What {@code GET /kv_event_sources} answers: vLLM's bare JSON array (its
+     * {@code vllm/entrypoints/serve/kv_events/api_router.py} @ {@code 153c3aa2}), one entry for
+     * the one dp rank this engine has: {@code data_parallel_rank}, {@code endpoint},
+     * {@code replay_endpoint}, {@code topic}.
+     */
+    public void eventSources(String endpoint, String replayEndpoint) {
+        ArrayNode a = JsonNodeFactory.instance.arrayNode();
+        ObjectNode o = a.addObject();
+        o.put("data_parallel_rank", 0).put("endpoint", endpoint).put("replay_endpoint", replayEndpoint);
+        o.put("topic", "");
+        eventSources = a.toString();
     }
 
     /** Binds {@code host:port} (0: a free port); completes with the bound port. */
@@ -107,6 +123,8 @@ public final class OpenAiServer {
             case "/health" -> resp.setStatusCode(200).end();
             case "/v1/models" ->
                 json(resp, ServiceBodies.models(model.name(), model.name(), model.maxModelLen(), created));
+            case "/kv_event_sources" ->
+                resp.putHeader("content-type", "application/json").end(eventSources);
             default ->
                 resp.putHeader("content-type", VllmMetrics.CONTENT_TYPE)
                         .end(VllmMetrics.text(engine.stats(), model.name(), created));
