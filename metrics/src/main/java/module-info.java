@@ -8,14 +8,13 @@
  * {@code MeterRegistry}); Micrometer's modules are automatic ones, which javac warns about in a
  * {@code requires transitive} (this module's pom turns that one warning off).
  * The listener is optional ({@code requires static}): only {@code SubscriberMetrics} needs it. The
- * endpoint is the JDK's own {@code jdk.httpserver}.
+ * endpoint is a plain server socket (docs/METRICS.md section 2), so no HTTP library is required.
  */
 module io.kvprefix.metrics {
     requires transitive io.kvprefix;
     requires static transitive io.kvprefix.zmq;
     requires transitive micrometer.core;
     requires transitive micrometer.registry.prometheus;
-    requires jdk.httpserver;
 
     exports io.kvprefix.metrics;
 }

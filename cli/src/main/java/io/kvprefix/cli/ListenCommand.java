@@ -200,7 +200,8 @@ final class ListenCommand implements Callable<Integer> {
                 "restart without loss (docs/SNAPSHOT.md): at start, restore the index from FILE if it",
                 "exists and ask each engine's replay socket only for the batches after the last one",
                 "applied; save FILE every --snapshot-interval and at a clean end (--duration, Ctrl-C,",
-                "SIGTERM). A FILE that cannot be restored is reported and the index starts empty."
+                "SIGTERM). A FILE that cannot be restored is reported, renamed to FILE.refused-TIME",
+                "(never overwritten) and the index starts empty."
             })
     Path snapshot;
 
@@ -229,9 +230,18 @@ final class ListenCommand implements Callable<Integer> {
             description = {
                 "serve /metrics (Prometheus text), /health/live and /health/ready on this",
                 "port while listening (0: any free port, printed on standard error);",
-                "ready once no engine has a replay outstanding (docs/METRICS.md section 2)"
+                "ready once every engine has synced (docs/METRICS.md section 2)"
             })
     Integer metricsPort;
+
+    @Option(
+            names = "--ready-with-absent-engines",
+            description = {
+                "let /health/ready say ready while an engine is declared absent (nothing applied and",
+                "its start-up replay given up); without it such an engine keeps the process not ready",
+                "(docs/METRICS.md section 2)"
+            })
+    boolean readyWithAbsentEngines;
 
     @Option(
             names = "--metrics-host",
@@ -295,6 +305,9 @@ final class ListenCommand implements Callable<Integer> {
         if (snapshotInterval != null && snapshot == null) {
             throw new IllegalArgumentException("--snapshot-interval needs --snapshot");
         }
+        if (snapshot != null) {
+            Check.outputFile("--snapshot", snapshot); // a folder or an unwritable place is said now, not at the end
+        }
         Duration saveEvery = snapshot == null
                 ? null
                 : Check.seconds("--snapshot-interval", snapshotInterval == null ? 60 : snapshotInterval);
@@ -328,7 +341,7 @@ final class ListenCommand implements Callable<Integer> {
         try {
             watched = subscribe(sub, plan);
             if (m != null) {
-                m.watch(sub);
+                m.watch(sub, readyWithAbsentEngines);
             }
             if (trtllmEvents != null) {
                 trtllm = new TrtllmFeed(trtllmEvents, index);
@@ -337,9 +350,9 @@ final class ListenCommand implements Callable<Integer> {
             life.status("subscribed to " + sub.engines().size() + " engine(s) ("
                     + (plan.runFor() == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
             boolean feedOnly = plan.specs().isEmpty() && engineUrls.isEmpty() && enginesFile == null;
-            runUntilStopped(sub, plan, feedOnly ? feed : null, life);
+            runUntilStopped(sub, plan, feedOnly ? feed : null, life, m);
             if (snapshot != null) {
-                saved = save(sub, life);
+                saved = save(sub, life, m);
             }
             life.stopping();
         } finally {
@@ -409,11 +422,11 @@ final class ListenCommand implements Callable<Integer> {
      * of its input: saves the snapshot every {@code --snapshot-interval} (if any) and prints a stats line
      * every {@code --stats-interval} (with engines).
      */
-    private void runUntilStopped(KvEventSubscriber sub, Plan plan, Thread feedOnly, Lifecycle life)
+    private void runUntilStopped(KvEventSubscriber sub, Plan plan, Thread feedOnly, Lifecycle life, ListenMetrics m)
             throws InterruptedException {
         List<Lifecycle.Periodic> tasks = new ArrayList<>();
         if (plan.saveEvery() != null) {
-            tasks.add(new Lifecycle.Periodic(plan.saveEvery(), () -> save(sub, life)));
+            tasks.add(new Lifecycle.Periodic(plan.saveEvery(), () -> save(sub, life, m)));
         }
         tasks.add(new Lifecycle.Periodic(plan.every(), () -> {
             if (feedOnly == null) {
@@ -442,19 +455,43 @@ final class ListenCommand implements Callable<Integer> {
             }
             return index;
         } catch (SnapshotException e) {
-            life.log(e.getMessage() + "; starting with an empty index");
+            Path aside = keepAside(e);
+            life.log(e.getMessage() + "; kept it as " + aside + "; starting with an empty index");
             return Implementations.create(indexOptions.impl, config);
         }
     }
 
+    /**
+     * A snapshot that was refused is never overwritten (docs/OPERATING.md section 4): it is renamed to
+     * {@code FILE.refused-TIME} next to it; if that fails, listen does not start.
+     */
+    private Path keepAside(SnapshotException refused) {
+        String stamp = java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
+                .withZone(java.time.ZoneOffset.UTC)
+                .format(java.time.Instant.now());
+        Path aside = snapshot.resolveSibling(snapshot.getFileName() + ".refused-" + stamp);
+        try {
+            return Files.move(snapshot, aside, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new IllegalArgumentException(refused.getMessage() + "; it cannot be kept aside as " + aside + " ("
+                    + e.getMessage() + "), so listen does not start rather than overwrite it");
+        }
+    }
+
     /** Saves {@code --snapshot}; false (after one line on standard error) if it cannot be written. */
-    private boolean save(KvEventSubscriber sub, Lifecycle life) {
+    private boolean save(KvEventSubscriber sub, Lifecycle life, ListenMetrics m) {
         long t0 = System.nanoTime();
         try {
             sub.snapshot(snapshot);
         } catch (SnapshotException | IllegalStateException e) {
             life.log(e.getMessage() + " (the previous snapshot is kept)");
+            if (m != null) {
+                m.saved(false);
+            }
             return false;
+        }
+        if (m != null) {
+            m.saved(true);
         }
         life.status(String.format(Locale.ROOT, "saved %s (%.1f ms)", snapshot, (System.nanoTime() - t0) / 1e6));
         return true;

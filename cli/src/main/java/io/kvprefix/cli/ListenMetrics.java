@@ -15,7 +15,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * The metrics endpoint of {@code kvprefix listen --metrics-port} (docs/METRICS.md section 2): a
  * Prometheus registry with the index's and the subscriber's meters, served with {@code /health/live}
- * and {@code /health/ready} (ready once the subscriber runs and no engine has a replay outstanding).
+ * and {@code /health/ready} (ready once the subscriber runs and every engine has synced, or been
+ * declared absent when {@code --ready-with-absent-engines} allows it).
  *
  * <p>Thread-safety: {@link #watch} and {@link #close} on the command's thread; the endpoint's thread
  * reads the volatile subscriber.
@@ -25,7 +26,12 @@ final class ListenMetrics implements AutoCloseable {
     private final List<Runnable> refresh = new CopyOnWriteArrayList<>();
     private final MetricsServer server;
     private volatile KvEventSubscriber subscriber;
+    private volatile ReplicaMeters replica;
     private volatile String notReady = "starting";
+    private volatile boolean absentIsReady;
+    private final io.micrometer.core.instrument.Counter savesOk;
+    private final io.micrometer.core.instrument.Counter savesFailed;
+    private volatile long lastSaveNanos = -1;
 
     private ListenMetrics(String host, int port) {
         if (port < 0 || port > 65535) {
@@ -35,11 +41,39 @@ final class ListenMetrics implements AutoCloseable {
         if (address.isUnresolved()) {
             throw new IllegalArgumentException("--metrics-host: cannot resolve '" + host + "'");
         }
+        savesOk = saves("ok");
+        savesFailed = saves("failed");
+        io.micrometer.core.instrument.Gauge.builder("kvprefix.snapshot.age", this, ListenMetrics::snapshotAge)
+                .description("seconds since the last snapshot --snapshot saved, -1 before the first")
+                .baseUnit("seconds")
+                .register(registry);
         try {
             server = MetricsServer.start(
                     address, registry, this::readiness, List.of(() -> refresh.forEach(Runnable::run)));
         } catch (IOException e) {
             throw new IllegalArgumentException("--metrics-port " + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    private io.micrometer.core.instrument.Counter saves(String result) {
+        return io.micrometer.core.instrument.Counter.builder("kvprefix.snapshot.saves")
+                .description("saves of --snapshot, by result (docs/METRICS.md section 1)")
+                .tag("result", result)
+                .register(registry);
+    }
+
+    private double snapshotAge() {
+        long at = lastSaveNanos;
+        return at < 0 ? -1 : (System.nanoTime() - at) / 1e9;
+    }
+
+    /** A save of {@code --snapshot} ended: counted by result; a good one resets the snapshot's age. */
+    void saved(boolean ok) {
+        if (ok) {
+            savesOk.increment();
+            lastSaveNanos = System.nanoTime();
+        } else {
+            savesFailed.increment();
         }
     }
 
@@ -65,12 +99,22 @@ final class ListenMetrics implements AutoCloseable {
         return timed;
     }
 
-    /** Binds the subscriber's meters; readiness follows it from now on. */
-    void watch(KvEventSubscriber sub) {
+    /** Binds the subscriber's meters; readiness follows it from now on ({@code absentIsReady}: see the option). */
+    void watch(KvEventSubscriber sub, boolean absentIsReady) {
+        this.absentIsReady = absentIsReady;
         SubscriberMetrics m = new SubscriberMetrics(sub);
         m.bindTo(registry);
         refresh.add(m::refresh);
         subscriber = sub;
+        notReady = null;
+    }
+
+    /** Binds a fleet replica's meters; readiness follows it from now on (docs/METRICS.md section 2). */
+    void watch(io.kvprefix.nats.StreamReplica replica) {
+        ReplicaMeters m = new ReplicaMeters(replica, replica.stats());
+        m.bindTo(registry);
+        refresh.add(m::refresh);
+        this.replica = m;
         notReady = null;
     }
 
@@ -84,7 +128,8 @@ final class ListenMetrics implements AutoCloseable {
         if (why != null) {
             return why;
         }
-        return subscriber.stats().caughtUp() ? null : "a replay is outstanding";
+        ReplicaMeters r = replica;
+        return r != null ? r.notReady() : subscriber.stats().notReady(absentIsReady);
     }
 
     @Override

@@ -9,6 +9,7 @@ import io.kvprefix.nats.ReplicaStats;
 import io.kvprefix.nats.StreamReplica;
 import io.kvprefix.opstream.Implementations;
 import io.nats.client.Connection;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -37,9 +38,6 @@ final class NatsListen {
                     + "--snapshot-interval S publishes the replica's snapshots to the stream's object store");
         }
         Duration snapshotEvery = Check.secondsOrNull("--snapshot-interval", c.snapshotInterval);
-        if (c.metricsPort != null) {
-            throw new IllegalArgumentException("--metrics-port is not served with --nats yet");
-        }
         FleetStream fleet = FleetStream.named(
                 c.stream == null ? FleetStream.DEFAULT_NAME : c.stream); // IllegalArgumentException names a bad name
         Duration runFor = Check.secondsOrNull("--duration", c.duration);
@@ -48,13 +46,18 @@ final class NatsListen {
         Path queryFile = Check.inputFileOrNull("--queries", c.queries);
         // the drain: let the results and stats be printed first
         try (Lifecycle life = Lifecycle.start("listen", Duration.ofSeconds(15), c.quiet)) {
+            ListenMetrics metrics = life.metrics(c.metricsHost, c.metricsPort);
             Connection connection = FleetConnection.open(c.nats, "kvprefix-listen");
             try (PrefixIndex fresh = Implementations.create(c.indexOptions.impl, config)) {
+                requireStream(connection, fleet, c.nats);
                 StreamReplica.Builder builder = StreamReplica.builder(fresh, connection, fleet);
                 if (snapshotEvery != null) {
                     builder.snapshots(images(c.indexOptions.impl, config), snapshotEvery);
                 }
                 StreamReplica replica = builder.build();
+                if (metrics != null) {
+                    metrics.watch(replica);
+                }
                 PrefixIndex index = replica.index(); // the restored one, if a snapshot was
                 try {
                     ReplicaStats last = apply(c, replica, fleet, runFor, every, life);
@@ -111,5 +114,28 @@ final class NatsListen {
                 return own.metadata(restored);
             }
         };
+    }
+
+    /**
+     * A replica reads a stream a relay made; a mistyped {@code --stream} would otherwise create an
+     * empty one and answer from an empty index in silence (docs/OPERATING.md section 3).
+     */
+    private static void requireStream(Connection connection, FleetStream fleet, String url) throws IOException {
+        try {
+            connection.jetStreamManagement().getStreamInfo(fleet.name());
+        } catch (io.nats.client.JetStreamApiException e) {
+            if (e.getApiErrorCode() != 10059) { // anything but "stream not found"
+                throw new IOException("stream " + fleet.name() + ": " + e.getMessage(), e);
+            }
+            List<String> names;
+            try {
+                names = connection.jetStreamManagement().getStreamNames();
+            } catch (io.nats.client.JetStreamApiException e2) {
+                names = List.of();
+            }
+            throw new IllegalArgumentException("--stream '" + fleet.name() + "': no such stream on " + url
+                    + " (streams there: " + (names.isEmpty() ? "none" : String.join(", ", names))
+                    + "); start a relay with this --stream first, or fix the name");
+        }
     }
 }

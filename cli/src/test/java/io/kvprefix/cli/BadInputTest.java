@@ -152,7 +152,7 @@ class BadInputTest {
                     "--metrics-host"),
             // listen --nats (a replica), relay, fleet-bench
             row("listen --nats nats://127.0.0.1:1 --engine tcp://127.0.0.1:1=1", "--engine", "exclude --nats"),
-            row("listen --nats nats://127.0.0.1:1 --metrics-port 0", "--metrics-port", "--nats"),
+            row("listen --nats nats://127.0.0.1:1 --metrics-port 70000", "--metrics-port must be 0..65535"),
             row("listen --nats nats://127.0.0.1:1 --queries {missing}", "--queries", "no such file"),
             row("listen --nats nats://127.0.0.1:1 --impl fast", "unknown implementation 'fast'"),
             // listen --dynamo (a Dynamo deployment's events; checked before anything connects)
@@ -186,6 +186,12 @@ class BadInputTest {
             row("replay --restore {ops} {ops}", "snapshot", "not a kvprefix snapshot (bad magic)"),
             row("listen --engine tcp://127.0.0.1:5557=1 --snapshot-interval 5", "--snapshot-interval needs --snapshot"),
             row("listen --nats nats://127.0.0.1:1 --snapshot {file}", "--snapshot is for engines read directly"),
+            row("listen --ready-with-absent-engines", "give at least one --engine"),
+            row("listen --engine tcp://127.0.0.1:5557=1 --snapshot {dir}", "--snapshot", "is a directory, not a file"),
+            row(
+                    "listen --engine tcp://127.0.0.1:5557=1 --snapshot {missing}/x.snap",
+                    "--snapshot",
+                    "no such directory"),
             // serve (the engines named here are not there: every row is refused before anything is started)
             row("serve", "give at least one --engine"),
             row("serve --engine nonsense", "--engine", "expected WORKER[/RANK]=http://HOST:PORT"),

@@ -49,6 +49,17 @@ class FleetCommandsTest {
                         "--engine",
                         "tcp://127.0.0.1:5557=1"),
                 new Case("stream name 'a.b'", "listen", "--nats", "nats://127.0.0.1:1", "--stream", "a.b"),
+                // before: taken as nats://localhost:4222
+                new Case("--nats '': give one or more nats://HOST:PORT", "listen", "--nats", ""),
+                new Case(
+                        "--nats 'nats://a,': give one or more",
+                        "relay",
+                        "--nats",
+                        "nats://a,",
+                        "--engine",
+                        "tcp://127.0.0.1:5557=1"),
+                // before: the message carried java.net.URISyntaxException
+                new Case("--nats 'nats://a b:4222': ", "listen", "--nats", "nats://a b:4222"),
                 new Case(
                         "--snapshot is for engines read directly; with --nats, --snapshot-interval",
                         "listen",
@@ -87,11 +98,25 @@ class FleetCommandsTest {
             assertEquals("", r.out(), what);
             assertTrue(r.err().contains(c.message()), what);
             assertFalse(r.err().contains("\tat "), "no stack trace: " + what);
+            assertFalse(r.err().contains("Exception"), "no exception's name: " + what);
         }
         var r = CliRunner.run("relay", "--nats", "nats://127.0.0.1:1", "--engine", "tcp://127.0.0.1:5557=1");
         assertEquals(1, r.exit(), r.err());
         assertTrue(r.err().contains("cannot connect to NATS at nats://127.0.0.1:1"), r.err());
         assertFalse(r.err().contains("\tat "), r.err());
+        assertFalse(r.err().contains("connection lost"), "a connection that never existed was not lost: " + r.err());
+    }
+
+    /** A mistyped --stream is said (exit 2), not answered from a new, empty stream in silence. */
+    @Test
+    void aMistypedStreamIsSaid() throws Exception {
+        try (NatsServer server = new NatsServer(Files.createDirectories(dir.resolve("nats")))) {
+            var r = CliRunner.run("listen", "--nats", server.url(), "--stream", "KVPREFIX_EVENTZ", "--duration", "1");
+            assertEquals(2, r.exit(), r.err());
+            assertTrue(r.err().contains("--stream 'KVPREFIX_EVENTZ': no such stream on " + server.url()), r.err());
+            assertTrue(r.err().contains("(streams there: none)"), r.err());
+            assertFalse(r.err().contains("NATS connection lost"), "no loss of a connection: " + r.err());
+        }
     }
 
     @Test

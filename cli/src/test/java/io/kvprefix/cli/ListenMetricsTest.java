@@ -149,6 +149,149 @@ class ListenMetricsTest {
         }
     }
 
+    /**
+     * An engine whose replay socket never answers and that publishes nothing: before the fix
+     * {@code /health/ready} turned 200 with nothing applied once its start-up replay was given up.
+     * Now it is declared absent, named in the 503's body, counted as a replay failure, and only
+     * {@code --ready-with-absent-engines} makes that ready.
+     */
+    @Test
+    void anAbsentEngineKeepsTheProcessNotReadyUnlessAllowed() throws Exception {
+        int pubPort;
+        int replayPort;
+        try (ServerSocket a = new ServerSocket(0);
+                ServerSocket b = new ServerSocket(0)) {
+            pubPort = a.getLocalPort(); // nobody publishes or answers there
+            replayPort = b.getLocalPort();
+        }
+        String engine = "tcp://127.0.0.1:" + pubPort + "=1,replay=tcp://127.0.0.1:" + replayPort;
+        for (boolean allowed : new boolean[] {false, true}) {
+            List<String> args = new ArrayList<>(List.of("--engine", engine, "--replay-timeout", "0.2"));
+            if (allowed) {
+                args.add("--ready-with-absent-engines");
+            }
+            try (Listen listen = new Listen(args.toArray(String[]::new))) {
+                HttpResponse<String> first = get(listen.base + "/health/ready");
+                assertEquals(503, first.statusCode(), first.body()); // its start-up replay is outstanding
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                HttpResponse<String> r = first;
+                while (System.nanoTime() < deadline) {
+                    r = get(listen.base + "/health/ready");
+                    String m = get(listen.base + "/metrics").body();
+                    boolean failed = m.lines()
+                            .anyMatch(l ->
+                                    l.startsWith("kvprefix_subscriber_replay_failures_total") && !l.endsWith(" 0.0"));
+                    if (failed && (allowed ? r.statusCode() == 200 : r.body().contains("absent"))) {
+                        break;
+                    }
+                    assertTrue(allowed || r.statusCode() == 503, "ready with nothing applied: " + r.body());
+                    Thread.sleep(100);
+                }
+                if (allowed) {
+                    assertEquals(200, r.statusCode(), r.body());
+                } else {
+                    assertEquals(503, r.statusCode(), r.body());
+                    assertEquals("not ready: engine tcp://127.0.0.1:" + pubPort + " absent\n", r.body());
+                }
+                listen.stop();
+            }
+        }
+    }
+
+    /** Saves of --snapshot that fail are counted (before the fix they had no metric at all), good ones too. */
+    @Test
+    void failedSnapshotSavesAreCounted() throws Exception {
+        int port;
+        try (ServerSocket a = new ServerSocket(0)) {
+            port = a.getLocalPort(); // nobody publishes there
+        }
+        Path snap = dir.resolve("index.snap");
+        try (Listen listen = new Listen(
+                "--engine",
+                "tcp://127.0.0.1:" + port + "=1",
+                "--snapshot",
+                snap.toString(),
+                "--snapshot-interval",
+                "0.2")) {
+            awaitSample(listen, "kvprefix_snapshot_saves_total{result=\"ok\"}", v -> v >= 1);
+            awaitSample(listen, "kvprefix_snapshot_age_seconds", v -> v >= 0);
+            Files.delete(snap);
+            Files.createDirectory(snap); // the next saves cannot replace a folder
+            awaitSample(listen, "kvprefix_snapshot_saves_total{result=\"failed\"}", v -> v >= 1);
+            listen.stop();
+        }
+    }
+
+    /**
+     * A fleet replica's /metrics and /health/ready (before: {@code --metrics-port} was refused with
+     * {@code --nats}): ready once it applied the stream up to its last sequence at start, not ready
+     * while the stream is gone, ready again on the new stream, every step on the meters too.
+     */
+    @Test
+    void aReplicaServesItsMetricsAndTellsItsReadiness() throws Exception {
+        try (io.kvprefix.nats.testing.NatsServer server =
+                new io.kvprefix.nats.testing.NatsServer(Files.createDirectories(dir.resolve("nats")))) {
+            io.nats.client.Connection c = io.kvprefix.nats.FleetConnection.open(server.url(), "test");
+            try {
+                replicaReadiness(server, c);
+            } finally {
+                c.close();
+            }
+        }
+    }
+
+    private void replicaReadiness(io.kvprefix.nats.testing.NatsServer server, io.nats.client.Connection c)
+            throws Exception {
+        {
+            io.kvprefix.nats.FleetStream stream = io.kvprefix.nats.FleetStream.defaults();
+            stream.ensure(c);
+            try (Listen listen = new Listen("--nats", server.url())) {
+                String tag = "{stream=\"" + stream.name() + "\"}";
+                awaitReady(listen, 200, "ready");
+                awaitSample(listen, "kvprefix_replica_stream_sequence" + tag, v -> v == 0);
+                awaitSample(listen, "kvprefix_replica_stream_gone" + tag, v -> v == 0);
+                c.jetStreamManagement().deleteStream(stream.name());
+                awaitReady(listen, 503, "is gone");
+                awaitSample(listen, "kvprefix_replica_stream_gone" + tag, v -> v == 1);
+                stream.ensure(c); // made anew: another creation time
+                awaitReady(listen, 200, "ready");
+                awaitSample(listen, "kvprefix_replica_stream_resets_total" + tag, v -> v == 1);
+                listen.stop();
+            }
+        }
+    }
+
+    private static void awaitReady(Listen listen, int status, String body) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        HttpResponse<String> r = null;
+        while (System.nanoTime() < deadline) {
+            r = get(listen.base + "/health/ready");
+            if (r.statusCode() == status && r.body().contains(body)) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError(
+                "never " + status + " " + body + ": " + (r == null ? "" : r.statusCode() + " " + r.body()));
+    }
+
+    /** Scrapes until the sample named {@code series} (name and labels as printed) satisfies {@code ok}. */
+    private static void awaitSample(Listen listen, String series, java.util.function.DoublePredicate ok)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String body = "";
+        while (System.nanoTime() < deadline) {
+            body = get(listen.base + "/metrics").body();
+            for (String l : body.lines().toList()) {
+                if (l.startsWith(series + " ") && ok.test(Double.parseDouble(l.substring(series.length() + 1)))) {
+                    return;
+                }
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError(series + " never as expected:\n" + body);
+    }
+
     @Test
     void readyOnlyOnceTheWithheldRangeWasReplayed() throws Exception {
         requirePrometheusParser();

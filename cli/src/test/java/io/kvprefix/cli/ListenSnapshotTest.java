@@ -85,9 +85,9 @@ class ListenSnapshotTest {
                     pub.stderr().lines().filter(l -> l.startsWith("REPLAY")).toList();
             assertTrue(!replays.isEmpty() && replays.get(0).startsWith("REPLAY E1 0 "), pub.stderr());
             assertEquals(
-                    List.of("REPLAY E1 40 40"),
+                    List.of("REPLAY E1 39 39"), // batch 39 first: its bytes must match the hash the snapshot holds
                     replays.stream().filter(l -> !l.startsWith("REPLAY E1 0 ")).toList(),
-                    "the second run asks for what follows batch 39 only: " + pub.stderr());
+                    "the second run asks from batch 39, the saved one, only: " + pub.stderr());
             List<String> lines = r.out().lines().toList();
             String stats = lines.get(lines.size() - 1);
             assertTrue(stats.contains("\"last_seq\":119"), stats);
@@ -109,10 +109,9 @@ class ListenSnapshotTest {
                         want.stream().filter(s -> !s.equals("{\"scores\":[]}")).count() > 10, "too easy");
             }
             try (PrefixIndex saved = PrefixIndex.restore(snap, IndexConfig.defaults())) {
-                assertEquals(
-                        "1 119 0",
-                        saved.snapshotMetadata()
-                                .get("kvprefix.zmq.engine:" + pub.ports("E1").pubEndpoint()));
+                String position = saved.snapshotMetadata()
+                        .get("kvprefix.zmq.engine:" + pub.ports("E1").pubEndpoint());
+                assertTrue(position.matches("1 119 0 [0-9a-f]+"), position); // with the last batch's hash
             }
         }
     }
@@ -180,13 +179,36 @@ class ListenSnapshotTest {
                 "0.5",
                 "-q");
         assertEquals(0, r.exit(), r.err());
+        List<Path> aside;
+        try (var files = Files.list(dir)) {
+            aside = files.filter(f -> f.getFileName().toString().startsWith("bad.snap.refused-"))
+                    .toList();
+        }
+        assertEquals(1, aside.size(), "the refused file is kept aside: " + aside);
         assertEquals(
                 List.of("kvprefix listen: snapshot " + snap
-                        + ": not a kvprefix snapshot (bad magic); starting with an empty index"),
+                        + ": not a kvprefix snapshot (bad magic); kept it as " + aside.get(0)
+                        + "; starting with an empty index"),
                 r.err().lines().toList());
-        try (PrefixIndex saved = PrefixIndex.restore(snap, IndexConfig.defaults())) { // replaced by a good one
+        // before the fix the only copy was overwritten by the next save: it is intact, aside
+        assertEquals("not a snapshot\n", Files.readString(aside.get(0)));
+        try (PrefixIndex saved = PrefixIndex.restore(snap, IndexConfig.defaults())) { // a new one in its place
             assertEquals(List.of(), saved.workers());
         }
+    }
+
+    /** A folder, or a place that cannot be written, is said at start (exit 2), not after the run. */
+    @Test
+    void anUnwritableSnapshotPathIsRefusedAtStart() {
+        var r = CliRunner.run(
+                "listen", "--engine", "tcp://127.0.0.1:5557=1", "--snapshot", dir.toString(), "--duration", "30");
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.err().contains("--snapshot '" + dir + "': is a directory"), r.err());
+        Path nowhere = dir.resolve("no-such-folder").resolve("x.snap");
+        r = CliRunner.run(
+                "listen", "--engine", "tcp://127.0.0.1:5557=1", "--snapshot", nowhere.toString(), "--duration", "30");
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.err().contains("no such directory"), r.err());
     }
 
     @Test

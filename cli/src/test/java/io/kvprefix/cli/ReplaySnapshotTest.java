@@ -193,7 +193,11 @@ class ReplaySnapshotTest {
                 err.lines().filter(l -> l.startsWith("kvprefix")).findFirst().orElse(err));
     }
 
-    /** This JVM's class path, with every jar copied under {@code dir} (readable by anyone). */
+    /**
+     * This JVM's class path, with every jar and every class folder copied under {@code dir} (readable
+     * by anyone): the clone's own {@code target/classes} may sit under a folder other users cannot
+     * enter (a clone under {@code /root}, or made by {@code mktemp -d}).
+     */
     private static String readableClassPath(Path dir) throws IOException {
         Path jars = Files.createDirectory(dir.resolve("jars"));
         List<String> out = new ArrayList<>();
@@ -205,12 +209,30 @@ class ReplaySnapshotTest {
                 Files.copy(e, copy);
                 Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-r--r--"));
                 out.add(copy.toString());
-            } else {
-                out.add(entry);
+            } else if (Files.isDirectory(e)) {
+                Path copy = jars.resolve((n++) + "-classes");
+                copyReadable(e, copy);
+                out.add(copy.toString());
             }
         }
         Files.setPosixFilePermissions(jars, PosixFilePermissions.fromString("rwxr-xr-x"));
         return String.join(java.io.File.pathSeparator, out);
+    }
+
+    /** Copies the tree {@code from} to {@code to}, folders rwxr-xr-x and files rw-r--r--. */
+    private static void copyReadable(Path from, Path to) throws IOException {
+        try (var walk = Files.walk(from)) {
+            for (Path src : walk.toList()) {
+                Path dst = to.resolve(from.relativize(src).toString());
+                if (Files.isDirectory(src)) {
+                    Files.createDirectories(dst);
+                    Files.setPosixFilePermissions(dst, PosixFilePermissions.fromString("rwxr-xr-x"));
+                } else if (Files.isRegularFile(src)) {
+                    Files.copy(src, dst);
+                    Files.setPosixFilePermissions(dst, PosixFilePermissions.fromString("rw-r--r--"));
+                }
+            }
+        }
     }
 
     @Test

@@ -125,7 +125,7 @@ public final class KvEventSubscriber implements AutoCloseable {
         }
         EnginePositions.Position p = resume.get(engine.endpoint());
         boolean restored = from == null && p != null && p.workerId() == engine.workerId();
-        ResumePoint point = restored ? ResumePoint.after(p.lastApplied()) : from;
+        ResumePoint point = restored ? new ResumePoint(p.lastApplied(), p.lastHash()) : from;
         EngineSession s = new EngineSession(engine, index, tap, settings, point);
         if (restored) {
             s.fedBefore(p.workersFed());

@@ -284,6 +284,32 @@ public final class SubscriberStats {
         return true;
     }
 
+    /**
+     * Why the subscriber is not ready, or null (docs/METRICS.md section 2): an engine is ready once it
+     * synced (its replay answered, or a batch applied: {@code live}), or, with {@code absentIsReady},
+     * once declared {@code absent}; {@code replaying} engines, and {@code waiting} ones with a replay
+     * endpoint (their start-up replay has not answered), hold readiness back. An engine without one
+     * counts as synced from the start: nothing can be asked of it, and an idle engine publishes
+     * nothing. The reason names each engine that is not ready and its state.
+     */
+    public String notReady(boolean absentIsReady) {
+        StringBuilder why = new StringBuilder();
+        for (EngineStats e : engines) {
+            boolean ready = e.state().equals("live") && e.pendingBatches() == 0
+                    || e.state().equals("waiting")
+                            && e.engine().replayEndpoint().isEmpty()
+                    || absentIsReady && e.state().equals("absent");
+            if (!ready) {
+                why.append(why.isEmpty() ? "" : "; ")
+                        .append("engine ")
+                        .append(e.engine().endpoint())
+                        .append(' ')
+                        .append(e.pendingBatches() > 0 && e.state().equals("live") ? "replaying" : e.state());
+            }
+        }
+        return why.isEmpty() ? null : why.toString();
+    }
+
     /** One line for a log: engines, events, gaps, replays, resyncs, decode errors, the worst lag. */
     public String summary() {
         long maxLag = engines.stream().mapToLong(EngineStats::lagMillis).max().orElse(-1);

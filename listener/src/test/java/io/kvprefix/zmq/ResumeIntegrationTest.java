@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A router restart against a real publisher in another process (vllm_publisher.py, the wire format
  * of vLLM's ZmqEventPublisher): a subscriber applies batches 0..99, snapshots the index with its
  * position and goes away; the engine publishes 100..179 to nobody; a new subscriber on the restored
- * index asks the replay socket for 100 onwards (not 0) and ends equal to the oracle fed the whole
- * stream. When the engine's buffer no longer reaches 100, the engine's workers are cleared and it
+ * index asks the replay socket for 99 onwards (not 0; 99 is the saved batch, whose hash the snapshot
+ * holds and whose bytes must come back) and ends equal to the oracle fed the whole stream. When the engine's buffer no longer reaches 100, the engine's workers are cleared and it
  * counts as a resync, and the index ends equal to the oracle fed up to 99, cleared, and fed from
  * the first batch the buffer still had.
  */
@@ -43,7 +43,8 @@ class ResumeIntegrationTest {
     @Test
     void aRestartedRouterAsksForWhatItMissedOnly() throws Exception {
         Run r = run(10_000);
-        assertEquals(List.of("REPLAY A 100 100"), r.afterTheRestart(), r.why());
+        // from 99, the saved batch, whose bytes must come back (its hash is in the snapshot), not from 0
+        assertEquals(List.of("REPLAY A 99 99"), r.afterTheRestart(), r.why());
         assertEquals(0, r.counts().get(Counter.RESYNCS), r.why());
         assertEquals(0, r.counts().get(Counter.LATE_JOINS), r.why());
         assertTrue(r.counts().get(Counter.REPLAYED_BATCHES) >= 80, r.why());
@@ -53,7 +54,7 @@ class ResumeIntegrationTest {
     @Test
     void aBufferThatNoLongerReachesBackClearsTheWorkersAsAResync() throws Exception {
         Run r = run(50); // when asked, the buffer holds 130..179
-        assertEquals(List.of("REPLAY A 100 130"), r.afterTheRestart(), r.why());
+        assertEquals(List.of("REPLAY A 99 130"), r.afterTheRestart(), r.why());
         assertEquals(1, r.counts().get(Counter.RESYNCS), r.why());
         assertEquals(1, r.counts().get(Counter.REPLAY_FAILURES), r.why());
         r.compare(100, 130);
@@ -106,6 +107,7 @@ class ResumeIntegrationTest {
     private Run run(int buffer) throws Exception {
         long seed = TestScale.seed();
         Path file = dir.resolve("index.snap");
+        io.kvprefix.zmq.ResumePoint at;
         try (PythonPublisher pub = new PythonPublisher(dir, SPEC.formatted(seed & Long.MAX_VALUE, buffer))) {
             EngineEndpoint engine = EngineEndpoint.of(pub.ports("A").pubEndpoint(), 1)
                     .withReplay(pub.ports("A").replayEndpoint());
@@ -114,9 +116,13 @@ class ResumeIntegrationTest {
                 sub.addEngine(engine);
                 awaitSeq(sub, engine, 99, pub); // the publisher holds batch 100 until this subscriber leaves
                 sub.snapshot(file);
+                at = sub.resumePoint(engine.endpoint()).orElseThrow();
             }
             PrefixIndex restored = PrefixIndex.restore(file, IndexConfig.defaults());
-            assertEquals("1 99 0,1", restored.snapshotMetadata().get("kvprefix.zmq.engine:" + engine.endpoint()));
+            // the snapshot names the exact batch (issue 31 item 5): the resume checks the engine still has it
+            assertEquals(
+                    "1 99 0,1 " + Long.toHexString(at.batchHash().orElseThrow()),
+                    restored.snapshotMetadata().get("kvprefix.zmq.engine:" + engine.endpoint()));
             SubscriberStats.Counts counts;
             try (KvEventSubscriber sub = KvEventSubscriber.builder(restored)
                     .resumeFrom(restored.snapshotMetadata())

@@ -21,7 +21,12 @@
  *
  * <p><b>The endpoint.</b> {@link io.kvprefix.metrics.MetricsServer} serves {@code /metrics} (the
  * Prometheus text format, rendered by Micrometer's Prometheus registry), {@code /health/live} and
- * {@code /health/ready} on the JDK's {@code com.sun.net.httpserver}.
+ * {@code /health/ready} on a plain server socket: one thread per connection (virtual threads), a
+ * deadline for each whole exchange, one request per connection and a bound on connections, so that a
+ * stalled client (half a request, a port scan) never holds the health checks that a liveness probe
+ * reads. The JDK's {@code com.sun.net.httpserver} was the first choice and was dropped: it reads
+ * request heads on its executor's threads with no time limit unless a process-wide system property
+ * is set before its first use, which a library cannot promise.
  *
  * <p>The Grafana dashboard {@code metrics/grafana/kvprefix-dashboard.json} charts these metrics;
  * {@code DashboardTest} checks that every metric it names exists.

@@ -10,14 +10,19 @@ import io.kvprefix.zmq.ResumePoint;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.api.MessageInfo;
+import io.nats.client.api.StreamInfo;
 import io.nats.client.impl.Headers;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -50,6 +55,10 @@ public final class EventRelay implements AutoCloseable {
     private final Thread thread;
     private final Map<String, Outbox> outboxes = new ConcurrentHashMap<>();
     private final List<Outbox> order = new ArrayList<>();
+    private final ScheduledExecutorService watch;
+    private volatile ZonedDateTime created;
+    private volatile boolean goneWarned;
+    private long streamResets;
     private boolean closed;
 
     private EventRelay(Builder b) throws IOException {
@@ -57,7 +66,7 @@ public final class EventRelay implements AutoCloseable {
         this.stream = b.stream;
         this.drainTimeout = b.drainTimeout;
         this.maxQueued = b.maxQueuedRecords;
-        stream.ensure(connection);
+        this.created = stream.ensure(connection).getCreateTime();
         this.loop = new RelayLoop(connection.jetStream(), stream.name(), b.ackTimeout.toMillis());
         this.thread = new Thread(loop, "kvprefix-nats-relay-" + SERIAL.incrementAndGet());
         thread.setDaemon(true);
@@ -65,6 +74,67 @@ public final class EventRelay implements AutoCloseable {
         this.subscriber = KvEventSubscriber.builder(new Tap())
                 .replayTimeout(b.replayTimeout)
                 .build();
+        this.watch = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kvprefix-nats-relay-watch");
+            t.setDaemon(true);
+            return t;
+        });
+        long every = b.streamCheck.toMillis();
+        watch.scheduleWithFixedDelay(this::checkStream, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The watch (docs/FLEET.md section 3): a stream that is gone is created again, and a stream made
+     * anew (another creation time: deleted and re-created, or a server restarted without its store) is
+     * filled again from the engines.
+     */
+    private void checkStream() {
+        try {
+            StreamInfo info;
+            try {
+                info = connection.jetStreamManagement().getStreamInfo(stream.name());
+            } catch (JetStreamApiException e) {
+                if (e.getApiErrorCode() != 10059) { // anything but "stream not found"
+                    return;
+                }
+                if (!goneWarned) {
+                    goneWarned = true;
+                    LOG.log(
+                            System.Logger.Level.WARNING,
+                            "kvprefix relay: stream " + stream.name()
+                                    + " is gone; creating it again and re-publishing what the engines still hold");
+                }
+                loop.pause(true); // nothing of the old numbering may land in the new stream
+                info = stream.ensure(connection);
+            }
+            goneWarned = false;
+            if (!info.getCreateTime().equals(created)) {
+                created = info.getCreateTime();
+                refill();
+            }
+        } catch (IOException | RuntimeException e) {
+            // the server is away: the next check tries again
+        } finally {
+            loop.pause(false);
+        }
+    }
+
+    /** Publishes every engine afresh to a new stream: what its replay socket still holds, from its start. */
+    private synchronized void refill() {
+        if (closed) {
+            return;
+        }
+        streamResets++;
+        LOG.log(
+                System.Logger.Level.WARNING,
+                "kvprefix relay: stream " + stream.name() + " was made anew (created " + created
+                        + "); asking every engine to replay from its start");
+        for (Outbox o : order) {
+            subscriber.removeEngine(o.engine().endpoint());
+            o.restart();
+            subscriber.addEngine(o.engine());
+        }
+        loop.poke();
     }
 
     /** A builder for a relay publishing to {@code stream} through {@code connection}. */
@@ -131,7 +201,7 @@ public final class EventRelay implements AutoCloseable {
             engines.add(new RelayStats.EngineStats(
                     o.engine(), o.subject(), c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], o.lastError()));
         }
-        return new RelayStats(stream.name(), engines, subscriber.stats());
+        return new RelayStats(stream.name(), streamResets, engines, subscriber.stats());
     }
 
     /** Whether every record received so far has been acknowledged by the stream. */
@@ -151,6 +221,7 @@ public final class EventRelay implements AutoCloseable {
             }
             closed = true;
         }
+        watch.shutdownNow();
         subscriber.close();
         long deadline = System.nanoTime() + drainTimeout.toNanos();
         while (!drained() && System.nanoTime() < deadline) {
@@ -208,6 +279,7 @@ public final class EventRelay implements AutoCloseable {
         private Duration replayTimeout = Duration.ofSeconds(3);
         private Duration drainTimeout = Duration.ofSeconds(10);
         private int maxQueuedRecords = 100_000;
+        private Duration streamCheck = Duration.ofSeconds(1);
 
         private Builder(Connection connection, FleetStream stream) {
             this.connection = Objects.requireNonNull(connection, "connection");
@@ -229,6 +301,12 @@ public final class EventRelay implements AutoCloseable {
         /** How long {@link EventRelay#close()} waits for queued records to land (default 10 s). */
         public Builder drainTimeout(Duration d) {
             drainTimeout = positive(d, "drainTimeout");
+            return this;
+        }
+
+        /** How often the stream is checked for being gone or made anew (default 1 s; docs/FLEET.md section 3). */
+        public Builder streamCheck(Duration d) {
+            streamCheck = positive(d, "streamCheck");
             return this;
         }
 

@@ -31,22 +31,32 @@ public final class FleetConnection {
      * @throws IllegalArgumentException if {@code url} is not a NATS URL
      */
     public static Connection open(String url, String name) throws IOException {
+        String[] servers = url.split(",", -1);
+        for (String s : servers) {
+            if (s.isBlank()) { // jnats would take an empty one for nats://localhost:4222
+                throw new IllegalArgumentException(
+                        "--nats '" + url + "': give one or more nats://HOST:PORT, separated by commas");
+            }
+        }
         Options options;
+        Changes changes = new Changes();
         try {
             options = new Options.Builder()
-                    .servers(url.split(","))
+                    .servers(servers)
                     .connectionName(name)
                     .maxReconnects(-1)
                     .reconnectWait(Duration.ofMillis(100))
                     .connectionTimeout(Duration.ofSeconds(5))
                     .errorListener(new Quiet())
-                    .connectionListener(FleetConnection::changed)
+                    .connectionListener((conn, e) -> changes.on(e))
                     .build();
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--nats '" + url + "': " + e.getMessage(), e);
+            throw new IllegalArgumentException("--nats '" + url + "': " + reason(e), e);
         }
         try {
-            return Nats.connect(options);
+            Connection c = Nats.connect(options);
+            changes.established = true;
+            return c;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while connecting to " + url, e);
@@ -55,11 +65,42 @@ public final class FleetConnection {
         }
     }
 
-    private static void changed(Connection c, ConnectionListener.Events e) {
-        switch (e) {
-            case DISCONNECTED -> LOG.log(Level.WARNING, "kvprefix: NATS connection lost; reconnecting");
-            case RECONNECTED -> LOG.log(Level.INFO, "kvprefix: NATS connection re-established");
-            default -> LOG.log(Level.DEBUG, "kvprefix: NATS connection " + e);
+    /** The innermost message of {@code e}'s causes, without exception class names (a URISyntaxException's reason, say). */
+    private static String reason(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        String m = t instanceof java.net.URISyntaxException u
+                ? u.getReason() + " at index " + u.getIndex()
+                : t.getMessage();
+        return m == null ? "not a NATS URL" : m.replaceAll("[a-z]+(\\.[a-z]+)+\\.[A-Za-z]*Exception: ", "");
+    }
+
+    /**
+     * Connection changes as log lines: a loss is warned about once per outage, and only for a
+     * connection that had been established (a first connect that fails says so itself); the
+     * re-established connection ends the outage.
+     */
+    private static final class Changes {
+        private volatile boolean established;
+        private volatile boolean lost;
+
+        void on(ConnectionListener.Events e) {
+            switch (e) {
+                case CONNECTED -> established = true;
+                case DISCONNECTED -> {
+                    if (established && !lost) {
+                        lost = true;
+                        LOG.log(Level.WARNING, "kvprefix: NATS connection lost; reconnecting");
+                    }
+                }
+                case RECONNECTED -> {
+                    lost = false;
+                    LOG.log(Level.INFO, "kvprefix: NATS connection re-established");
+                }
+                default -> LOG.log(Level.DEBUG, "kvprefix: NATS connection " + e);
+            }
         }
     }
 

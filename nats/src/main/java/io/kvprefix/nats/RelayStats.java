@@ -13,10 +13,12 @@ import java.util.Objects;
  * <p>Thread-safety: immutable.
  *
  * @param stream the stream's name
+ * @param streamResets times the stream was found gone or made anew, and re-created and re-filled
+ *     from the engines (docs/FLEET.md section 3)
  * @param engines per engine, in the order they were added
  * @param subscriber the engine side
  */
-public record RelayStats(String stream, List<EngineStats> engines, SubscriberStats subscriber) {
+public record RelayStats(String stream, long streamResets, List<EngineStats> engines, SubscriberStats subscriber) {
     public RelayStats {
         Objects.requireNonNull(stream, "stream");
         engines = List.copyOf(engines);
@@ -39,7 +41,7 @@ public record RelayStats(String stream, List<EngineStats> engines, SubscriberSta
      * @param nextRecord the number the next record gets
      * @param lastSeqPublished the engine sequence number of the last batch acknowledged, or -1
      * @param oversized batches too large for a frame, published as a clear instead
-     * @param lastError the last publish error, or null
+     * @param lastError the last publish error, or null once a frame has landed since
      */
     public record EngineStats(
             EngineEndpoint engine,
@@ -72,14 +74,15 @@ public record RelayStats(String stream, List<EngineStats> engines, SubscriberSta
 
     /** One line for a log. */
     public String summary() {
-        return engines.size() + " engines, " + sum(EngineStats::frames) + " frames, " + batches() + " batches, "
+        return engines.size() + " engines, " + streamResets + " stream resets, " + sum(EngineStats::frames)
+                + " frames, " + batches() + " batches, "
                 + sum(EngineStats::clears) + " clears, " + sum(EngineStats::retries) + " retries, "
                 + sum(EngineStats::queued) + " queued; engines: " + subscriber.summary();
     }
 
     /**
      * One JSON object (one line): {@code {"stream":NAME,"frames":N,"batches":N,"clears":N,
-     * "duplicate_acks":N,"retries":N,"queued":N,"oversized":N,"engines":[{"endpoint":...,"subject":...,"frames":N,...,
+     * "duplicate_acks":N,"retries":N,"queued":N,"oversized":N,"stream_resets":N,"engines":[{"endpoint":...,"subject":...,"frames":N,...,
      * "next_record":N,"last_seq":N,"last_error":...|null}],"subscriber":{SubscriberStats JSON}}}.
      */
     public String toJson() {
@@ -93,6 +96,7 @@ public record RelayStats(String stream, List<EngineStats> engines, SubscriberSta
         sb.append(",\"retries\":").append(sum(EngineStats::retries));
         sb.append(",\"queued\":").append(sum(EngineStats::queued));
         sb.append(",\"oversized\":").append(sum(EngineStats::oversized));
+        sb.append(",\"stream_resets\":").append(streamResets);
         sb.append(",\"engines\":[");
         for (int i = 0; i < engines.size(); i++) {
             EngineStats e = engines.get(i);

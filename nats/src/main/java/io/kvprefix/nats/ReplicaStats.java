@@ -30,6 +30,9 @@ import java.util.Objects;
  * @param bootstrapSeq the stream sequence of the snapshot the replica started from, -1 if none
  * @param bootstrapMillis how long finding, downloading and restoring that snapshot took, -1 if none
  * @param snapshotsPublished snapshots this replica published
+ * @param streamResets times the stream was made anew (another creation time) and the replica cleared
+ *     its index and read the new stream from its start (docs/FLEET.md section 4)
+ * @param streamGone whether the stream was missing at the last check: what the index holds is stale
  * @param engines per engine (records, events per kind and status, decode issues), in order of their
  *     first message
  */
@@ -50,6 +53,8 @@ public record ReplicaStats(
         long bootstrapSeq,
         long bootstrapMillis,
         long snapshotsPublished,
+        long streamResets,
+        boolean streamGone,
         List<EngineStats> engines) {
     public ReplicaStats {
         Objects.requireNonNull(stream, "stream");
@@ -156,7 +161,8 @@ public record ReplicaStats(
     /** One line for a log. */
     public String summary() {
         return engines.size() + " engines, stream seq " + appliedSeq + " of " + streamLastSeq + ", " + batches()
-                + " batches, " + events() + " events, " + resyncs + " resyncs"
+                + " batches, " + events() + " events, " + resyncs + " resyncs, " + streamResets + " stream resets"
+                + (streamGone ? ", the stream is gone (stale)" : "")
                 + (lagCount > 0 ? ", lag p50 " + millis(lagP50Micros) + " ms p99 " + millis(lagP99Micros) + " ms" : "");
     }
 
@@ -167,7 +173,7 @@ public record ReplicaStats(
     /**
      * One JSON object (one line): {@code {"stream":NAME,"stream_seq":N,"stream_last_seq":N,"pending":N,
      * "resyncs":N,"messages":N,"bad_messages":N,"lag_ms":X,"lag_ms_p50":X,"lag_ms_p99":X,"lag_ms_max":X,
-     * "lag_samples":N,"bootstrap_seq":N,"bootstrap_ms":N,"snapshots":N,"batches":N,"events":{"stored":{"ok":N,...},...},"engines":[{"endpoint":...,
+     * "lag_samples":N,"bootstrap_seq":N,"bootstrap_ms":N,"snapshots":N,"stream_resets":N,"stream_gone":B,"batches":N,"events":{"stored":{"ok":N,...},...},"engines":[{"endpoint":...,
      * "worker":W,"subject":...,"next_record":N,"last_seq":N,"batches":N,"clears":N,"duplicates":N,"gaps":N,
      * "apply_errors":N,"bad_frames":N,"events":{...},"decode_errors":{...},"ignored":{...},"notes":{...}}]}}};
      * lags are in milliseconds with microsecond digits, -1 when none was measured.
@@ -190,6 +196,8 @@ public record ReplicaStats(
         sb.append(",\"bootstrap_seq\":").append(bootstrapSeq);
         sb.append(",\"bootstrap_ms\":").append(bootstrapMillis);
         sb.append(",\"snapshots\":").append(snapshotsPublished);
+        sb.append(",\"stream_resets\":").append(streamResets);
+        sb.append(",\"stream_gone\":").append(streamGone);
         sb.append(",\"batches\":").append(batches());
         sb.append(",\"events\":");
         events(sb, null);

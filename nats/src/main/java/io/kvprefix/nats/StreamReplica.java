@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -49,7 +50,11 @@ public final class StreamReplica implements AutoCloseable {
     private final FleetStream stream;
     private final PrefixIndex index;
     private final ReplicaCore core;
-    private final MessageConsumer consumer;
+    private volatile MessageConsumer consumer;
+    private volatile ZonedDateTime created;
+    private volatile boolean streamGone;
+    private final AtomicLong streamResets = new AtomicLong();
+    private final ScheduledExecutorService watch;
     private final long startedAt;
     private final ReplicaSnapshots snapshots;
     private final ScheduledExecutorService timer;
@@ -93,16 +98,15 @@ public final class StreamReplica implements AutoCloseable {
             core.restoredUpTo(first - 1, List.of());
         }
         this.startedAt = System.nanoTime();
-        try {
-            StreamContext sc = connection.getStreamContext(stream.name());
-            OrderedConsumerContext occ = sc.createOrderedConsumer(new OrderedConsumerConfiguration()
-                    .deliverPolicy(DeliverPolicy.ByStartSequence)
-                    .startSequence(core.applied() + 1));
-            // Pull requests that expire every 2 s: heartbeats every second notice a lost server quickly.
-            this.consumer = occ.consume(ConsumeOptions.builder().expiresIn(2000).build(), core::onMessage);
-        } catch (JetStreamApiException e) {
-            throw new IOException("cannot consume stream " + stream.name() + ": " + e.getMessage(), e);
-        }
+        this.created = info.getCreateTime();
+        this.consumer = consume(core.applied() + 1, core.generation());
+        this.watch = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kvprefix-nats-replica-watch");
+            t.setDaemon(true);
+            return t;
+        });
+        long check = b.streamCheck.toMillis();
+        watch.scheduleWithFixedDelay(this::checkStream, check, check, TimeUnit.MILLISECONDS);
         if (snapshots != null) {
             timer = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "kvprefix-nats-snapshots");
@@ -113,6 +117,77 @@ public final class StreamReplica implements AutoCloseable {
             timer.scheduleWithFixedDelay(this::publishSnapshot, every, every, TimeUnit.MILLISECONDS);
         } else {
             timer = null;
+        }
+    }
+
+    private MessageConsumer consume(long from, long generation) throws IOException {
+        try {
+            StreamContext sc = connection.getStreamContext(stream.name());
+            OrderedConsumerContext occ = sc.createOrderedConsumer(new OrderedConsumerConfiguration()
+                    .deliverPolicy(DeliverPolicy.ByStartSequence)
+                    .startSequence(from));
+            // Pull requests that expire every 2 s: heartbeats every second notice a lost server quickly.
+            return occ.consume(ConsumeOptions.builder().expiresIn(2000).build(), m -> core.onMessage(m, generation));
+        } catch (JetStreamApiException e) {
+            throw new IOException("cannot consume stream " + stream.name() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The watch (docs/FLEET.md section 4): a missing stream makes the index stale (counted, not ready);
+     * a stream made anew (another creation time) clears the index and is read from its start.
+     */
+    private void checkStream() {
+        StreamInfo info;
+        try {
+            info = connection.jetStreamManagement().getStreamInfo(stream.name());
+        } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == 10059 && !streamGone) { // stream not found
+                streamGone = true;
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "kvprefix replica: stream " + stream.name()
+                                + " is gone; the index is stale until a relay creates it again");
+            }
+            return;
+        } catch (IOException | RuntimeException e) {
+            return; // the server is away: the next check asks again
+        }
+        if (!info.getCreateTime().equals(created)) {
+            restartOnNewStream(info);
+        } else {
+            streamGone = false;
+        }
+    }
+
+    private synchronized void restartOnNewStream(StreamInfo info) {
+        if (closed) {
+            return;
+        }
+        stopConsumer();
+        long generation = core.newStream();
+        created = info.getCreateTime();
+        streamResets.incrementAndGet();
+        LOG.log(
+                System.Logger.Level.WARNING,
+                "kvprefix replica: stream " + stream.name() + " was made anew (created " + created
+                        + "); cleared the index and reading the new stream from its start");
+        try {
+            consumer = consume(1, generation);
+            streamGone = false;
+        } catch (IOException | RuntimeException e) {
+            streamGone = true;
+            created = null; // the next check tries again
+            LOG.log(System.Logger.Level.WARNING, "kvprefix replica: " + e.getMessage());
+        }
+    }
+
+    private void stopConsumer() {
+        try {
+            consumer.stop();
+            consumer.close();
+        } catch (Exception e) {
+            LOG.log(System.Logger.Level.DEBUG, "kvprefix replica: closing the consumer: " + e);
         }
     }
 
@@ -187,6 +262,8 @@ public final class StreamReplica implements AutoCloseable {
                 bootstrapSeq,
                 bootstrapMillis,
                 published.get(),
+                streamResets.get(),
+                streamGone,
                 engines);
     }
 
@@ -200,12 +277,8 @@ public final class StreamReplica implements AutoCloseable {
             return;
         }
         closed = true;
-        try {
-            consumer.stop();
-            consumer.close();
-        } catch (Exception e) {
-            LOG.log(System.Logger.Level.DEBUG, "kvprefix replica: closing the consumer: " + e);
-        }
+        watch.shutdownNow();
+        stopConsumer();
         core.lock().lock(); // a message being applied finishes first
         core.lock().unlock();
         if (timer != null) {
@@ -238,6 +311,7 @@ public final class StreamReplica implements AutoCloseable {
         private final FleetStream stream;
         private IndexImages images;
         private Duration interval;
+        private Duration streamCheck = Duration.ofSeconds(1);
 
         private Builder(PrefixIndex index, Connection connection, FleetStream stream) {
             this.index = Objects.requireNonNull(index, "index");
@@ -257,6 +331,16 @@ public final class StreamReplica implements AutoCloseable {
                 throw new IllegalArgumentException("snapshot interval must be positive, got " + interval);
             }
             this.interval = interval;
+            return this;
+        }
+
+        /** How often the stream is checked for being gone or made anew (default 1 s; docs/FLEET.md section 4). */
+        public Builder streamCheck(Duration d) {
+            Objects.requireNonNull(d, "streamCheck");
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("streamCheck must be positive, got " + d);
+            }
+            this.streamCheck = d;
             return this;
         }
 

@@ -79,6 +79,11 @@ public final class ChainImage {
 
     private int[] ordinalById = new int[0];
 
+    /** Every holder entry as (worker &lt;&lt; 32 | run ordinal), sorted once the runs are read. */
+    private long[] holdings = new long[64];
+
+    private int holdingCount;
+
     private ChainImage(SnapshotReader r, int maxWorkers) {
         this.r = r;
         this.workers = new WorkerRecord[r.items(SnapshotFormat.WORKERS)];
@@ -111,8 +116,10 @@ public final class ChainImage {
                 .parallel()
                 .forEach(
                         w -> { // workers are independent: on every core
-                            im.nameMaps[w] = NameSegments.read(r, w, im.workers[w], im.lengthById);
-                            im.checkSide(w);
+                            long[] held = im.runsHeldBy(w);
+                            im.nameMaps[w] =
+                                    NameSegments.read(r, w, im.workers[w], im.lengthById, im.ordinalById, held);
+                            im.checkSide(w, held);
                         });
         return im;
     }
@@ -237,6 +244,7 @@ public final class ChainImage {
                 throw bad(SnapshotFormat.RUNS, "the runs' holder entries do not add up to worker " + w + "'s blocks");
             }
         }
+        Arrays.sort(holdings, 0, holdingCount);
         int maxId = runs == 0 ? -1 : ids[runs - 1];
         lengthById = new byte[maxId + 1];
         ordinalById = new int[maxId + 1];
@@ -305,6 +313,10 @@ public final class ChainImage {
                 throw bad(SnapshotFormat.RUNS, "holder entry " + p + " of run " + ids[k]);
             }
             seenIn[w] = k + 1;
+            if (holdingCount == holdings.length) {
+                holdings = Arrays.copyOf(holdings, holdingCount * 2);
+            }
+            holdings[holdingCount++] = (long) w << 32 | k;
             held[w] += cut + un;
             unreachable[w] += un;
             holders++;
@@ -357,14 +369,34 @@ public final class ChainImage {
         return block >= 0 && run < lengthById.length && off < lengthById[run] ? ordinalById[run] : -1;
     }
 
+    /**
+     * The runs worker record {@code w} has a holder entry in, a bit per run ordinal: a name, extra
+     * name or unreachable block of {@code w} must lie in one of them, or a {@code cleared} of another
+     * holder could free the run first and {@code w}'s own later read freed memory (docs/SNAPSHOT.md
+     * section 4).
+     */
+    private long[] runsHeldBy(int w) {
+        long[] bits = new long[(runs + 63) >>> 6];
+        int i = Arrays.binarySearch(holdings, 0, holdingCount, (long) w << 32);
+        for (i = i < 0 ? -i - 1 : i; i < holdingCount && (int) (holdings[i] >>> 32) == w; i++) {
+            int k = (int) holdings[i];
+            bits[k >>> 6] |= 1L << k;
+        }
+        return bits;
+    }
+
+    private static boolean holds(long[] bits, int ordinal) {
+        return ordinal >= 0 && (bits[ordinal >>> 6] & (1L << ordinal)) != 0;
+    }
+
     // ------------------------------------------------------------------ side sets
 
-    private void checkSide(int w) {
+    private void checkSide(int w, long[] held) {
         WorkerRecord wr = workers[w];
         long extraNames = 0;
         for (int i = 0; i < wr.extraCount(); i++) {
             int extra = extraNames(w, i);
-            if (ordinalOfBlock(extraBlock(w, i)) < 0 || extra < 1) {
+            if (!holds(held, ordinalOfBlock(extraBlock(w, i))) || extra < 1) {
                 throw bad(SnapshotFormat.SIDE, "worker " + w + ", extra-name record " + i);
             }
             extraNames += extra;
@@ -373,7 +405,7 @@ public final class ChainImage {
             throw bad(SnapshotFormat.SIDE, "worker " + w + "'s names and blocks do not add up");
         }
         for (int i = 0; i < wr.unreachableCount(); i++) {
-            if (ordinalOfBlock(unreachableBlock(w, i)) < 0) {
+            if (!holds(held, ordinalOfBlock(unreachableBlock(w, i)))) {
                 throw bad(SnapshotFormat.SIDE, "worker " + w + ", unreachable block " + i);
             }
         }

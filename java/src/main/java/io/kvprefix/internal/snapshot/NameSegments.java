@@ -9,7 +9,7 @@ import static io.kvprefix.internal.snapshot.SnapshotFormat.SEGMENT_HEADER_BYTES;
  * (docs/SNAPSHOT.md section 3.3), each a 16-byte header and a table as the chain index lays it out.
  * The checks: every header's capacity, names, depth and prefix in range; the segments tile the
  * directory exactly, in order; every table's names count as its header says and name blocks that
- * exist; an any-tier view's tiers non-empty sets of known tiers where a name is and 0 elsewhere;
+ * exist in runs the worker view has a holder entry in; an any-tier view's tiers non-empty sets of known tiers where a name is and 0 elsewhere;
  * the padding zero; and the segments add up to the worker record's names and bytes. So a restore
  * can copy each table whole and rebuild the directory without looking again.
  *
@@ -23,6 +23,9 @@ public final class NameSegments {
     private final int[] prefix;
     private final long[] table;
 
+    /** The blocks of each run by id, each run's ordinal by id, and a bit per ordinal of the runs held. */
+    private record Known(byte[] lengths, int[] ordinals, long[] held) {}
+
     private NameSegments(int depth, int n) {
         this.depth = depth;
         this.capacity = new int[n];
@@ -32,8 +35,13 @@ public final class NameSegments {
         this.table = new long[n];
     }
 
-    /** Reads and checks worker record {@code w}'s segments; {@code lengthById} is the blocks of each run by id. */
-    static NameSegments read(SnapshotReader r, int w, ChainImage.WorkerRecord wr, byte[] lengthById) {
+    /**
+     * Reads and checks worker record {@code w}'s segments; {@code lengthById} is the blocks of each run
+     * by id, {@code ordinalById} each run's ordinal, {@code held} a bit per ordinal of the runs {@code w}
+     * has a holder entry in.
+     */
+    static NameSegments read(
+            SnapshotReader r, int w, ChainImage.WorkerRecord wr, byte[] lengthById, int[] ordinalById, long[] held) {
         NameSegments s = new NameSegments(wr.depth(), wr.segments());
         boolean tagged = wr.isView();
         long at = wr.names();
@@ -41,6 +49,10 @@ public final class NameSegments {
         long covered = 0; // directory entries covered so far
         long total = 0;
         int[] values = new int[1024];
+        Known known = new Known(
+                lengthById.length == 0 ? new byte[1] : lengthById,
+                ordinalById.length == 0 ? new int[1] : ordinalById,
+                held.length == 0 ? new long[1] : held);
         for (int k = 0; k < wr.segments(); k++) {
             if (end - at < SEGMENT_HEADER_BYTES) {
                 throw bad(r, w, "segment " + k + " is cut short");
@@ -67,7 +79,7 @@ public final class NameSegments {
             if (values.length < cap) {
                 values = new int[cap];
             }
-            checkTable(r, w, k, t, cap, count, tagged, values, lengthById.length == 0 ? new byte[1] : lengthById);
+            checkTable(r, w, k, t, cap, count, tagged, values, known);
             s.capacity[k] = cap;
             s.names[k] = count;
             s.depths[k] = d;
@@ -85,13 +97,13 @@ public final class NameSegments {
         return s;
     }
 
-    /** Segment {@code k}'s table at {@code t}: its names count and name blocks that exist, a view's tiers, the padding. */
+    /** Segment {@code k}'s table at {@code t}: its names count and name blocks that exist and are held, a view's tiers, the padding. */
     private static void checkTable(
-            SnapshotReader r, int w, int k, long t, int cap, int count, boolean tagged, int[] values, byte[] lengths) {
+            SnapshotReader r, int w, int k, long t, int cap, int count, boolean tagged, int[] values, Known known) {
         r.getInts(t + 8L * cap, values, cap); // one bulk read per segment, checked from an array
-        long c = scanValues(values, cap, lengths);
+        long c = scanValues(values, cap, known.lengths(), known.ordinals(), known.held());
         if ((c >>> 32) != 0) {
-            throw bad(r, w, "segment " + k + " names a block that does not exist");
+            throw bad(r, w, "segment " + k + " names a block that does not exist or that it holds no entry for");
         }
         if ((int) c != count) {
             throw bad(r, w, "segment " + k + " has " + (int) c + " names, its header says " + count);
@@ -110,10 +122,11 @@ public final class NameSegments {
 
     /**
      * Counts the non-empty values among {@code buf[0..n)} (low 32 bits) and whether one names a
-     * block that does not exist (high 32 bits); without branches, since many records are empty, at
-     * random. A small method of its own, so that the JIT compiles its loop tightly.
+     * block that does not exist or lies in a run the worker holds no entry in (high 32 bits); without
+     * branches, since many records are empty, at random. A small method of its own, so that the JIT
+     * compiles its loop tightly.
      */
-    private static long scanValues(int[] buf, int n, byte[] lengths) {
+    private static long scanValues(int[] buf, int n, byte[] lengths, int[] ordinals, long[] held) {
         int last = lengths.length - 1;
         int count = 0;
         int bad = 0;
@@ -122,7 +135,10 @@ public final class NameSegments {
             int b = v - 1;
             int run = b >>> OFFSET_BITS;
             int nz = v != 0 ? 1 : 0;
-            int ok = run <= last && (b & (MAX_RUN - 1)) < lengths[Math.min(run, last)] ? 1 : 0;
+            int id = Math.min(run, last);
+            int ord = ordinals[id];
+            int mine = (int) (held[ord >>> 6] >>> ord) & 1;
+            int ok = run <= last && (b & (MAX_RUN - 1)) < lengths[id] ? mine : 0;
             count += nz;
             bad |= nz & ~ok;
         }

@@ -164,6 +164,11 @@ public final class EngineSession implements EngineSync.Port {
         return sync.lastApplied();
     }
 
+    /** The hash of the last batch applied, if known, for a snapshot; on the I/O thread. */
+    public java.util.OptionalLong lastHash() {
+        return sync.lastHashKnown() ? java.util.OptionalLong.of(sync.lastHash()) : java.util.OptionalLong.empty();
+    }
+
     /** The workers this engine has fed (which a resync clears), for a snapshot; on the I/O thread. */
     public List<Worker> workersFed() {
         return List.copyOf(workersFed);

@@ -312,9 +312,18 @@ public final class EngineSync {
         return pending.size();
     }
 
-    /** {@code waiting}, {@code live} or {@code replaying}. */
+    /**
+     * {@code waiting}, {@code live}, {@code replaying} or {@code absent}: nothing applied and the
+     * start-up replay given up until the engine shows up (docs/LISTENER.md section 2, step 2).
+     */
     public String state() {
-        return attempt != null ? "replaying" : !holdsState && lastApplied == NONE ? "waiting" : "live";
+        if (attempt != null) {
+            return "replaying";
+        }
+        if (!holdsState && lastApplied == NONE) {
+            return deferred ? "absent" : "waiting";
+        }
+        return "live";
     }
 
     // ------------------------------------------------------------------ internals
@@ -512,6 +521,7 @@ public final class EngineSync {
         backoff = FIRST_BACKOFF_NANOS;
         Held h = pending.peek();
         if (h == null) {
+            counters.increment(Counter.REPLAY_FAILURES); // counted even when nothing was applied yet
             deferred = true;
             deferredUntil = now + DEFERRED_NANOS;
             port.log(

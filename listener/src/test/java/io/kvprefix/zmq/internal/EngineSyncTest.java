@@ -379,7 +379,9 @@ class EngineSyncTest {
             now += EngineSync.FIRST_BACKOFF_NANOS << (attempt - 1);
             s.onTick(now);
         }
-        assertEquals("waiting", s.state());
+        // before: "waiting", and no failure counted, so /health/ready said ready with nothing applied
+        assertEquals("absent", s.state());
+        assertEquals(1, counters.get(Counter.REPLAY_FAILURES));
         assertEquals(EngineSync.MAX_FUTILE_ATTEMPTS, counters.get(Counter.REPLAYS));
         s.onConnected(false, now); // the engine is up now
         assertEquals(EngineSync.MAX_FUTILE_ATTEMPTS + 1, counters.get(Counter.REPLAYS));

@@ -1,6 +1,6 @@
 /**
  * The metrics module's implementation: the match-timing decorator and the snapshot memo the binders
- * read their gauges and counters from.
+ * read their gauges and counters from, and the endpoint's HTTP exchange ({@code HttpConnection}).
  *
  * <p>A decorator ({@code TimedPrefixIndex}) rather than a hook in the index: the index's match path
  * stays what it is (no branch, no field read), and an embedder who does not ask for match latency

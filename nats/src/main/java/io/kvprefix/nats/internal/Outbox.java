@@ -130,6 +130,7 @@ public final class Outbox {
             return;
         }
         inFlight = null;
+        lastError = null; // the stream takes frames again: the last error is history
         frames++;
         duplicates += duplicate ? 1 : 0;
         for (Record r : f.records()) {
@@ -150,6 +151,18 @@ public final class Outbox {
         this.retryAt = retryAt;
         this.sendDue = true;
         this.lastError = error;
+    }
+
+    /**
+     * The stream was made anew: drop what is queued and in flight (the engine's replay sends it
+     * again). Record numbers go on from where they were, so a frame of the old numbering that landed
+     * in the new stream meanwhile shows up as a gap, never as a later frame's duplicate.
+     */
+    public synchronized void restart() {
+        queue.clear();
+        inFlight = null;
+        sendDue = false;
+        notifyAll();
     }
 
     /** Nothing queued and nothing in flight. */

@@ -28,6 +28,8 @@ public final class RelayLoop implements Runnable {
     private final Object signal = new Object();
     private boolean poked;
     private volatile boolean stopping;
+    private volatile boolean paused;
+    private volatile long passes;
     private volatile boolean warned;
 
     public RelayLoop(JetStream js, String stream, long ackTimeoutMillis) {
@@ -50,6 +52,26 @@ public final class RelayLoop implements Runnable {
         }
     }
 
+    /**
+     * Holds publishing while {@code paused} (frames in flight settle; no frame is sent meanwhile); a
+     * pause returns once the loop has started a pass that sees it (or after a second).
+     */
+    public void pause(boolean paused) {
+        long from = passes;
+        this.paused = paused;
+        poke();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (paused && !stopping && passes < from + 2 && System.nanoTime() < deadline) {
+            poke();
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     /** Asks the loop to stop (frames in flight stay unsettled). */
     public void stop() {
         stopping = true;
@@ -60,7 +82,9 @@ public final class RelayLoop implements Runnable {
     public void run() {
         while (!stopping) {
             long now = System.nanoTime();
-            for (Outbox o : outboxes) {
+            boolean hold = paused;
+            passes++; // only the loop's thread writes it
+            for (Outbox o : hold ? List.<Outbox>of() : outboxes) {
                 Outbox.InFlight f = o.take(now);
                 if (f != null) {
                     publish(o, f);

@@ -34,6 +34,9 @@ public final class ReplicaCore {
 
     private volatile long pending = -1;
     private volatile long lastLagMicros = -1;
+    /** Bumped when the stream is made anew: a consumer of an older one has its messages ignored. */
+    private volatile long generation;
+
     private long resyncs;
     private long messages;
     private long badMessages;
@@ -79,10 +82,26 @@ public final class ReplicaCore {
         }
     }
 
+    /** The current generation: a consumer started now passes it to {@link #onMessage(Message, long)}. */
+    public long generation() {
+        return generation;
+    }
+
     /** Applies one message of the stream; never throws for anything the stream holds. */
     public void onMessage(Message m) {
+        onMessage(m, generation);
+    }
+
+    /**
+     * Applies one message of the stream read by a consumer of {@code gen}; a consumer of a stream since
+     * made anew has its messages ignored.
+     */
+    public void onMessage(Message m, long gen) {
         lock.lock();
         try {
+            if (gen != generation) {
+                return;
+            }
             long seq = m.metaData().streamSequence();
             if (seq <= applied) {
                 return; // delivered again after a consumer reset: applied already
@@ -116,6 +135,27 @@ public final class ReplicaCore {
         for (EngineFeed f : feeds.values()) {
             f.clear(index);
             f.forgetPosition();
+        }
+    }
+
+    /**
+     * The stream was made anew (deleted and created again, or a server restarted without its store):
+     * clear every engine's workers, forget the engines and start over at the new stream's start.
+     *
+     * @return the new generation, for the consumer of the new stream
+     */
+    public long newStream() {
+        lock.lock();
+        try {
+            for (EngineFeed f : feeds.values()) {
+                f.clear(index);
+            }
+            feeds.clear();
+            applied = 0;
+            pending = -1;
+            return ++generation;
+        } finally {
+            lock.unlock();
         }
     }
 

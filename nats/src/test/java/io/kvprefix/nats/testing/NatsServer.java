@@ -79,6 +79,19 @@ public final class NatsServer implements AutoCloseable {
         start();
     }
 
+    /** Stops the server, empties its store and starts it again on the same port: every stream is gone. */
+    public void restartWithoutStore() throws IOException, InterruptedException {
+        stop();
+        try (var files = Files.walk(storeDir)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                if (!p.equals(storeDir)) {
+                    Files.delete(p);
+                }
+            }
+        }
+        start();
+    }
+
     /** Stops the server by its process id; {@link #start()} brings it back. Idempotent. */
     public void stop() throws InterruptedException {
         if (process == null) {
