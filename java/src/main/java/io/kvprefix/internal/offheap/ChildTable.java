@@ -16,7 +16,9 @@ import java.util.concurrent.atomic.LongAdder;
  * One generation of the child table (records in {@link ChainLayout}): which run continues a block
  * with a given local hash, for every run that starts at a branch (or a chain's first block). Open
  * addressing with linear probing over a power-of-two number of records; a removed run leaves a
- * tombstone until the next rebuild. Room for new records is reserved before a store inserts, so the
+ * tombstone, which the next claim of the same key takes again (a record's key, once written, never
+ * changes within a generation, so a key has one record and its writers meet on that record's CAS),
+ * and which a rebuild otherwise drops. Room for new records is reserved before a store inserts, so the
  * table never fills past its load limit and every probe ends at an empty record.
  *
  * <p>Locks: none; a record is claimed by CAS, its key written, then its run published with a
@@ -53,6 +55,8 @@ final class ChildTable {
     private final LongAdder claimRetries = new LongAdder();
     /** Claims that waited for a record another writer was filling (a contention counter, striped). */
     private final LongAdder claimWaits = new LongAdder();
+    /** Claims that took their key's own tombstone instead of a new record. */
+    private final LongAdder tombstonesReused = new LongAdder();
 
     private ChildTable(MemoryPool.Block block, int capacity) {
         this.block = block;
@@ -113,6 +117,16 @@ final class ChildTable {
     /** Claims of this generation that waited for a record another writer was filling. */
     long claimWaits() {
         return claimWaits.sum();
+    }
+
+    /** Claims of this generation that took their key's own tombstone. */
+    long tombstonesReused() {
+        return tombstonesReused.sum();
+    }
+
+    /** Tombstones in this generation. */
+    long tombstones() {
+        return removed.get();
     }
 
     /** Live records (not counting tombstones or reservations). */
@@ -220,8 +234,8 @@ final class ChildTable {
     /**
      * Claims the record for {@code (parentBlock, local)} (the caller reserved one): its key written
      * and its run field "being written", so that a writer with the same key waits for {@link
-     * #publish} and a reader skips it. Returns the record's address, or {@code ~run} if run {@code
-     * run} already has the key (nothing claimed). A store branching without the parent's lock links
+     * #publish} and a reader skips it. Returns the record's address (a new one, or the key's own
+     * tombstone taken again), or {@code ~run} if run {@code run} already has the key (nothing claimed). A store branching without the parent's lock links
      * its run between the claim and the publication (this package's {@code package-info.java},
      * the protocol of a branch).
      */
@@ -252,8 +266,19 @@ final class ChildTable {
                 }
                 continue;
             }
-            if (st > 0 && Mem.getLong(r + CHILD_LOCAL) == local && Mem.getInt(r + CHILD_PARENT) == p) {
+            boolean same = Mem.getLong(r + CHILD_LOCAL) == local && Mem.getInt(r + CHILD_PARENT) == p;
+            if (st > 0 && same) {
                 return ~(long) (st - 1);
+            }
+            if (st == CHILD_REMOVED && same) { // this key's own tombstone: the record is taken again
+                if (!Mem.casInt(r + CHILD_RUN, CHILD_REMOVED, CHILD_BUSY)) {
+                    claimRetries.increment();
+                    continue;
+                }
+                removed.decrementAndGet();
+                used.decrementAndGet(); // the record was counted as a tombstone; the caller's reservation goes unused
+                tombstonesReused.increment();
+                return r;
             }
             i = (i + 1) & mask;
         }

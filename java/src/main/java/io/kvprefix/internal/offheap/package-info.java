@@ -55,7 +55,8 @@
  *     the child (the protocol of a branch, below)</td>
  *     <td>its worker's names, side sets and count; its slot's entry in each run it locks; hashes
  *     appended to a run's tail (only where no child hangs) and then the length; a new run, not in
- *     the child table until its record is published; child records (by CAS); child lists (a push
+ *     the child table until its record is published; child records (by CAS, a key's own tombstone
+ *     taken again, its key unchanged); child lists (a push
  *     by CAS); a move of a locked run to a bigger record; its worker's slot (a first store)</td>
  *     <td>per worker, a depth between its depths before and after: cutoffs grow parents first; a
  *     block once the length covers it; a new run once its child record is published</td></tr>
@@ -250,7 +251,7 @@
  * child table record (open addressing over a power-of-two number of records)
  *  0 u64 local       local hash of the child run's block 0
  *  8 i32 parent      block id + 1 the child run continues (0 = the run starts a chain)
- * 12 i32 run         run id + 1 of the child; 0 empty, -1 being written, -2 removed (a tombstone)
+ * 12 i32 run         run id + 1 of the child; 0 empty, -1 being written, -2 removed (a tombstone; its key's next claim takes it)
  * </pre>
  *
  * <p>Publication: a writer fills a run's hashes, then stores its length with release semantics; a
