@@ -62,8 +62,18 @@ public record WireBatch(double timestamp, OptionalInt dpRank, List<Event> events
      * @param medium the medium, or null
      * @param groupIdx the KV-cache group, or -1
      * @param specKind the {@code kv_cache_spec_kind}, or null
+     * @param locality the {@code locality} ({@code LOCAL}, {@code REMOTE}), or null when absent / nil
+     * @param remainingCopyCounts {@code remaining_copy_counts} (vLLM #48933, unmerged), or null when absent
+     *     / nil; as sent, not checked against {@code blockHashes}
      */
-    public record Removed(long[] blockHashes, String medium, int groupIdx, String specKind) implements Event {}
+    public record Removed(
+            long[] blockHashes,
+            String medium,
+            int groupIdx,
+            String specKind,
+            String locality,
+            int[] remainingCopyCounts)
+            implements Event {}
 
     /** {@code AllBlocksCleared}. */
     public record Cleared() implements Event {}
