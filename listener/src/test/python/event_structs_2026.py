@@ -12,6 +12,10 @@ field as declared in:
   BlockRemoved, EventBatch{ts, events, data_parallel_rank}), plus the fields vLLM's event-schema test
   adds: `locality` on BlockStored and BlockRemoved (after kv_cache_spec_sliding_window / group_idx)
   and `remaining_copy_counts` on BlockRemoved (PR #48933, unmerged);
+- TensorRT-LLM tensorrt_llm/_torch/pyexecutor/kv_cache_events.py @
+  13599e98c71c6903a2d1a240d23be002c2109821 (EventBatch array_like: [ts, events, data_parallel_rank];
+  BlockStored with locality and mm_keys: list[list[MultimodalKey]], MultimodalKey tagged "mm_key"
+  {hash, start_offset, uuid?});
 - SGLang #37482's map events (`cache_salt` a BlockStored field, `session_id` beside it).
 """
 import sys
@@ -53,7 +57,21 @@ def stored(spec, **kw):
     return struct("BlockStored", spec, **kw)
 
 
+TRTLLM_STORED = VLLM_STORED + [("mm_keys", False)]
+MM_KEY = [("hash", True), ("start_offset", True), ("uuid", False)]
+IMAGE = "ab" * 32  # a hex digest, as TensorRT-LLM's mm hashes are
+
 CASES = {
+    # TensorRT-LLM's positional batch: an image in the second block of two, a plain store, rank 1
+    "trtllm_mm": lambda: [1767225600.5, [
+        stored(TRTLLM_STORED, block_hashes=[41, 42], token_ids=[1, 2, 3, 4], block_size=2, medium="GPU",
+               locality="LOCAL",
+               mm_keys=[[], [struct("mm_key", MM_KEY, hash=IMAGE, start_offset=0, uuid="img-1")]]),
+        stored(TRTLLM_STORED, block_hashes=[51, 52], token_ids=[1, 2, 3, 4], block_size=2, medium="GPU"),
+        stored(TRTLLM_STORED, block_hashes=[61], token_ids=[1, 2], block_size=2, medium="GPU",
+               mm_keys=[[{"type": "mm_key", "hash": 7}]]),
+    ], 1],
+
     # two blocks stored, then both removed once: a copy of the first is left, the second's last went
     "vllm_copies": lambda: batch([
         stored(VLLM_STORED, block_hashes=[11, 12], token_ids=[1, 2, 3, 4], block_size=2,

@@ -190,6 +190,9 @@ public final class VllmEventDecoder implements EngineEventDecoder {
                                 + fullBlocks + " blocks, " + x.unrecognized().size() + " unrecognised strings)"));
             }
         }
+        if (mm == null && s.mmKeys() != null) {
+            mm = multimodal(s.mmKeys(), fullBlocks, issues);
+        }
         if (s.bigram()) {
             issues.add(new Issue(
                     DecodeIssue.BIGRAM_TOKENS, "BlockStored with (token, next token) pairs: first of each used"));
@@ -197,6 +200,21 @@ public final class VllmEventDecoder implements EngineEventDecoder {
         OptionalLong parent = s.hasParent() ? OptionalLong.of(s.parent()) : OptionalLong.empty();
         return new KvEvent.StoredTokens(
                 worker, parent, s.tokenIds(), s.blockSize(), s.blockHashes(), lora, namespace, mm, medium);
+    }
+
+    /** TensorRT-LLM's per-block {@code mm_keys} as the blocks' items, when they line up with the blocks. */
+    private static long[][] multimodal(long[][] mmKeys, int fullBlocks, List<Issue> issues) {
+        if (Arrays.stream(mmKeys).allMatch(k -> k.length == 0)) {
+            return null;
+        }
+        if (mmKeys.length != fullBlocks) {
+            issues.add(new Issue(
+                    DecodeIssue.EXTRA_KEYS,
+                    "BlockStored with mm_keys for " + mmKeys.length + " of " + fullBlocks + " blocks: not hashed"));
+            return null;
+        }
+        issues.add(new Issue(DecodeIssue.MULTIMODAL, "BlockStored with multimodal items"));
+        return mmKeys;
     }
 
     private boolean skipped(String medium, int groupIdx, String specKind, String what, List<Issue> issues) {

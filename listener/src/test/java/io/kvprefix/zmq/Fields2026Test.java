@@ -93,6 +93,26 @@ class Fields2026Test {
     }
 
     @Test
+    void trtllmMultimodalKeysAreTheBlocksItems() throws Exception {
+        DecodedBatch b = EngineEventDecoder.forEngine(VLLM).decode(payload("trtllm_mm"));
+        assertEquals(Worker.of(7, 1), b.worker());
+        assertEquals(List.of(DecodeIssue.MULTIMODAL, DecodeIssue.BAD_EVENT), issues(b));
+        assertEquals(2, b.events().size());
+        var image = (KvEvent.StoredTokens) b.events().get(0);
+        var plain = (KvEvent.StoredTokens) b.events().get(1);
+        assertArrayEquals(new long[0], image.mmHashes()[0]);
+        assertArrayEquals(new long[] {0xababababababababL}, image.mmHashes()[1]);
+        assertNull(plain.mmHashes());
+        // the image's block hashes differently: the plain store's second block is not the image's
+        try (PrefixIndex index = PrefixIndex.create(IndexConfig.defaults())) {
+            index.apply(image);
+            MatchResult r = new MatchResult();
+            index.match(new int[] {1, 2, 3, 4}, 0, 4, BlockHasher.of(2), r);
+            assertEquals(1, r.depthOf(Worker.of(7, 1)));
+        }
+    }
+
+    @Test
     void sglangSessionIdDoesNotScopeTheBlockButCacheSaltDoes() throws Exception {
         DecodedBatch b = EngineEventDecoder.forEngine(SGLANG).decode(payload("sglang_session"));
         assertEquals(List.of(), issues(b));

@@ -38,6 +38,8 @@ public record WireBatch(double timestamp, OptionalInt dpRank, List<Event> events
      *     {@code full_attention}, {@code sliding_window} or {@code mamba}
      * @param cacheSalt SGLang's {@code cache_salt} (its {@code metadata} at position 7, or the map key),
      *     or null
+     * @param mmKeys TensorRT-LLM's {@code mm_keys}: per block, its items' {@code mm_hash}es (the first
+     *     16 hex digits of each key's hash), or null when absent / nil
      */
     public record Stored(
             long[] blockHashes,
@@ -52,7 +54,8 @@ public record WireBatch(double timestamp, OptionalInt dpRank, List<Event> events
             ExtraKeys extraKeys,
             int groupIdx,
             String specKind,
-            String cacheSalt)
+            String cacheSalt,
+            long[][] mmKeys)
             implements Event {}
 
     /**

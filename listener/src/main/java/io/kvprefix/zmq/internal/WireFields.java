@@ -24,6 +24,7 @@ final class WireFields {
     String specKind;
     String cacheSalt;
     String locality;
+    long[][] mmKeys;
     int[] remainingCopyCounts;
     FieldException error;
 
@@ -60,7 +61,8 @@ final class WireFields {
                                 extraKeys,
                                 groupIdx,
                                 specKind,
-                                cacheSalt);
+                                cacheSalt,
+                                mmKeys);
             }
             case "BlockRemoved" ->
                 blockHashes == null

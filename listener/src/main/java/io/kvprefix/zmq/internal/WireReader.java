@@ -295,7 +295,8 @@ public final class WireReader {
                     case "component_type" -> f.specKind = componentKind(optionalString(u, "component_type"));
                     case "cache_salt" -> f.cacheSalt = optionalString(u, "cache_salt");
                     case "locality" -> f.locality = optionalString(u, "locality");
-                    case "remaining_copy_counts" -> f.remainingCopyCounts = copyCounts(u, size);
+                    case "mm_keys" -> f.mmKeys = WireExtras.mmKeys(u, size);
+                    case "remaining_copy_counts" -> f.remainingCopyCounts = WireExtras.copyCounts(u, size);
                     // SGLang #37482: the request's session; read past, as the block is the same for every session
                     case "session_id" -> u.skipValue();
                     default -> u.skipValue();
@@ -329,31 +330,6 @@ public final class WireReader {
             throw wrongType(u, what, "an integer");
         }
         return f == MessageFormat.UINT64 ? u.unpackBigInteger().longValue() : u.unpackLong();
-    }
-
-    /** {@code remaining_copy_counts}: nil, or an array of integers from 0 to {@code Integer.MAX_VALUE}. */
-    private static int[] copyCounts(MessageUnpacker u, int size) throws IOException, FieldException {
-        if (u.getNextFormat().getValueType() == ValueType.NIL) {
-            u.unpackNil();
-            return null;
-        }
-        if (u.getNextFormat().getValueType() != ValueType.ARRAY) {
-            throw wrongType(u, "remaining_copy_counts", "an array");
-        }
-        int n = arrayHeaderInEvent(u, size);
-        int[] out = new int[n];
-        for (int i = 0; i < n; i++) {
-            MessageFormat fmt = u.getNextFormat();
-            boolean integer = fmt.getValueType() == ValueType.INTEGER && fmt != MessageFormat.UINT64;
-            long c = integer ? u.unpackLong() : -1;
-            if (c < 0 || c > Integer.MAX_VALUE) {
-                skip(u, n - i - (integer ? 1 : 0));
-                throw new FieldException(
-                        DecodeIssue.BAD_EVENT, "remaining_copy_counts[" + i + "] is not a count from 0 to 2^31-1");
-            }
-            out[i] = (int) c;
-        }
-        return out;
     }
 
     private static int groupIdx(MessageUnpacker u) throws IOException, FieldException {
@@ -484,7 +460,7 @@ public final class WireReader {
         return ExtraKeys.read(u, f.loraName);
     }
 
-    private static FieldException wrongType(MessageUnpacker u, String what, String expected) throws IOException {
+    static FieldException wrongType(MessageUnpacker u, String what, String expected) throws IOException {
         ValueType t = u.getNextFormat().getValueType();
         u.skipValue();
         return new FieldException(
@@ -506,7 +482,7 @@ public final class WireReader {
         return n;
     }
 
-    private static int arrayHeaderInEvent(MessageUnpacker u, int size) throws IOException, FieldException {
+    static int arrayHeaderInEvent(MessageUnpacker u, int size) throws IOException, FieldException {
         int n = u.unpackArrayHeader();
         long left = size - u.getTotalReadBytes();
         if (n < 0 || n > left) {
@@ -527,7 +503,7 @@ public final class WireReader {
         }
     }
 
-    private static void skip(MessageUnpacker u, int n) throws IOException {
+    static void skip(MessageUnpacker u, int n) throws IOException {
         if (n > 0) {
             u.skipValue(n);
         }
