@@ -20,7 +20,10 @@ and then a multimodal item in extra_keys, CPU-tier stores, plus events a router 
 sliding-window groups), and publishes one batch per step as vLLM does: frames [topic, seq (8 bytes big-endian), msgpack payload], sent live first and
 then kept in a replay buffer of "buffer" batches; the payload [ts, [events], dp_rank?] ("array"
 encoding, vLLM up to mid-2026) or {"ts", "events", "data_parallel_rank"} with events as maps tagged by
-"type" ("map" encoding). A replay request ["", start_seq] (anything but exactly one delimiter and one
+"type" ("map" encoding), or TensorRT-LLM's native publisher's mix ("trtllm" encoding: the positional
+batch around map events, some with "locality": "LOCAL"; StreamingKVCacheEventManager's
+ZmqEventPublisher in NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/kv_cache_events.py at commit
+13599e98c71c6903a2d1a240d23be002c2109821, whose replay answers are the "topic" ones below). A replay request ["", start_seq] (anything but exactly one delimiter and one
 sequence frame is ignored, as vLLM does) is answered as vLLM's _service_replay does, in one burst: one
 message per buffered batch from start_seq on, then an end marker (sequence of eight 0xff bytes, empty
 payload); "plain" answers are ["", seq, payload] and end ["", END, ""]; "topic" answers are
@@ -28,7 +31,7 @@ payload); "plain" answers are ["", seq, payload] and end ["", END, ""]; "topic" 
 engine is served between two live batches, as vLLM's publisher thread does.
 
 Spec (JSON): {"seed": N, "interval": 0.002 (seconds between publishing steps), "engines": [{
-    "name": "A", "encoding": "array"|"map", "replay": "none"|"plain"|"topic", "topic": "",
+    "name": "A", "encoding": "array"|"map"|"trtllm", "replay": "none"|"plain"|"topic", "topic": "",
     "ranks": [0, 1] (dp ranks the batches name, round robin) or null (batches name none),
     "batches": 100, "block_size": 4, "signed": true (hashes >= 2**63 sent as negative int64),
     "drop": [[first, last], ...] (sequence numbers not sent live, but kept for replay),
@@ -240,6 +243,7 @@ class Engine:
     def encode_event(self, e):
         if e[0] == "C":
             return ["AllBlocksCleared"] if self.encoding == "array" else {"type": "AllBlocksCleared"}
+        local = {"locality": "LOCAL"} if self.encoding == "trtllm" and self.rng.random() < 0.5 else {}
         if e[0] == "R":
             _, hashes, medium, group = e
             wire = [self.wire_hash(h) for h in hashes]
@@ -251,6 +255,7 @@ class Engine:
             ev = {"type": "BlockRemoved", "block_hashes": wire, "medium": medium}
             if group is not None:
                 ev["group_idx"] = group
+            ev.update(local)
             return ev
         _, parent, hashes, toks, bs, lora, medium, group, kind, extra = e
         wire = [self.wire_hash(h) for h in hashes]
@@ -274,12 +279,13 @@ class Engine:
                 ev[key] = value
         if self.rng.random() < 0.1:
             ev["a_future_field"] = {"x": [1, 2]}
+        ev.update(local)
         return ev
 
     def payload(self, events, rank):
         wire = [self.encode_event(e) for e in events]
         ts = time.time()
-        if self.encoding == "array":
+        if self.encoding in ("array", "trtllm"):
             batch = [ts, wire] if rank is None else [ts, wire, rank]
         else:
             batch = {"ts": ts, "events": wire}

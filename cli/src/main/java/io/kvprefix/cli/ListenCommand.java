@@ -72,7 +72,8 @@ final class ListenCommand implements Callable<Integer> {
                 "/RANK fixes the dp rank; without it each batch's data_parallel_rank is used.",
                 "replay=ENDPOINT is the engine's replay socket, asked for batches lost in a gap.",
                 "topic=T subscribes to topics starting with T (default: every topic).",
-                "format=F is the format of the batch payloads: vllm (the default) or sglang."
+                "format=F is the format of the batch payloads: vllm (the default), sglang, or vllm-copies:",
+                "vllm honouring the unmerged remaining_copy_counts of vLLM #48933 (docs/ENGINES.md section 1.1)."
             })
     List<String> engines = new ArrayList<>();
 

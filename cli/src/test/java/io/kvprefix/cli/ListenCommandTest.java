@@ -64,7 +64,7 @@ class ListenCommandTest {
                 new Case(2, "unknown option 'replai'", "listen", "--engine", ok + ",replai=tcp://127.0.0.1:5558"),
                 new Case(
                         2,
-                        "unknown format 'dynamo' (known formats: vllm, sglang, trtllm)",
+                        "unknown format 'dynamo' (known formats: vllm, sglang, trtllm, vllm-copies)",
                         "listen",
                         "--engine",
                         ok + ",format=dynamo"),

@@ -46,6 +46,9 @@ public enum DecodeIssue {
     /** A lower-tier store without tokens ({@code block_size} 0: vLLM's offloading connector unless it
      * sends self-describing events), applied by name as a {@link io.kvprefix.KvEvent.Copied}. */
     PLACEHOLDER_STORE("placeholder_store", Category.NOTE),
+    /** Format {@code vllm-copies}: removed blocks whose {@code remaining_copy_counts} says a copy of the
+     * block is left on the engine, so the block stays indexed (docs/ENGINES.md section 1.1). */
+    COPY_REMAINS("copy_remains", Category.NOTE),
     /** A store with multimodal items in its {@code extra_keys}: applied, each block hashed with its
      * items' {@code mm_hash}es (docs/SPEC.md section 2.1). Counted so that operators see them. */
     MULTIMODAL("multimodal", Category.NOTE),

@@ -10,7 +10,8 @@ import java.util.List;
  * applies what comes back; a router that receives payloads some other way can use a decoder directly.
  * A decoder sees payloads only: framing, sequence numbers and replay are the transport's, and the
  * worker comes from the engine's configuration. The formats ({@code vllm}, {@code sglang},
- * {@code trtllm}) are docs/ENGINES.md sections 1 to 3.
+ * {@code trtllm}) are docs/ENGINES.md sections 1 to 3; {@code vllm-copies} is {@code vllm} honouring
+ * the unmerged {@code remaining_copy_counts} (docs/ENGINES.md section 1.1).
  *
  * <p>Problems with the payload as a whole throw {@link BatchDecodeException}; problems with single
  * events are {@link DecodedBatch.Issue}s, and the rest of the batch is still applied. A decoder never
@@ -24,7 +25,7 @@ public interface EngineEventDecoder {
     String DEFAULT_FORMAT = "vllm";
 
     /** The formats there is a decoder for, by the names {@link EngineEndpoint#format()} takes. */
-    List<String> FORMATS = List.of("vllm", "sglang", "trtllm");
+    List<String> FORMATS = List.of("vllm", "sglang", "trtllm", "vllm-copies");
 
     /**
      * The events of one batch payload, in order, with what was skipped or noted.
@@ -37,6 +38,7 @@ public interface EngineEventDecoder {
     static EngineEventDecoder forEngine(EngineEndpoint engine) {
         return switch (engine.format()) {
             case "vllm" -> new VllmEventDecoder(engine);
+            case "vllm-copies" -> new VllmEventDecoder(engine, true);
             case "sglang" -> new SglangEventDecoder(engine);
             case "trtllm" -> new TrtllmEventDecoder(engine);
             default ->

@@ -8,6 +8,7 @@ import io.kvprefix.zmq.internal.ExtraKeys;
 import io.kvprefix.zmq.internal.WireBatch;
 import io.kvprefix.zmq.internal.WireReader;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,9 +35,21 @@ public final class VllmEventDecoder implements EngineEventDecoder {
     /** KV-cache group index -> whether it is full attention, learned from stores that name their kind. */
     private final Map<Integer, Boolean> groupIsFullAttention = new HashMap<>();
 
+    /** Whether a removal whose {@code remaining_copy_counts} says a copy remains keeps the block. */
+    private final boolean copyCounts;
+
     /** A decoder for the events of {@code engine} (its worker id and, if set, its fixed dp rank). */
     public VllmEventDecoder(EngineEndpoint engine) {
+        this(engine, false);
+    }
+
+    /**
+     * A decoder that, if {@code copyCounts}, reads vLLM #48933's {@code remaining_copy_counts} (unmerged):
+     * a block a copy of which remains is not removed (docs/ENGINES.md section 1.1).
+     */
+    public VllmEventDecoder(EngineEndpoint engine, boolean copyCounts) {
         this.engine = Objects.requireNonNull(engine, "engine");
+        this.copyCounts = copyCounts;
     }
 
     /**
@@ -68,7 +81,10 @@ public final class VllmEventDecoder implements EngineEventDecoder {
                     if (skipped(r.medium(), r.groupIdx(), r.specKind(), "BlockRemoved", issues)) {
                         continue;
                     }
-                    events.add(new KvEvent.Removed(worker, r.blockHashes(), tier(r.medium(), issues)));
+                    long[] gone = copyCounts ? lastCopies(r, issues) : r.blockHashes();
+                    if (gone != null && gone.length > 0) {
+                        events.add(new KvEvent.Removed(worker, gone, tier(r.medium(), issues)));
+                    }
                 }
                 case WireBatch.Stored s -> {
                     if (s.groupIdx() >= 0 && s.specKind() != null) {
@@ -85,6 +101,36 @@ public final class VllmEventDecoder implements EngineEventDecoder {
             }
         }
         return new DecodedBatch(wire.timestamp(), worker, wire.dpRank(), events, issues);
+    }
+
+    /**
+     * The hashes of {@code r} whose last copy went ({@code remaining_copy_counts} 0, or no counts sent);
+     * null when the counts do not line up with the hashes (the event is {@code bad_event}).
+     */
+    private static long[] lastCopies(WireBatch.Removed r, List<Issue> issues) {
+        int[] counts = r.remainingCopyCounts();
+        if (counts == null) {
+            return r.blockHashes();
+        }
+        if (counts.length != r.blockHashes().length) {
+            issues.add(new Issue(
+                    DecodeIssue.BAD_EVENT,
+                    "BlockRemoved: " + counts.length + " remaining_copy_counts for " + r.blockHashes().length
+                            + " block hashes"));
+            return null;
+        }
+        long[] gone = new long[counts.length];
+        int n = 0;
+        for (int i = 0; i < counts.length; i++) {
+            if (counts[i] == 0) {
+                gone[n++] = r.blockHashes()[i];
+            }
+        }
+        if (n < counts.length) {
+            issues.add(new Issue(
+                    DecodeIssue.COPY_REMAINS, "BlockRemoved: " + (counts.length - n) + " blocks with a copy left"));
+        }
+        return n == counts.length ? gone : Arrays.copyOf(gone, n);
     }
 
     /** The event's tier (GPU when absent), counted when it is a lower one. */
@@ -144,6 +190,9 @@ public final class VllmEventDecoder implements EngineEventDecoder {
                                 + fullBlocks + " blocks, " + x.unrecognized().size() + " unrecognised strings)"));
             }
         }
+        if (mm == null && s.mmKeys() != null) {
+            mm = multimodal(s.mmKeys(), fullBlocks, issues);
+        }
         if (s.bigram()) {
             issues.add(new Issue(
                     DecodeIssue.BIGRAM_TOKENS, "BlockStored with (token, next token) pairs: first of each used"));
@@ -151,6 +200,21 @@ public final class VllmEventDecoder implements EngineEventDecoder {
         OptionalLong parent = s.hasParent() ? OptionalLong.of(s.parent()) : OptionalLong.empty();
         return new KvEvent.StoredTokens(
                 worker, parent, s.tokenIds(), s.blockSize(), s.blockHashes(), lora, namespace, mm, medium);
+    }
+
+    /** TensorRT-LLM's per-block {@code mm_keys} as the blocks' items, when they line up with the blocks. */
+    private static long[][] multimodal(long[][] mmKeys, int fullBlocks, List<Issue> issues) {
+        if (Arrays.stream(mmKeys).allMatch(k -> k.length == 0)) {
+            return null;
+        }
+        if (mmKeys.length != fullBlocks) {
+            issues.add(new Issue(
+                    DecodeIssue.EXTRA_KEYS,
+                    "BlockStored with mm_keys for " + mmKeys.length + " of " + fullBlocks + " blocks: not hashed"));
+            return null;
+        }
+        issues.add(new Issue(DecodeIssue.MULTIMODAL, "BlockStored with multimodal items"));
+        return mmKeys;
     }
 
     private boolean skipped(String medium, int groupIdx, String specKind, String what, List<Issue> issues) {

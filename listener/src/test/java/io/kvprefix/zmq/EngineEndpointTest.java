@@ -59,9 +59,11 @@ class EngineEndpointTest {
                 new Case("tcp://h:1=1,replay", "replay= needs an endpoint"),
                 new Case("tcp://h:1=1,replay=udp://h:2", "replay endpoint 'udp://h:2' is not a ZMQ endpoint"),
                 new Case("tcp://h:1=1,color=red", "unknown option 'color'"),
-                new Case("tcp://h:1=1,format=dynamo", "unknown format 'dynamo' (known formats: vllm, sglang, trtllm)"),
+                new Case(
+                        "tcp://h:1=1,format=dynamo",
+                        "unknown format 'dynamo' (known formats: vllm, sglang, trtllm, vllm-copies)"),
                 new Case("tcp://h:1=1,format=VLLM", "unknown format 'VLLM'"),
-                new Case("tcp://h:1=1,format=", "format= needs a format (vllm, sglang, trtllm)"),
+                new Case("tcp://h:1=1,format=", "format= needs a format (vllm, sglang, trtllm, vllm-copies)"),
                 new Case("tcp://h:1=1,format", "format= needs a format"),
                 new Case("tcp://h=1", "'tcp://h' is not a ZMQ endpoint"),
                 new Case("tcp://*:5557=1", "is not a ZMQ endpoint to connect to"),
@@ -85,8 +87,8 @@ class EngineEndpointTest {
         assertEquals(named, named.withFormat("vllm"));
         assertInstanceOf(VllmEventDecoder.class, EngineEventDecoder.forEngine(named));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> plain.withFormat("TRTLLM"));
-        assertEquals("unknown format 'TRTLLM' (known formats: vllm, sglang, trtllm)", e.getMessage());
-        assertEquals(List.of("vllm", "sglang", "trtllm"), EngineEventDecoder.FORMATS);
+        assertEquals("unknown format 'TRTLLM' (known formats: vllm, sglang, trtllm, vllm-copies)", e.getMessage());
+        assertEquals(List.of("vllm", "sglang", "trtllm", "vllm-copies"), EngineEventDecoder.FORMATS);
         assertInstanceOf(SglangEventDecoder.class, EngineEventDecoder.forEngine(plain.withFormat("sglang")));
         assertInstanceOf(TrtllmEventDecoder.class, EngineEventDecoder.forEngine(plain.withFormat("trtllm")));
     }

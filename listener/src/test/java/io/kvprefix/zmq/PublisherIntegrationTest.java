@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * End to end against a real publisher in another process (Python, pyzmq, msgpack): four engines in
- * both encodings and both replay-answer shapes, with ranges of sequence numbers dropped on purpose.
+ * vLLM's two encodings and TensorRT-LLM's, and both replay-answer shapes, with ranges of sequence numbers dropped on purpose.
  * The subscriber must detect every gap, recover it through replay where the engine can serve it,
  * resync where it cannot, and end with an index equal to the oracle: a second index (of the other
  * implementation) fed directly from the published stream by the rules a correct subscriber follows.
@@ -36,7 +36,8 @@ class PublisherIntegrationTest {
     /**
      * A: array encoding, no dp rank in its batches, signed hashes, 5 batches published before anyone
      *    subscribed (fetched by the start-up replay from 0), batches 40..49 dropped (replayed).
-     * B: map encoding, replay answers with a topic frame, topic "kv@B", batches alternating dp ranks 0
+     * B: TensorRT-LLM's native publisher (its positional batch around map events, its five-frame
+     *    replay answers with a topic frame), topic "kv@B", batches alternating dp ranks 0
      *    and 1, unsigned hashes, 30..34 and 70..71 dropped, its first replay answer missing a batch
      *    (asked for again).
      * C: no replay endpoint, configured as rank 0: 50..59 dropped, so the worker is cleared (resync) and
@@ -48,7 +49,7 @@ class PublisherIntegrationTest {
             {"seed": %d, "engines": [
              {"name": "A", "encoding": "array", "replay": "plain", "ranks": null, "batches": 120, "signed": true,
               "early": 5, "drop": [[40, 49]]},
-             {"name": "B", "encoding": "map", "replay": "topic", "topic": "kv@B", "ranks": [0, 1], "batches": 120,
+             {"name": "B", "encoding": "trtllm", "replay": "topic", "topic": "kv@B", "ranks": [0, 1], "batches": 120,
               "signed": false, "drop": [[30, 34], [70, 71]], "replay_hole_once": true},
              {"name": "C", "encoding": "array", "replay": "none", "ranks": [0], "batches": 120, "drop": [[50, 59]]},
              {"name": "D", "encoding": "map", "replay": "plain", "ranks": [0], "batches": 120, "buffer": 8,

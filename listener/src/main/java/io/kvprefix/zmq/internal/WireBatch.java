@@ -38,6 +38,8 @@ public record WireBatch(double timestamp, OptionalInt dpRank, List<Event> events
      *     {@code full_attention}, {@code sliding_window} or {@code mamba}
      * @param cacheSalt SGLang's {@code cache_salt} (its {@code metadata} at position 7, or the map key),
      *     or null
+     * @param mmKeys TensorRT-LLM's {@code mm_keys}: per block, its items' {@code mm_hash}es (the first
+     *     16 hex digits of each key's hash), or null when absent / nil
      */
     public record Stored(
             long[] blockHashes,
@@ -52,7 +54,8 @@ public record WireBatch(double timestamp, OptionalInt dpRank, List<Event> events
             ExtraKeys extraKeys,
             int groupIdx,
             String specKind,
-            String cacheSalt)
+            String cacheSalt,
+            long[][] mmKeys)
             implements Event {}
 
     /**
@@ -62,8 +65,18 @@ public record WireBatch(double timestamp, OptionalInt dpRank, List<Event> events
      * @param medium the medium, or null
      * @param groupIdx the KV-cache group, or -1
      * @param specKind the {@code kv_cache_spec_kind}, or null
+     * @param locality the {@code locality} ({@code LOCAL}, {@code REMOTE}), or null when absent / nil
+     * @param remainingCopyCounts {@code remaining_copy_counts} (vLLM #48933, unmerged), or null when absent
+     *     / nil; as sent, not checked against {@code blockHashes}
      */
-    public record Removed(long[] blockHashes, String medium, int groupIdx, String specKind) implements Event {}
+    public record Removed(
+            long[] blockHashes,
+            String medium,
+            int groupIdx,
+            String specKind,
+            String locality,
+            int[] remainingCopyCounts)
+            implements Event {}
 
     /** {@code AllBlocksCleared}. */
     public record Cleared() implements Event {}

@@ -27,17 +27,6 @@ import org.msgpack.value.ValueType;
 public final class WireReader {
     private WireReader() {}
 
-    /** A field of one event was unusable; its value has been consumed. */
-    private static final class FieldException extends Exception {
-        private static final long serialVersionUID = 1L;
-        final DecodeIssue issue;
-
-        FieldException(DecodeIssue issue, String message) {
-            super(message, null, false, false);
-            this.issue = issue;
-        }
-    }
-
     /** The payload cannot be read on (a header that lies about its size); the whole batch is bad. */
     private static final class Corrupt extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -170,73 +159,10 @@ public final class WireReader {
         return out;
     }
 
-    /** The fields of one event as they are read, in either encoding. */
-    private static final class Fields {
-        String type;
-        long[] blockHashes;
-        boolean hasParent;
-        long parent;
-        int[] tokenIds;
-        boolean bigram;
-        int blockSize = -1;
-        long loraId;
-        String medium;
-        String loraName;
-        ExtraKeys extraKeys;
-        int groupIdx = -1;
-        String specKind;
-        String cacheSalt;
-        FieldException error;
-
-        void fail(FieldException e) {
-            if (error == null) {
-                error = e;
-            }
-        }
-
-        WireBatch.Event build() {
-            if (error != null) {
-                return new WireBatch.Bad(error.issue, (type == null ? "event" : type) + ": " + error.getMessage());
-            }
-            if (type == null) {
-                return new WireBatch.Bad(DecodeIssue.BAD_EVENT, "event has no type tag");
-            }
-            return switch (type) {
-                case "BlockStored" -> {
-                    String missing = blockHashes == null
-                            ? "block_hashes"
-                            : tokenIds == null ? "token_ids" : blockSize < 0 ? "block_size" : null;
-                    yield missing != null
-                            ? new WireBatch.Bad(DecodeIssue.BAD_EVENT, "BlockStored without " + missing)
-                            : new WireBatch.Stored(
-                                    blockHashes,
-                                    hasParent,
-                                    parent,
-                                    tokenIds,
-                                    bigram,
-                                    blockSize,
-                                    loraId,
-                                    medium,
-                                    loraName,
-                                    extraKeys,
-                                    groupIdx,
-                                    specKind,
-                                    cacheSalt);
-                }
-                case "BlockRemoved" ->
-                    blockHashes == null
-                            ? new WireBatch.Bad(DecodeIssue.BAD_EVENT, "BlockRemoved without block_hashes")
-                            : new WireBatch.Removed(blockHashes, medium, groupIdx, specKind);
-                case "AllBlocksCleared" -> new WireBatch.Cleared();
-                default -> new WireBatch.Bad(DecodeIssue.UNKNOWN_EVENT_TYPE, "unknown event type '" + type + "'");
-            };
-        }
-    }
-
     private static WireBatch.Event readArrayEvent(MessageUnpacker u, int size)
             throws IOException, BatchDecodeException {
         int n = arrayHeader(u, size);
-        Fields f = new Fields();
+        WireFields f = new WireFields();
         if (n == 0) {
             return new WireBatch.Bad(DecodeIssue.BAD_EVENT, "empty event array");
         }
@@ -263,7 +189,7 @@ public final class WireReader {
     /** BlockStored, positional: 1 block_hashes, 2 parent, 3 token_ids, 4 block_size, 5 lora_id, 6 medium,
      * 7 lora_name, 8 extra_keys, 9 and 10 group_idx / kv_cache_spec_kind (told apart by type, as
      * encoders differ on what they put there); later positions are skipped. */
-    private static void storedPosition(MessageUnpacker u, Fields f, int i, int size)
+    private static void storedPosition(MessageUnpacker u, WireFields f, int i, int size)
             throws IOException, FieldException {
         switch (i) {
             case 1 -> f.blockHashes = hashes(u, size, "block_hashes");
@@ -285,7 +211,7 @@ public final class WireReader {
      * {@code python/sglang/srt/disaggregation/kv_events.py}), told apart by type as Dynamo's
      * {@code BlockStoredPositionSeven} does.
      */
-    private static void positionSeven(MessageUnpacker u, Fields f) throws IOException, FieldException {
+    private static void positionSeven(MessageUnpacker u, WireFields f) throws IOException, FieldException {
         if (u.getNextFormat().getValueType() != ValueType.MAP) {
             f.loraName = optionalString(u, "lora_name");
             return;
@@ -315,7 +241,7 @@ public final class WireReader {
     }
 
     /** BlockRemoved, positional: 1 block_hashes, 2 medium, 3 and 4 group_idx / kv_cache_spec_kind. */
-    private static void removedPosition(MessageUnpacker u, Fields f, int i, int size)
+    private static void removedPosition(MessageUnpacker u, WireFields f, int i, int size)
             throws IOException, FieldException {
         switch (i) {
             case 1 -> f.blockHashes = hashes(u, size, "block_hashes");
@@ -326,7 +252,7 @@ public final class WireReader {
     }
 
     /** A trailing positional field: an integer is group_idx, a string kv_cache_spec_kind, anything else skipped. */
-    private static void trailing(MessageUnpacker u, Fields f) throws IOException, FieldException {
+    private static void trailing(MessageUnpacker u, WireFields f) throws IOException, FieldException {
         MessageFormat fmt = u.getNextFormat();
         if (fmt.getValueType() == ValueType.INTEGER && f.groupIdx < 0) {
             f.groupIdx = groupIdx(u);
@@ -339,7 +265,7 @@ public final class WireReader {
 
     private static WireBatch.Event readMapEvent(MessageUnpacker u, int size) throws IOException, BatchDecodeException {
         int n = mapHeader(u, size);
-        Fields f = new Fields();
+        WireFields f = new WireFields();
         for (int i = 0; i < n; i++) {
             if (u.getNextFormat().getValueType() != ValueType.STRING) {
                 u.skipValue(2);
@@ -368,6 +294,11 @@ public final class WireReader {
                     case "kv_cache_spec_kind" -> f.specKind = optionalString(u, "kv_cache_spec_kind");
                     case "component_type" -> f.specKind = componentKind(optionalString(u, "component_type"));
                     case "cache_salt" -> f.cacheSalt = optionalString(u, "cache_salt");
+                    case "locality" -> f.locality = optionalString(u, "locality");
+                    case "mm_keys" -> f.mmKeys = WireExtras.mmKeys(u, size);
+                    case "remaining_copy_counts" -> f.remainingCopyCounts = WireExtras.copyCounts(u, size);
+                    // SGLang #37482: the request's session; read past, as the block is the same for every session
+                    case "session_id" -> u.skipValue();
                     default -> u.skipValue();
                 }
             } catch (FieldException e) {
@@ -428,7 +359,7 @@ public final class WireReader {
         return (int) b;
     }
 
-    private static void parent(MessageUnpacker u, Fields f) throws IOException, FieldException {
+    private static void parent(MessageUnpacker u, WireFields f) throws IOException, FieldException {
         if (u.tryUnpackNil()) {
             f.hasParent = false;
             return;
@@ -474,7 +405,7 @@ public final class WireReader {
     }
 
     /** token_ids: unsigned 32-bit integers, or (token, next token) pairs (Eagle), of which the first counts. */
-    private static void tokens(MessageUnpacker u, Fields f, int size) throws IOException, FieldException {
+    private static void tokens(MessageUnpacker u, WireFields f, int size) throws IOException, FieldException {
         if (u.getNextFormat().getValueType() != ValueType.ARRAY) {
             throw wrongType(u, "token_ids", "an array");
         }
@@ -525,11 +456,11 @@ public final class WireReader {
      * extra_keys in a map event, whose key order is free: read with the LoRA name known so far; the
      * decoder drops unrecognised strings equal to a LoRA name that came later.
      */
-    private static ExtraKeys extraKeysInMap(MessageUnpacker u, Fields f) throws IOException {
+    private static ExtraKeys extraKeysInMap(MessageUnpacker u, WireFields f) throws IOException {
         return ExtraKeys.read(u, f.loraName);
     }
 
-    private static FieldException wrongType(MessageUnpacker u, String what, String expected) throws IOException {
+    static FieldException wrongType(MessageUnpacker u, String what, String expected) throws IOException {
         ValueType t = u.getNextFormat().getValueType();
         u.skipValue();
         return new FieldException(
@@ -551,7 +482,7 @@ public final class WireReader {
         return n;
     }
 
-    private static int arrayHeaderInEvent(MessageUnpacker u, int size) throws IOException, FieldException {
+    static int arrayHeaderInEvent(MessageUnpacker u, int size) throws IOException, FieldException {
         int n = u.unpackArrayHeader();
         long left = size - u.getTotalReadBytes();
         if (n < 0 || n > left) {
@@ -572,7 +503,7 @@ public final class WireReader {
         }
     }
 
-    private static void skip(MessageUnpacker u, int n) throws IOException {
+    static void skip(MessageUnpacker u, int n) throws IOException {
         if (n > 0) {
             u.skipValue(n);
         }
