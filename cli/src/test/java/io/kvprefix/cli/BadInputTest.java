@@ -179,6 +179,13 @@ class BadInputTest {
             row(
                     "relay --nats nats://127.0.0.1:1 --engine tcp://127.0.0.1:1=1 --retention 0",
                     "--retention must be a positive number"),
+            row(
+                    "relay --nats nats://127.0.0.1:1 --engine tcp://127.0.0.1:1=1 --metrics-port 70000",
+                    "--metrics-port must be 0..65535"),
+            row(
+                    "relay --nats nats://127.0.0.1:1 --engine tcp://127.0.0.1:1=1 --metrics-port 0"
+                            + " --metrics-host no.such.host.invalid",
+                    "--metrics-host"),
             row("fleet-bench --engines 0", "--engines", "must be at least 1"),
             // snapshots: replay --restore, listen --snapshot
             row("replay --restore {missing} {ops}", "snapshot", "cannot read: no such file or directory"),
