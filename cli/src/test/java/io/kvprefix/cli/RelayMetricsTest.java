@@ -111,6 +111,7 @@ class RelayMetricsTest {
             assertTrue(value(metrics, "kvprefix_subscriber_replays_total", e1) >= 1, metrics);
             assertTrue(value(metrics, "kvprefix_subscriber_replay_failures_total", absent) >= 1, metrics);
             assertEquals(0, value(metrics, "kvprefix_relay_stream_resets_total", "KVPREFIX_EVENTS"), 0.0, metrics);
+            DashboardNames.assertExported(metrics, "kvprefix_relay_");
         }
     }
 
