@@ -13,7 +13,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The metrics endpoint of {@code kvprefix listen --metrics-port} (docs/METRICS.md section 2): a
+ * The metrics endpoint of {@code kvprefix listen --metrics-port} and {@code relay --metrics-port}
+ * (docs/METRICS.md section 2): a
  * Prometheus registry with the index's and the subscriber's meters, served with {@code /health/live}
  * and {@code /health/ready} (ready once the subscriber runs and every engine has synced, or been
  * declared absent when {@code --ready-with-absent-engines} allows it).
@@ -25,7 +26,7 @@ final class ListenMetrics implements AutoCloseable {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final List<Runnable> refresh = new CopyOnWriteArrayList<>();
     private final MetricsServer server;
-    private volatile KvEventSubscriber subscriber;
+    private volatile java.util.function.Supplier<io.kvprefix.zmq.SubscriberStats> subscriber;
     private volatile ReplicaMeters replica;
     private volatile String notReady = "starting";
     private volatile boolean absentIsReady;
@@ -105,7 +106,23 @@ final class ListenMetrics implements AutoCloseable {
         SubscriberMetrics m = new SubscriberMetrics(sub);
         m.bindTo(registry);
         refresh.add(m::refresh);
-        subscriber = sub;
+        subscriber = sub::stats;
+        notReady = null;
+    }
+
+    /**
+     * Binds a relay's meters and those of the subscriber inside it; readiness follows that subscriber
+     * from now on, by the rule {@code listen}'s has (docs/METRICS.md section 2).
+     */
+    void watch(io.kvprefix.nats.EventRelay relay, boolean absentIsReady) {
+        this.absentIsReady = absentIsReady;
+        RelayMeters r = new RelayMeters(relay);
+        r.bindTo(registry);
+        refresh.add(r::refresh);
+        SubscriberMetrics m = new SubscriberMetrics(() -> relay.stats().subscriber(), List.of());
+        m.bindTo(registry);
+        refresh.add(m::refresh);
+        subscriber = () -> relay.stats().subscriber();
         notReady = null;
     }
 
@@ -129,7 +146,7 @@ final class ListenMetrics implements AutoCloseable {
             return why;
         }
         ReplicaMeters r = replica;
-        return r != null ? r.notReady() : subscriber.stats().notReady(absentIsReady);
+        return r != null ? r.notReady() : subscriber.get().notReady(absentIsReady);
     }
 
     @Override

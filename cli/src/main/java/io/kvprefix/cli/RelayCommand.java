@@ -18,7 +18,11 @@ import picocli.CommandLine.Option;
  * (docs/FLEET.md). Runs until Ctrl-C / SIGTERM or {@code --duration}, then waits for what it
  * received to be in the stream and prints one JSON stats line ({@link RelayStats#toJson()}).
  *
- * <p>Exit status: 0 after a run; 2 for a usage error; 1 if the server cannot be reached.
+ * {@code --metrics-port} serves its meters and health as {@code listen}'s does (docs/METRICS.md
+ * section 2, {@link ListenMetrics}).
+ *
+ * <p>Exit status: 0 after a run; 2 for a usage error (a metrics port that cannot be bound too); 1 if
+ * the server cannot be reached.
  *
  * <p>Thread-safety: a command object, used once by one thread.
  */
@@ -33,7 +37,8 @@ import picocli.CommandLine.Option;
             "engines' replay sockets as listen does; each engine's batches go to the stream in",
             "order, once each, de-duplicated by a message id from the engine and its record",
             "number. A restarted relay takes up each engine after the last batch in the stream.",
-            "Prints one JSON stats object at the end."
+            "Prints one JSON stats object at the end. --metrics-port serves Prometheus metrics",
+            "and health checks meanwhile."
         })
 final class RelayCommand implements Callable<Integer> {
 
@@ -86,6 +91,31 @@ final class RelayCommand implements Callable<Integer> {
     double replayTimeout;
 
     @Option(
+            names = "--metrics-port",
+            paramLabel = "PORT",
+            description = {
+                "serve /metrics (Prometheus text), /health/live and /health/ready on this",
+                "port (0: any free port, printed on standard error), as listen does;",
+                "ready once every engine has synced (docs/METRICS.md section 2)"
+            })
+    Integer metricsPort;
+
+    @Option(
+            names = "--ready-with-absent-engines",
+            description = {
+                "let /health/ready say ready while an engine is declared absent (nothing received and",
+                "its start-up replay given up); without it such an engine keeps the relay not ready"
+            })
+    boolean readyWithAbsentEngines;
+
+    @Option(
+            names = "--metrics-host",
+            paramLabel = "HOST",
+            defaultValue = "0.0.0.0",
+            description = "address the metrics endpoint binds (default: ${DEFAULT-VALUE}, every interface)")
+    String metricsHost;
+
+    @Option(
             names = {"-q", "--quiet"},
             description = "no periodic stats lines on standard error")
     boolean quiet;
@@ -99,9 +129,10 @@ final class RelayCommand implements Callable<Integer> {
         Duration replayWait = Check.seconds("--replay-timeout", replayTimeout);
         // the drain: let the relay put what it received in the stream and print its stats
         try (Lifecycle life = Lifecycle.start("relay", Duration.ofSeconds(20), quiet)) {
+            ListenMetrics metrics = life.metrics(metricsHost, metricsPort);
             Connection connection = FleetConnection.open(nats, "kvprefix-relay");
             try {
-                RelayStats s = relay(connection, fleet, specs, replayWait, runFor, every, life);
+                RelayStats s = relay(connection, fleet, specs, new Run(replayWait, runFor, every), life, metrics);
                 life.result(s.summary(), s.toJson());
                 return 0;
             } finally {
@@ -110,21 +141,28 @@ final class RelayCommand implements Callable<Integer> {
         }
     }
 
+    /** How long to wait for a replay, to run, and between stats lines. */
+    private record Run(Duration replayWait, Duration runFor, Duration every) {}
+
     /** Relays the engines' batches to the stream until stopped; the relay's stats once all is in the stream. */
     private RelayStats relay(
             Connection connection,
             FleetStream fleet,
             List<EngineEndpoint> specs,
-            Duration replayWait,
-            Duration runFor,
-            Duration every,
-            Lifecycle life)
+            Run run,
+            Lifecycle life,
+            ListenMetrics metrics)
             throws Exception {
-        EventRelay relay =
-                EventRelay.builder(connection, fleet).replayTimeout(replayWait).build();
+        Duration runFor = run.runFor();
+        EventRelay relay = EventRelay.builder(connection, fleet)
+                .replayTimeout(run.replayWait())
+                .build();
         try {
             for (EngineEndpoint e : specs) {
                 relay.addEngine(e);
+            }
+            if (metrics != null) {
+                metrics.watch(relay, readyWithAbsentEngines);
             }
             life.status(specs.size() + " engine(s) to stream " + fleet.name() + " at " + nats + " ("
                     + (runFor == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
@@ -132,8 +170,9 @@ final class RelayCommand implements Callable<Integer> {
                     runFor,
                     null,
                     List.of(new Lifecycle.Periodic(
-                            every, () -> life.status(relay.stats().summary()))));
+                            run.every(), () -> life.status(relay.stats().summary()))));
         } finally {
+            life.stopping();
             relay.close(); // waits for what was received to be in the stream
         }
         return relay.stats();

@@ -157,6 +157,14 @@ final class RouterFlags {
                     "how long a route-API decision holds its load without its done call (default: ${DEFAULT-VALUE})")
     double decisionTtl;
 
+    @Option(
+            names = "--ready-with-absent-engines",
+            description = {
+                "be ready while an engine's event feed is declared absent (nothing applied and its",
+                "start-up replay given up); without it such an engine keeps the process not ready"
+            })
+    boolean readyWithAbsentEngines;
+
     /** The service's options over {@code engines} (each parsed by the command), the tokenizers not yet opened. */
     ServiceOptions serviceOptions(List<EngineSpec> engines) {
         ServiceOptions o = RouterService.builder();
@@ -176,6 +184,7 @@ final class RouterFlags {
         o.healthInterval(Check.seconds("--health-interval", healthInterval));
         o.healthTimeout(Check.seconds("--health-timeout", healthTimeout));
         o.decisionTtl(Check.seconds("--decision-ttl", decisionTtl));
+        o.readyWithAbsentEngines(readyWithAbsentEngines);
         if (nats != null) {
             if (nats.isBlank()) {
                 throw new IllegalArgumentException("--nats needs a URL, such as nats://127.0.0.1:4222");

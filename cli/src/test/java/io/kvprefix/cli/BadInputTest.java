@@ -179,6 +179,13 @@ class BadInputTest {
             row(
                     "relay --nats nats://127.0.0.1:1 --engine tcp://127.0.0.1:1=1 --retention 0",
                     "--retention must be a positive number"),
+            row(
+                    "relay --nats nats://127.0.0.1:1 --engine tcp://127.0.0.1:1=1 --metrics-port 70000",
+                    "--metrics-port must be 0..65535"),
+            row(
+                    "relay --nats nats://127.0.0.1:1 --engine tcp://127.0.0.1:1=1 --metrics-port 0"
+                            + " --metrics-host no.such.host.invalid",
+                    "--metrics-host"),
             row("fleet-bench --engines 0", "--engines", "must be at least 1"),
             // snapshots: replay --restore, listen --snapshot
             row("replay --restore {missing} {ops}", "snapshot", "cannot read: no such file or directory"),
@@ -194,6 +201,7 @@ class BadInputTest {
                     "no such directory"),
             // serve (the engines named here are not there: every row is refused before anything is started)
             row("serve", "give at least one --engine"),
+            row("serve --ready-with-absent-engines", "give at least one --engine"),
             row("serve --engine nonsense", "--engine", "expected WORKER[/RANK]=http://HOST:PORT"),
             row("serve --engine 1=https://127.0.0.1:1", "--engine", "must start with http://"),
             row(
@@ -236,6 +244,7 @@ class BadInputTest {
                     "events= and --dynamo exclude each other"),
             // epp (the engines named here are not there: every row is refused before anything is started)
             row("epp", "give at least one --engine WORKER=IP:PORT"),
+            row("epp --ready-with-absent-engines", "give at least one --engine WORKER=IP:PORT"),
             row("epp --engine nonsense", "--engine", "expected WORKER[/RANK]=http://HOST:PORT"),
             row("epp --engine 1=127.0.0.1:1 --engine 1=127.0.0.1:2", "worker 1/0 is given twice"),
             row("epp --engine 1=127.0.0.1:1 --port 70000", "--port must be 0..65535"),

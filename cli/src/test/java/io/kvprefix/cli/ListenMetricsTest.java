@@ -256,6 +256,8 @@ class ListenMetricsTest {
                 stream.ensure(c); // made anew: another creation time
                 awaitReady(listen, 200, "ready");
                 awaitSample(listen, "kvprefix_replica_stream_resets_total" + tag, v -> v == 1);
+                DashboardNames.assertExported(
+                        get(listen.base + "/metrics").body(), "kvprefix_replica_", "kvprefix_snapshot_");
                 listen.stop();
             }
         }

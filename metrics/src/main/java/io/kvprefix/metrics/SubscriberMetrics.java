@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -39,7 +40,7 @@ import java.util.function.ToDoubleFunction;
 public final class SubscriberMetrics implements MeterBinder {
     private record View(SubscriberStats stats, Map<String, EngineStats> engines) {}
 
-    private final KvEventSubscriber subscriber;
+    private final Supplier<SubscriberStats> subscriber;
     private final Tags tags;
     private final Snapshots<View> view;
     private final Map<String, List<Meter>> meters = new HashMap<>();
@@ -52,13 +53,21 @@ public final class SubscriberMetrics implements MeterBinder {
 
     /** Meters for {@code subscriber}, each with {@code tags}. */
     public SubscriberMetrics(KvEventSubscriber subscriber, Iterable<Tag> tags) {
-        this.subscriber = Objects.requireNonNull(subscriber, "subscriber");
+        this(Objects.requireNonNull(subscriber, "subscriber")::stats, tags);
+    }
+
+    /**
+     * Meters over {@code stats}, each with {@code tags}: for a subscriber another component owns, such
+     * as the one inside a {@code kvprefix relay} (docs/METRICS.md section 2).
+     */
+    public SubscriberMetrics(Supplier<SubscriberStats> stats, Iterable<Tag> tags) {
+        this.subscriber = Objects.requireNonNull(stats, "stats");
         this.tags = Tags.of(tags);
         this.view = new Snapshots<>(this::take, Duration.ofSeconds(1).toNanos());
     }
 
     private View take() {
-        SubscriberStats s = subscriber.stats();
+        SubscriberStats s = subscriber.get();
         Map<String, EngineStats> byEndpoint = new LinkedHashMap<>();
         for (EngineStats e : s.engines()) {
             byEndpoint.put(e.engine().endpoint(), e);

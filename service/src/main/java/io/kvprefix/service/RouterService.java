@@ -453,7 +453,7 @@ public final class RouterService implements AutoCloseable {
         if (registry.upCount() == 0) {
             return "no engine is up";
         }
-        return feed.notReady();
+        return feed.notReady(options.readyWithAbsentEngines);
     }
 
     /** The {@code /health} answer: {@code {"status":"ok"|"unavailable","reason":...,"engines":[...]}}. */

@@ -39,6 +39,7 @@ public final class ServiceOptions {
     Path snapshot;
     Duration snapshotInterval = Duration.ofSeconds(60);
     Duration replayTimeout = Duration.ofSeconds(3);
+    boolean readyWithAbsentEngines;
     int maxInFlight = 4096;
     int maxQueued = 1024;
     Duration queueTimeout = Duration.ofSeconds(30);
@@ -126,6 +127,16 @@ public final class ServiceOptions {
     public ServiceOptions snapshot(Path file, Duration interval) {
         this.snapshot = Objects.requireNonNull(file, "file");
         this.snapshotInterval = positive(interval, "--snapshot-interval");
+        return this;
+    }
+
+    /**
+     * Whether an engine declared absent (its start-up replay given up with nothing applied) lets the
+     * service be ready (default false: it holds readiness back, as {@code listen}'s; docs/METRICS.md
+     * section 2).
+     */
+    public ServiceOptions readyWithAbsentEngines(boolean allowed) {
+        this.readyWithAbsentEngines = allowed;
         return this;
     }
 

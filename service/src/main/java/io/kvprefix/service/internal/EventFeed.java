@@ -10,6 +10,7 @@ import io.kvprefix.nats.FleetStream;
 import io.kvprefix.nats.StreamReplica;
 import io.kvprefix.service.EngineSpec;
 import io.kvprefix.zmq.KvEventSubscriber;
+import io.kvprefix.zmq.SubscriberStats;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nats.client.Connection;
 import java.io.IOException;
@@ -31,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * its last applied batch; the file is saved every interval and at close. A file that cannot be
  * restored is moved aside to {@code FILE.refused} (never overwritten) and the index starts empty.
  *
- * <p>Thread-safety: built and closed by one thread; {@link #notReady()} may be called from any.
+ * <p>Thread-safety: built and closed by one thread; {@link #notReady(boolean)} may be called from any.
  */
 public final class EventFeed implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger("io.kvprefix.service");
@@ -204,16 +205,44 @@ public final class EventFeed implements AutoCloseable {
         }
     }
 
-    /** Null when the feed has caught up, else why not: a replay outstanding, or a replica behind its start. */
-    public String notReady() {
-        if (subscriber != null && !subscriber.stats().caughtUp()) {
-            return "a replay is outstanding";
+    /**
+     * Null when the feed has caught up, else why not: a replay outstanding, each engine declared absent
+     * (unless {@code absentIsReady}), or a replica behind its start (docs/METRICS.md section 4).
+     */
+    public String notReady(boolean absentIsReady) {
+        if (subscriber != null) {
+            SubscriberStats st = subscriber.stats();
+            if (!st.caughtUp()) {
+                return "a replay is outstanding";
+            }
+            String absent = absentIsReady ? null : absent(st);
+            if (absent != null) {
+                return absent;
+            }
         }
         if (replica != null && replica.appliedSequence() < streamLastAtStart) {
             return "the replica has applied " + replica.appliedSequence() + " of the stream's " + streamLastAtStart
                     + " messages";
         }
         return null;
+    }
+
+    /**
+     * Each engine declared absent (its start-up replay given up with nothing applied), or null. An
+     * engine still {@code waiting} is not held against readiness here: an idle engine publishes
+     * nothing, and serve must take traffic for it to (docs/METRICS.md section 4).
+     */
+    private static String absent(SubscriberStats st) {
+        StringBuilder why = new StringBuilder();
+        for (SubscriberStats.EngineStats e : st.engines()) {
+            if (e.state().equals("absent")) {
+                why.append(why.isEmpty() ? "" : "; ")
+                        .append("engine ")
+                        .append(e.engine().endpoint())
+                        .append(" absent");
+            }
+        }
+        return why.isEmpty() ? null : why.toString();
     }
 
     /** Metadata of the snapshot the index was restored from (empty if none). */

@@ -1,0 +1,247 @@
+package io.kvprefix.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kvprefix.nats.testing.NatsServer;
+import io.kvprefix.testing.RepoPaths;
+import io.kvprefix.zmq.testing.PythonPublisher;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code kvprefix relay --metrics-port} (docs/METRICS.md section 2) in its own JVM against a real
+ * nats-server and the vLLM-shaped publisher process, scraped with the JDK's HTTP client:
+ * {@code /health/ready} goes through each state (an engine replaying, an engine absent) by the rule
+ * {@code listen}'s has, turns ready with an absent engine only under {@code --ready-with-absent-engines},
+ * and the per-engine relay counters end equal to the relay's final JSON stats.
+ */
+class RelayMetricsTest {
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void readinessNamesEachEngineAndTheCountersEndAsTheStats() throws Exception {
+        // the replay socket answers 3 s after it is asked: the start-up replay is outstanding meanwhile
+        String spec = """
+                {"seed": 23, "interval": 0.03, "engines": [
+                 {"name": "E1", "replay": "plain", "batches": 60, "drop": [[10, 14]], "replay_delay": 3}]}""";
+        String absent = "tcp://127.0.0.1:" + freePort();
+        try (NatsServer server = new NatsServer(Files.createDirectories(dir.resolve("nats")));
+                PythonPublisher pub = new PythonPublisher(Files.createDirectories(dir.resolve("engines")), spec);
+                Relay relay = new Relay(
+                        "--nats",
+                        server.url(),
+                        "--engine",
+                        pub.ports("E1").pubEndpoint() + "=1,replay="
+                                + pub.ports("E1").replayEndpoint(),
+                        "--engine",
+                        absent + "=2,replay=tcp://127.0.0.1:" + freePort(),
+                        "--replay-timeout",
+                        "6")) {
+            String e1 = pub.ports("E1").pubEndpoint();
+            assertEquals(200, get(relay.base + "/health/live").statusCode());
+            Set<String> bodies = new LinkedHashSet<>();
+            String wantEnd = "not ready: engine " + absent + " absent\n";
+            String lastCounters = null;
+            String metrics = "";
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (System.nanoTime() < deadline) {
+                HttpResponse<String> r = get(relay.base + "/health/ready");
+                assertEquals(503, r.statusCode(), "ready with an absent engine: " + r.body());
+                bodies.add(r.body());
+                metrics = get(relay.base + "/metrics").body();
+                String counters = relayCounters(metrics);
+                if (pub.isDone() && r.body().equals(wantEnd) && counters.equals(lastCounters)) {
+                    break;
+                }
+                lastCounters = counters;
+                Thread.sleep(150);
+            }
+            assertTrue(
+                    bodies.stream().anyMatch(b -> b.contains("engine " + e1 + " replaying")),
+                    "E1's start-up replay was never named: " + bodies);
+            assertTrue(
+                    bodies.stream()
+                            .anyMatch(b -> b.contains("engine " + absent + " waiting")
+                                    || b.contains("engine " + absent + " replaying")),
+                    "the absent engine was never named before it was declared absent: " + bodies);
+            assertTrue(bodies.contains(wantEnd), "the end state: " + bodies);
+            assertTrue(pub.isDone(), "the publisher did not finish: " + pub.stderr());
+
+            String json = relay.stop();
+            Matcher m = Pattern.compile("\"endpoint\":\"" + Pattern.quote(e1)
+                            + "\",\"subject\":\"[^\"]*\",\"frames\":(\\d+),\"batches\":(\\d+)")
+                    .matcher(json);
+            assertTrue(m.find(), json);
+            long frames = Long.parseLong(m.group(1));
+            long batches = Long.parseLong(m.group(2));
+            assertTrue(batches >= 60, "every batch, the withheld ones through the replay: " + json);
+            assertEquals(batches, value(metrics, "kvprefix_relay_batches_total", e1), 0.0, metrics);
+            assertEquals(frames, value(metrics, "kvprefix_relay_acks_total", e1), 0.0, metrics);
+            assertEquals(0, value(metrics, "kvprefix_relay_publish_failing", e1), 0.0, metrics);
+            assertEquals(0, value(metrics, "kvprefix_relay_queued", e1), 0.0, metrics);
+            assertEquals(0, value(metrics, "kvprefix_relay_batches_total", absent), 0.0, metrics);
+            assertTrue(value(metrics, "kvprefix_subscriber_replays_total", e1) >= 1, metrics);
+            assertTrue(value(metrics, "kvprefix_subscriber_replay_failures_total", absent) >= 1, metrics);
+            assertEquals(0, value(metrics, "kvprefix_relay_stream_resets_total", "KVPREFIX_EVENTS"), 0.0, metrics);
+            DashboardNames.assertExported(metrics, "kvprefix_relay_");
+        }
+    }
+
+    @Test
+    void anAbsentEngineIsReadyOnlyWhenAllowed() throws Exception {
+        String engine = "tcp://127.0.0.1:" + freePort() + "=1,replay=tcp://127.0.0.1:" + freePort();
+        try (NatsServer server = new NatsServer(Files.createDirectories(dir.resolve("nats")));
+                Relay relay = new Relay(
+                        "--nats",
+                        server.url(),
+                        "--engine",
+                        engine,
+                        "--replay-timeout",
+                        "0.2",
+                        "--ready-with-absent-engines")) {
+            HttpResponse<String> r = get(relay.base + "/health/ready");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (r.statusCode() != 200 && System.nanoTime() < deadline) {
+                assertEquals(503, r.statusCode(), r.body());
+                Thread.sleep(100);
+                r = get(relay.base + "/health/ready");
+            }
+            assertEquals(200, r.statusCode(), r.body());
+            assertEquals("ready\n", r.body());
+            relay.stop();
+        }
+    }
+
+    /** The relay's counter lines of a scrape, to tell when two scrapes agree. */
+    private static String relayCounters(String text) {
+        StringBuilder sb = new StringBuilder();
+        for (String l : text.split("\n")) {
+            if (l.startsWith("kvprefix_relay_") && l.contains("_total{")) {
+                sb.append(l).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    /** The value of the sample {@code name} whose labels hold the value {@code label} (NaN if none). */
+    private static double value(String text, String name, String label) {
+        for (String l : text.split("\n")) {
+            if (l.startsWith(name + "{") && l.contains("=\"" + label + "\"")) {
+                return Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+            }
+        }
+        return Double.NaN;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort(); // nobody publishes or answers there
+        }
+    }
+
+    private static HttpResponse<String> get(String url) throws IOException, InterruptedException {
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create(url))
+                        .timeout(Duration.ofSeconds(10))
+                        .GET()
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** {@code ./kvprefix relay --metrics-port 0 ARGS} in its own JVM, on this JVM's class path. */
+    private static final class Relay implements AutoCloseable {
+        final Process process;
+        final String base;
+        final BlockingQueue<String> err = new LinkedBlockingQueue<>();
+
+        Relay(String... args) throws IOException, InterruptedException {
+            String javaHome = Path.of(ProcessHandle.current().info().command().orElseThrow())
+                    .getParent()
+                    .getParent()
+                    .toString();
+            List<String> cmd = new ArrayList<>(List.of(
+                    RepoPaths.root().resolve("kvprefix").toString(),
+                    "relay",
+                    "--metrics-port",
+                    "0",
+                    "--metrics-host",
+                    "127.0.0.1"));
+            cmd.addAll(List.of(args));
+            ProcessBuilder pb = new ProcessBuilder(cmd);
+            pb.environment().put("JAVA_HOME", javaHome);
+            pb.environment().put("KVPREFIX_CLASSPATH", System.getProperty("java.class.path"));
+            process = pb.start();
+            Thread t = new Thread(this::readErrors, "relay-stderr");
+            t.setDaemon(true);
+            t.start();
+            String url = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            List<String> lines = new ArrayList<>();
+            while (url == null && System.nanoTime() < deadline) {
+                String l = err.poll(100, TimeUnit.MILLISECONDS);
+                if (l != null) {
+                    lines.add(l);
+                    if (l.startsWith("kvprefix relay: metrics on http://")) {
+                        url = l.substring("kvprefix relay: metrics on ".length());
+                    }
+                }
+            }
+            assertNotNull(url, "no metrics line from relay: " + lines);
+            base = url.substring(0, url.length() - "/metrics".length());
+        }
+
+        private void readErrors() {
+            try (BufferedReader r =
+                    new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+                for (String l; (l = r.readLine()) != null; ) {
+                    err.add(l);
+                }
+            } catch (IOException ignored) {
+                // the process ended
+            }
+        }
+
+        /** SIGTERM, as a service manager stops it; the last line of standard output (the JSON stats). */
+        String stop() throws IOException, InterruptedException {
+            process.toHandle().destroy();
+            assertTrue(process.waitFor(60, TimeUnit.SECONDS), "relay did not stop");
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            List<String> lines = out.lines().toList();
+            assertFalse(lines.isEmpty(), "no stats line; stderr: " + err);
+            return lines.get(lines.size() - 1);
+        }
+
+        @Override
+        public void close() {
+            process.destroyForcibly();
+        }
+    }
+}
