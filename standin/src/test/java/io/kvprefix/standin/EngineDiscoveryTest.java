@@ -84,8 +84,7 @@ class EngineDiscoveryTest {
             Files.writeString(file, "# the engines\nhttp://127.0.0.1:" + a.http() + "=41\n");
             try (EnginesFile watched = EnginesFile.watch(file, sub, Duration.ofMillis(100))) {
                 assertEquals(1, watched.engines().size());
-                complete(a.http(), 1);
-                await(() -> index.blockCount(Worker.of(41)) > 0, "engine 41's blocks");
+                completeUntil(a.http(), 1, () -> index.blockCount(Worker.of(41)) > 0, "engine 41's blocks");
                 // engine b listed directly, engine a removed: a's blocks go, b's come
                 Files.writeString(
                         file, "tcp://127.0.0.1:" + b.events() + "=42,replay=tcp://127.0.0.1:" + b.replay() + "\n");
@@ -94,8 +93,7 @@ class EngineDiscoveryTest {
                                 && watched.engines().get(0).workerId() == 42,
                         "the file read again");
                 assertEquals(0, index.blockCount(Worker.of(41)), "a removed engine's blocks are cleared");
-                complete(b.http(), 2);
-                await(() -> index.blockCount(Worker.of(42)) > 0, "engine 42's blocks");
+                completeUntil(b.http(), 2, () -> index.blockCount(Worker.of(42)) > 0, "engine 42's blocks");
                 Files.writeString(file, "http://127.0.0.1:1=43\n"); // nobody there: pending, asked again
                 await(() -> watched.pending().size() == 1 && watched.engines().isEmpty(), "the unreachable line");
                 assertEquals(0, index.blockCount(Worker.of(42)));
@@ -113,6 +111,26 @@ class EngineDiscoveryTest {
                 "/v1/completions",
                 "{\"model\":\"m1\",\"prompt\":" + StandinApiTest.ids(p) + ",\"max_tokens\":2}");
         assertEquals(200, r.statusCode(), r.body());
+    }
+
+    /**
+     * Sends completions with new prompts until {@code condition} holds: a subscriber that has just
+     * connected may miss the first batch (ZMQ drops what a publisher sends before the subscription
+     * arrives), and only a later batch shows it the gap that its replay then fills
+     * (docs/LISTENER.md section 3).
+     */
+    private static void completeUntil(int port, int seed, BooleanSupplier condition, String what) throws Exception {
+        long deadline = System.nanoTime() + 120_000_000_000L; // generous: the machine is shared
+        for (int s = seed; !condition.getAsBoolean(); s += 100) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            complete(port, s);
+            long retry = System.nanoTime() + 2_000_000_000L;
+            while (!condition.getAsBoolean() && System.nanoTime() < retry) {
+                Thread.sleep(20);
+            }
+        }
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
