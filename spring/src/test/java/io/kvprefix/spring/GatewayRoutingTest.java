@@ -51,7 +51,10 @@ class GatewayRoutingTest {
         for (int[] p : prompts) {
             String body = Gateway.completion(p[0], p[1], "\"max_tokens\":2");
             // the explanation and the route must see one state: the previous request's load released
-            Gateway.await("the previous request ended", 30, () -> gateway.service.stats().inFlight() == 0);
+            Gateway.await(
+                    "the previous request ended",
+                    30,
+                    () -> gateway.service.stats().inFlight() == 0);
             JsonNode x = gateway.explain(body);
             String preferred = x.get("preferred").asText();
             int depth = gateway.depth(body, preferred);
