@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -77,14 +78,15 @@ class EventPublisherTest {
                 KvEventSubscriber sub = KvEventSubscriber.builder(index).build()) {
             EngineEndpoint engine = endpoint(pub, 3);
             sub.addEngine(engine);
+            long base = awaitLive(pub, sub, engine);
             pub.publish(List.of(a.stored(0, 4))); // a fresh chain
             pub.publish(List.of(a.stored(4, 6), b.stored(0, 3))); // a continuation and a second root
             pub.publish(List.of(new WireEvent.Removed(new long[] {a.hashes()[5], a.hashes()[4]})));
-            awaitApplied(sub, engine, 3);
+            awaitApplied(sub, engine, base + 3);
             assertEquals(4, index.match(a.tokens()).depthOf(Worker.of(3)), "a's blocks 0..3 held, 4 and 5 evicted");
             assertEquals(3, index.match(b.tokens()).depthOf(Worker.of(3)));
             pub.publish(List.of(new WireEvent.Cleared()));
-            awaitApplied(sub, engine, 4);
+            awaitApplied(sub, engine, base + 4);
             assertEquals(0, index.match(a.tokens()).depthOf(Worker.of(3)), "cleared");
             SubscriberStats.Counts c = sub.stats().total();
             assertEquals(0, c.decodeErrors(), sub.stats().toJson());
@@ -226,21 +228,52 @@ class EventPublisherTest {
                 "tcp://127.0.0.1:" + pub.eventsPort() + "=" + worker + ",replay=tcp://127.0.0.1:" + pub.replayPort());
     }
 
-    private static void awaitApplied(KvEventSubscriber sub, EngineEndpoint engine, long batches) throws Exception {
+    /**
+     * Waits until the subscriber receives live batches: a PUB socket drops what it sends before the
+     * subscription reaches it (ZMQ's late joiner), and a batch lost that way is only found, and
+     * replayed, when a later one arrives. Empty clears (no blocks, nothing to change) are sent until
+     * one is applied; returns how many batches were sent, the sequence the test's own start at.
+     */
+    private static long awaitLive(EventPublisher pub, KvEventSubscriber sub, EngineEndpoint engine)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (lastSeq(sub, engine) < 0) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(
+                        "timed out waiting for a live batch: " + sub.stats().toJson());
+            }
+            pub.publish(List.of(new WireEvent.Cleared()));
+            Thread.sleep(50);
+        }
+        long sent = pub.queued();
+        awaitApplied(sub, engine, sent);
+        return sent;
+    }
+
+    private static long lastSeq(KvEventSubscriber sub, EngineEndpoint engine) {
+        return sub.stats()
+                .engine(engine.endpoint())
+                .map(SubscriberStats.EngineStats::lastSeq)
+                .orElse(-1L);
+    }
+
+    private static void awaitApplied(KvEventSubscriber sub, EngineEndpoint engine, long batches)
+            throws InterruptedException {
         await(
-                () -> sub.stats()
-                                .engine(engine.endpoint())
-                                .map(SubscriberStats.EngineStats::lastSeq)
-                                .orElse(-1L)
-                        >= batches - 1,
-                "the subscriber applied " + batches + " batches: " + sub.stats().toJson());
+                () -> lastSeq(sub, engine) >= batches - 1,
+                () -> "the subscriber applied " + batches + " batches: "
+                        + sub.stats().toJson());
     }
 
     static void await(BooleanSupplier done, String what) throws InterruptedException {
+        await(done, () -> what);
+    }
+
+    static void await(BooleanSupplier done, Supplier<String> what) throws InterruptedException {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (!done.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
+                throw new AssertionError("timed out waiting until " + what.get());
             }
             Thread.sleep(5);
         }
