@@ -96,6 +96,31 @@ class RouterInflightTest {
 
     @ParameterizedTest
     @MethodSource("indexes")
+    void pathsThatBranchAreCountedToTheirBranchPoint(Supplier<PrefixIndex> make) {
+        try (PrefixIndex index = make.get()) {
+            Router r = router(index, true);
+            int[] b = tokens(0, 16);
+            System.arraycopy(tokens(50, 8), 0, b, 8, 8); // A's first 2 blocks, then its own 2
+            RoutingDecision first = r.route(a);
+            RoutingDecision branch = r.route(b); // W1 16 + 8 (A's 2 shared blocks count there) against W2 0 + 16
+            assertEquals(W2, branch.worker());
+            assertEquals(0, branch.overlapBlocks());
+            RoutingDecision again = r.route(a); // W1 16 + 0 against W2 16 + 8 (B's 2 shared blocks there)
+            assertEquals(W1, again.worker());
+            assertEquals(4, again.overlapBlocks());
+            first.finished();
+            again.finished();
+            assertEquals(4, r.inflightBlocks()); // B's credit, through the branch point, is kept
+            RoutingDecision third = r.route(a); // W1 0 + 16 against W2 16 + 8
+            assertEquals(W1, third.worker());
+            assertEquals(0, third.overlapBlocks());
+            assertEquals(2, r.route(a, 0, 16, r.hasher(), W2::equals).overlapBlocks()); // up to the branch point
+            assertEquals(4 + 4 + 4, r.inflightBlocks());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("indexes")
     void theCreditEndsOnceTheIndexHoldsTheBlocks(Supplier<PrefixIndex> make) {
         try (PrefixIndex index = make.get()) {
             Router r = router(index, true);

@@ -64,11 +64,11 @@ public final class InflightBlocks {
         credited -= p.blocks;
         for (Node node = p.leaf; node != null; node = node.parent) {
             node.remove(p.load);
-            if (node.size == 0 && (node.children == null || node.children.isEmpty())) {
+            if (node.size == 0 && node.childless()) {
                 if (node.parent == null) {
                     roots.remove(node.local);
                 } else {
-                    node.parent.children.remove(node.local);
+                    node.parent.removeChild(node);
                 }
             }
         }
@@ -85,10 +85,10 @@ public final class InflightBlocks {
                     t.raise(node.holders[k], depth);
                 }
             }
-            if (depth == n || node.children == null) {
+            if (depth == n) {
                 return;
             }
-            node = node.children.get(q[depth]);
+            node = node.get(q[depth]);
         }
     }
 
@@ -152,10 +152,15 @@ public final class InflightBlocks {
         }
     }
 
-    /** One block of one or more credited paths, with the workers credited through it and how often. */
+    /**
+     * One block of one or more credited paths, with the workers credited through it and how often. A
+     * node with one child (the common case: a path no other credit branches from) keeps it in a field;
+     * a map is made at the second.
+     */
     static final class Node {
         final Node parent;
         final long local;
+        Node only;
         Long2ObjectOpenHashMap<Node> children;
         WorkerLoad[] holders = new WorkerLoad[1];
         int[] counts = new int[1];
@@ -166,16 +171,44 @@ public final class InflightBlocks {
             this.local = local;
         }
 
+        /** The child for {@code l}, made if there is none. */
         Node child(long l) {
+            Node c = get(l);
+            if (c != null) {
+                return c;
+            }
+            c = new Node(this, l);
+            if (children == null && only == null) {
+                only = c;
+                return c;
+            }
             if (children == null) {
-                children = new Long2ObjectOpenHashMap<>(2);
+                children = new Long2ObjectOpenHashMap<>(4);
+                children.put(only.local, only);
+                only = null;
             }
-            Node c = children.get(l);
-            if (c == null) {
-                c = new Node(this, l);
-                children.put(l, c);
-            }
+            children.put(l, c);
             return c;
+        }
+
+        /** The child for {@code l}, or null. */
+        Node get(long l) {
+            if (children != null) {
+                return children.get(l);
+            }
+            return only != null && only.local == l ? only : null;
+        }
+
+        void removeChild(Node c) {
+            if (children != null) {
+                children.remove(c.local);
+            } else if (only == c) {
+                only = null;
+            }
+        }
+
+        boolean childless() {
+            return children == null ? only == null : children.isEmpty();
         }
 
         void add(WorkerLoad w) {
