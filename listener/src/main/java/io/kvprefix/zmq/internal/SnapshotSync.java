@@ -99,6 +99,10 @@ public final class SnapshotSync {
 
     /** The snapshot endpoint's answer, as frames after the delimiter. */
     public void onSnapshotFrames(List<byte[]> frames) {
+        if (!waiting) {
+            port.log(false, "snapshot answer nobody asked for (late or repeated); ignored");
+            return;
+        }
         SnapshotReply reply;
         try {
             reply = SnapshotReply.parse(frames);

@@ -198,4 +198,16 @@ class SnapshotSyncTest {
         small.onSnapshotFrames(reply("u1", 2, "s"));
         assertEquals("apply 3", port.actions.getLast());
     }
+
+    @Test
+    void anAnswerNobodyAskedForIsIgnored() {
+        sync.start();
+        sync.onSnapshotFrames(reply("u1", 5, "s"));
+        sync.onLive(id("u1"), 6, b("x"));
+        int before = port.actions.size();
+        sync.onSnapshotFrames(reply("u1", 3, "old"));
+        assertEquals(before, port.actions.size(), "a late answer neither clears nor applies");
+        assertTrue(sync.synced());
+        assertEquals(6, sync.lastApplied());
+    }
 }
