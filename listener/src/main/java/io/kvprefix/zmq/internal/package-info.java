@@ -13,5 +13,9 @@
  * snapshot (its last applied batch, the ranks it fed) is kept in the snapshot's metadata by
  * {@link io.kvprefix.zmq.internal.EnginePositions}, and a restored subscriber resumes from it
  * ({@link io.kvprefix.zmq.internal.EngineSession} starts its {@code EngineSync} at the {@code ResumePoint} it is given).
+ * {@link io.kvprefix.zmq.internal.SnapshotSync} is the provisional state machine of vLLM PR #57789's
+ * snapshot protocol (docs/LISTENER.md section 8): snapshot, then the live suffix after its resume
+ * point, failing closed; {@link io.kvprefix.zmq.internal.SnapshotReply} checks an answer whole first.
+ * It is not yet driven by a socket.
  */
 package io.kvprefix.zmq.internal;

@@ -1,0 +1,220 @@
+package io.kvprefix.zmq.internal;
+
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The snapshot-protocol state machine for one engine (provisional vLLM PR #57789, behind
+ * {@code format=vllm-snapshot}; docs/LISTENER.md section 8). On start, and whenever the publisher's
+ * UUID changes (a restart), it clears the worker and asks the snapshot endpoint for the engine's
+ * compacted cache; live batches that arrive meanwhile are held. A checked {@link SnapshotReply} is
+ * applied after a clear, then the held batches after its resume point, in order: those at or before
+ * it are dropped, a gap after it clears and asks again. Idle heartbeats carry the last published
+ * number: a heartbeat past what was applied is a gap. It fails closed: a refused or failing snapshot
+ * leaves the worker cleared and {@link #synced()} false until a later snapshot applies whole.
+ *
+ * <p>Thread-safety: not thread-safe; one thread (the subscriber's I/O thread) drives it.
+ */
+public final class SnapshotSync {
+    /** What the state machine asks of its engine. */
+    public interface Port {
+        /** Decode and apply one batch (a snapshot batch when {@code seq} is -1); throws if it cannot. */
+        void apply(long seq, byte[] payload);
+
+        /** Send a snapshot request; false if it could not be sent. */
+        boolean requestSnapshot();
+
+        /** Apply {@code Cleared} to every worker this engine feeds. */
+        void clearWorkers();
+
+        /** Report an event worth a log line ({@code warning}: state was lost). */
+        void log(boolean warning, String message);
+    }
+
+    private record Held(long seq, byte[] payload) {}
+
+    private final Port port;
+    private final int maxHeld;
+    private final ArrayDeque<Held> held = new ArrayDeque<>();
+    private String uuid;
+    private boolean synced;
+    private boolean waiting;
+    private long lastApplied = -1;
+    private long heartbeats;
+    private long snapshotsApplied;
+    private long snapshotsRefused;
+    private long dropped;
+
+    /** A state machine that holds at most {@code maxHeld} live batches while a snapshot is awaited. */
+    public SnapshotSync(Port port, int maxHeld) {
+        this.port = Objects.requireNonNull(port, "port");
+        if (maxHeld < 1) {
+            throw new IllegalArgumentException("maxHeld must be positive: " + maxHeld);
+        }
+        this.maxHeld = maxHeld;
+    }
+
+    /** Start: clear the worker and ask for the engine's snapshot. */
+    public void start() {
+        resync("start", true);
+    }
+
+    /** A live batch numbered {@code seq} from the publisher {@code id}. */
+    public void onLive(String id, long seq, byte[] payload) {
+        if (restarted(id)) {
+            held.add(new Held(seq, payload));
+            return;
+        }
+        if (waiting) {
+            if (held.size() >= maxHeld) {
+                held.clear();
+                resync("more than " + maxHeld + " live batches arrived while the snapshot was awaited", true);
+            }
+            held.add(new Held(seq, payload));
+            return;
+        }
+        if (!synced) {
+            return;
+        }
+        if (seq <= lastApplied) {
+            dropped++;
+        } else if (seq == lastApplied + 1) {
+            applyLive(seq, payload);
+        } else {
+            resync("gap: batch " + seq + " after " + lastApplied, true);
+        }
+    }
+
+    /** An idle heartbeat from {@code id} whose last published batch is {@code lastSeq}. */
+    public void onHeartbeat(String id, long lastSeq) {
+        heartbeats++;
+        if (restarted(id) || waiting || !synced) {
+            return;
+        }
+        if (lastSeq > lastApplied) {
+            resync("heartbeat says batch " + lastSeq + " was published, " + lastApplied + " applied", true);
+        }
+    }
+
+    /** The snapshot endpoint's answer, as frames after the delimiter. */
+    public void onSnapshotFrames(List<byte[]> frames) {
+        if (!waiting) {
+            port.log(false, "snapshot answer nobody asked for (late or repeated); ignored");
+            return;
+        }
+        SnapshotReply reply;
+        try {
+            reply = SnapshotReply.parse(frames);
+        } catch (IllegalArgumentException e) {
+            refuse(e.getMessage());
+            return;
+        }
+        if (uuid != null && !uuid.equals(reply.uuid())) {
+            port.log(true, "snapshot from publisher " + reply.uuid() + " while " + uuid + " is live; asking again");
+            resync("stale snapshot", true);
+            return;
+        }
+        uuid = reply.uuid();
+        port.clearWorkers();
+        try {
+            for (byte[] b : reply.batches()) {
+                port.apply(-1, b);
+            }
+        } catch (RuntimeException e) {
+            refuse("snapshot batch failed to apply: " + e.getMessage());
+            return;
+        }
+        waiting = false;
+        synced = true;
+        snapshotsApplied++;
+        lastApplied = reply.resumeSeq();
+        ArrayDeque<Held> after = new ArrayDeque<>(held);
+        held.clear();
+        for (Held h : after) {
+            onLive(uuid, h.seq(), h.payload());
+        }
+    }
+
+    private boolean restarted(String id) {
+        if (id == null || id.equals(uuid)) {
+            return false;
+        }
+        if (uuid == null) {
+            uuid = id;
+            return false;
+        }
+        String was = uuid;
+        uuid = id;
+        held.clear();
+        resync("publisher UUID " + was + " became " + id + " (restart)", true);
+        return true;
+    }
+
+    private void refuse(String reason) {
+        snapshotsRefused++;
+        port.clearWorkers();
+        synced = false;
+        waiting = false;
+        held.clear();
+        port.log(true, "snapshot refused, worker not synced: " + reason);
+    }
+
+    private void resync(String reason, boolean clear) {
+        if (clear) {
+            port.clearWorkers();
+        }
+        synced = false;
+        waiting = port.requestSnapshot();
+        port.log(!"start".equals(reason), "asking for a snapshot: " + reason);
+    }
+
+    private void applyLive(long seq, byte[] payload) {
+        try {
+            port.apply(seq, payload);
+            lastApplied = seq;
+        } catch (RuntimeException e) {
+            resync("batch " + seq + " failed to apply: " + e.getMessage(), true);
+        }
+    }
+
+    /** Whether the worker holds a whole snapshot plus its contiguous live suffix. */
+    public boolean synced() {
+        return synced;
+    }
+
+    /** Whether a snapshot request is outstanding. */
+    public boolean waiting() {
+        return waiting;
+    }
+
+    /** The last live number applied (a snapshot's resume point counts), or -1. */
+    public long lastApplied() {
+        return lastApplied;
+    }
+
+    /** The publisher UUID in force, or null before the first snapshot or live batch. */
+    public String uuid() {
+        return uuid;
+    }
+
+    /** Heartbeats seen (they keep an idle stream known-alive). */
+    public long heartbeats() {
+        return heartbeats;
+    }
+
+    /** Snapshots applied whole. */
+    public long snapshotsApplied() {
+        return snapshotsApplied;
+    }
+
+    /** Snapshots refused (damaged, incomplete or failing to apply). */
+    public long snapshotsRefused() {
+        return snapshotsRefused;
+    }
+
+    /** Live batches dropped as already covered by the snapshot or already applied. */
+    public long dropped() {
+        return dropped;
+    }
+}
