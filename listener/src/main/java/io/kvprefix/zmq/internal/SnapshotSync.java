@@ -1,5 +1,6 @@
 package io.kvprefix.zmq.internal;
 
+import io.kvprefix.zmq.SubscriberStats.Counter;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Objects;
@@ -35,11 +36,15 @@ public final class SnapshotSync {
     private record Held(long seq, byte[] payload) {}
 
     private final Port port;
+    private final EngineCounters counters;
     private final int maxHeld;
     private final ArrayDeque<Held> held = new ArrayDeque<>();
     private String uuid;
     private boolean synced;
     private boolean waiting;
+    /** A snapshot was refused: nothing is asked again until the publisher's UUID changes. */
+    private boolean failedClosed;
+
     private long lastApplied = -1;
     private long heartbeats;
     private long snapshotsApplied;
@@ -48,7 +53,13 @@ public final class SnapshotSync {
 
     /** A state machine that holds at most {@code maxHeld} live batches while a snapshot is awaited. */
     public SnapshotSync(Port port, int maxHeld) {
+        this(port, maxHeld, new EngineCounters());
+    }
+
+    /** As {@link #SnapshotSync(Port, int)}, counting restarts, gaps, snapshots and heartbeats in {@code counters}. */
+    public SnapshotSync(Port port, int maxHeld, EngineCounters counters) {
         this.port = Objects.requireNonNull(port, "port");
+        this.counters = Objects.requireNonNull(counters, "counters");
         if (maxHeld < 1) {
             throw new IllegalArgumentException("maxHeld must be positive: " + maxHeld);
         }
@@ -60,8 +71,19 @@ public final class SnapshotSync {
         resync("start", true);
     }
 
+    /**
+     * Asks for a snapshot again without clearing (the worker holds nothing applied since the last
+     * clear): an unanswered or unsent request. Held batches are kept. Not after a refusal.
+     */
+    public void retry(String reason) {
+        if (!synced && !failedClosed) {
+            resync(reason, false);
+        }
+    }
+
     /** A live batch numbered {@code seq} from the publisher {@code id}. */
     public void onLive(String id, long seq, byte[] payload) {
+        counters.increment(Counter.BATCHES);
         if (restarted(id)) {
             held.add(new Held(seq, payload));
             return;
@@ -79,9 +101,13 @@ public final class SnapshotSync {
         }
         if (seq <= lastApplied) {
             dropped++;
+            counters.increment(Counter.DUPLICATES);
         } else if (seq == lastApplied + 1) {
             applyLive(seq, payload);
         } else {
+            counters.increment(Counter.GAPS);
+            counters.add(Counter.MISSED_BATCHES, seq - lastApplied - 1);
+            counters.increment(Counter.RESYNCS);
             resync("gap: batch " + seq + " after " + lastApplied, true);
         }
     }
@@ -89,10 +115,14 @@ public final class SnapshotSync {
     /** An idle heartbeat from {@code id} whose last published batch is {@code lastSeq}. */
     public void onHeartbeat(String id, long lastSeq) {
         heartbeats++;
+        counters.increment(Counter.HEARTBEATS);
         if (restarted(id) || waiting || !synced) {
             return;
         }
         if (lastSeq > lastApplied) {
+            counters.increment(Counter.GAPS);
+            counters.add(Counter.MISSED_BATCHES, lastSeq - lastApplied);
+            counters.increment(Counter.RESYNCS);
             resync("heartbeat says batch " + lastSeq + " was published, " + lastApplied + " applied", true);
         }
     }
@@ -100,6 +130,7 @@ public final class SnapshotSync {
     /** The snapshot endpoint's answer, as frames after the delimiter. */
     public void onSnapshotFrames(List<byte[]> frames) {
         if (!waiting) {
+            counters.increment(Counter.STALE_REPLAY_ANSWERS);
             port.log(false, "snapshot answer nobody asked for (late or repeated); ignored");
             return;
         }
@@ -128,6 +159,7 @@ public final class SnapshotSync {
         waiting = false;
         synced = true;
         snapshotsApplied++;
+        counters.increment(Counter.SNAPSHOTS_APPLIED);
         lastApplied = reply.resumeSeq();
         ArrayDeque<Held> after = new ArrayDeque<>(held);
         held.clear();
@@ -147,15 +179,19 @@ public final class SnapshotSync {
         String was = uuid;
         uuid = id;
         held.clear();
+        failedClosed = false;
+        counters.increment(Counter.RESTARTS);
         resync("publisher UUID " + was + " became " + id + " (restart)", true);
         return true;
     }
 
     private void refuse(String reason) {
         snapshotsRefused++;
+        counters.increment(Counter.SNAPSHOTS_REFUSED);
         port.clearWorkers();
         synced = false;
         waiting = false;
+        failedClosed = true;
         held.clear();
         port.log(true, "snapshot refused, worker not synced: " + reason);
     }
@@ -165,7 +201,9 @@ public final class SnapshotSync {
             port.clearWorkers();
         }
         synced = false;
+        failedClosed = false;
         waiting = port.requestSnapshot();
+        counters.increment(Counter.SNAPSHOT_REQUESTS);
         port.log(!"start".equals(reason), "asking for a snapshot: " + reason);
     }
 
@@ -181,6 +219,19 @@ public final class SnapshotSync {
     /** Whether the worker holds a whole snapshot plus its contiguous live suffix. */
     public boolean synced() {
         return synced;
+    }
+
+    /**
+     * {@code snapshotting} (a snapshot awaited or to be asked for), {@code live} (synced) or
+     * {@code unsynced} (a snapshot was refused: failed closed until the publisher's UUID changes).
+     */
+    public String state() {
+        return synced ? "live" : failedClosed ? "unsynced" : "snapshotting";
+    }
+
+    /** Live batches held while a snapshot is awaited. */
+    public int held() {
+        return held.size();
     }
 
     /** Whether a snapshot request is outstanding. */
