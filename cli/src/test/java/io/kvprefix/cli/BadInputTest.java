@@ -144,6 +144,14 @@ class BadInputTest {
             row("listen --engine-url tcp://127.0.0.1:1=1", "--engine-url", "expected http://HOST:PORT=WORKER"),
             row("listen --engine-url http://127.0.0.1:1=1,format=nope", "--engine-url", "unknown option 'format=nope'"),
             row("listen --engines-file {missing}", "--engines-file", "no such file"),
+            // listen --engine ...,snapshot= (vLLM PR #57789's snapshot endpoint, docs/LISTENER.md section 8)
+            row("listen --engine tcp://127.0.0.1:1=1,snapshot=", "--engine", "snapshot= needs an endpoint"),
+            row("listen --engine tcp://127.0.0.1:1=1,snapshot=nonsense", "--engine", "snapshot endpoint 'nonsense'"),
+            row("listen --engine tcp://127.0.0.1:1=1,snapshot=tcp://*:2", "--engine", "is what the engine binds"),
+            row(
+                    "listen --engine tcp://127.0.0.1:1=1,replay=tcp://127.0.0.1:2,snapshot=tcp://127.0.0.1:3",
+                    "--engine",
+                    "replay= and snapshot= exclude each other"),
             row("listen --trtllm-events {dir}=1", "--trtllm-events", "is a directory"),
             row("listen --trtllm-events x", "--trtllm-events", "is not FILE|-=WORKER"),
             row("hash --block-size 4 --tokens 1,2,3,4 --mm abc", "--mm", "is not START:END:MM_HASH"),

@@ -343,7 +343,7 @@ public final class SubscriberStats {
     /**
      * The snapshot as one JSON object (one line):
      * {@code {"total":{counters...},"engines":[{"endpoint":...,"worker":W,"dp_rank":R|null,"replay":...|null,
-     * "snapshot":...|null,"format":...,"state":...,"last_seq":N,"lag_ms":N,"pending":N, counters...}, ...]}}, where the counters are
+     * "format":...,"snapshot":... (only with one),"state":...,"last_seq":N,"lag_ms":N,"pending":N, counters...}, ...]}}, where the counters are
      * every {@link Counter} by its wire name, {@code "events":{"stored":{"ok":N,...},...}},
      * {@code "decode_errors":{...}}, {@code "ignored":{...}} and {@code "notes":{...}}. Numbers are
      * unsigned decimals.
@@ -371,14 +371,12 @@ public final class SubscriberStats {
             } else {
                 sb.append("null");
             }
-            sb.append(",\"snapshot\":");
-            if (ep.snapshotEndpoint().isPresent()) {
-                jsonString(sb, ep.snapshotEndpoint().get());
-            } else {
-                sb.append("null");
-            }
             sb.append(",\"format\":");
             jsonString(sb, ep.format());
+            if (ep.snapshotEndpoint().isPresent()) { // only then: the line is unchanged without the opt-in
+                sb.append(",\"snapshot\":");
+                jsonString(sb, ep.snapshotEndpoint().get());
+            }
             sb.append(",\"state\":\"")
                     .append(e.state())
                     .append("\",\"last_seq\":")
