@@ -272,6 +272,7 @@ class BadInputTest {
             row("snapshot-bench --ops {missing}", "--ops", "no such file"),
             row("snapshot-bench --ops {trace}", "--ops", "none of its 3 lines is an op-stream line"),
             row("snapshot-bench --write-ops {dir}", "--write-ops", "is a directory, not a file"),
+            row("snapshot-bench --blocks 2000000000", "--blocks 2000000000 (--impl offheap) needs about", "GiB"),
             row("fleet-bench --nats-server {missing}", "--nats-server", "no such file"),
             row("fleet-bench --nats-server {file}", "--nats-server", "not executable"),
             // tokenize
