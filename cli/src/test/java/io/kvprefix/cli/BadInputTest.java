@@ -256,6 +256,24 @@ class BadInputTest {
             row("epp --engine 1=127.0.0.1:1 --tokenizer m", "--tokenizer 'm'", "expected MODEL=SPEC"),
             row("epp --engine 1=127.0.0.1:1 --duration 0", "--duration must be a positive number"),
             row("epp --engine 1=127.0.0.1:1 --max-queued -1", "--max-queued must be >= 0, got -1"),
+            // epp --dynamo (the same source as serve's and listen's; checked before anything connects)
+            row("epp --engine 1=127.0.0.1:1 --dynamo nats://127.0.0.1:1", "--dynamo needs --namespace NS"),
+            row("epp --engine 1=127.0.0.1:1 --namespace dynamo", "go with --dynamo URL"),
+            row(
+                    "epp --engine 1=127.0.0.1:1 --dynamo nats://127.0.0.1:1 --namespace d --component b"
+                            + " --dynamo-mode x",
+                    "--dynamo-mode must be durable or event-plane, not 'x'"),
+            row(
+                    "epp --engine 1=127.0.0.1:1 --dynamo nats://127.0.0.1:1 --namespace d --component b --stream S",
+                    "--stream names the JetStream stream of --dynamo-mode durable"),
+            row(
+                    "epp --engine 1=127.0.0.1:1 --nats nats://127.0.0.1:1 --dynamo nats://127.0.0.1:1"
+                            + " --namespace d --component b",
+                    "--nats and --dynamo exclude each other"),
+            row(
+                    "epp --engine 1=127.0.0.1:1,events=tcp://127.0.0.1:2 --dynamo nats://127.0.0.1:1"
+                            + " --namespace d --component b",
+                    "events= and --dynamo exclude each other"),
             // epp-bench (refused before anything is started)
             row("epp-bench --tokens 8", "--tokens must be >= 16, got 8"),
             row("epp-bench --concurrency 0", "--concurrency must be in 1..4096, got 0"),
