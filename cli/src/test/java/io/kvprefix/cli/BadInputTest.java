@@ -167,6 +167,9 @@ class BadInputTest {
             row("listen --dynamo nats://127.0.0.1:1", "--dynamo needs --namespace NS and --component C"),
             row("listen --namespace dynamo --component backend", "go with --dynamo URL"),
             row(
+                    "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --metrics-port 70000",
+                    "--metrics-port must be 0..65535"),
+            row(
                     "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --dynamo-mode fast",
                     "--dynamo-mode must be durable or event-plane, not 'fast'"),
             row(
@@ -175,7 +178,6 @@ class BadInputTest {
             row(
                     "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --engine tcp://127.0.0.1:1=1",
                     "exclude --dynamo"),
-            row("listen --dynamo nats://127.0.0.1:1 --namespace d --component b --metrics-port 0", "--metrics-port"),
             row("listen --dynamo nats://127.0.0.1:1 --namespace d --component b --duration 0", "--duration"),
             row("relay --nats nats://127.0.0.1:1", "Missing required option", "--engine"),
             row("relay --engine tcp://127.0.0.1:1=1", "Missing required option", "--nats"),
