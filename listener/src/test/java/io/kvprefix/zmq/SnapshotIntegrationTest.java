@@ -89,8 +89,14 @@ class SnapshotIntegrationTest {
         Threads.assertNoneAlive("kvprefix-zmq-", 5_000);
     }
 
-    @Test
-    void aRestartedPublisherIsClearedAndTakenAgainFromItsOwnSnapshot() throws Exception {
+    /**
+     * {@code early} 120: the new process's first 120 batches reach nobody live, its last 80 do, and the
+     * first of them shows the new UUID; {@code early} 200: it publishes nothing live and only its idle
+     * heartbeats show the new UUID.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {120, 200})
+    void aRestartedPublisherIsClearedAndTakenAgainFromItsOwnSnapshot(int early) throws Exception {
         long seed = TestScale.seed();
         String why = TestScale.replay(seed);
         String first = """
@@ -101,22 +107,27 @@ class SnapshotIntegrationTest {
                 KvEventSubscriber sub = KvEventSubscriber.builder(actual).build()) {
             EngineEndpoint engine;
             PythonPublisher.Ports ports;
+            long batchesBefore;
             try (PythonPublisher pub = new PythonPublisher(sub("first"), first)) {
                 engine = endpoint(pub, "S", 4);
                 ports = pub.ports("S");
                 sub.addEngine(engine);
                 long last = pub.awaitDone(30).get("S");
-                IndexCheck.await(sub, s -> synced(s, engine.endpoint(), last, 1), CATCH_UP, pub::stderr);
+                batchesBefore = IndexCheck.await(sub, s -> synced(s, engine.endpoint(), last, 1), CATCH_UP, pub::stderr)
+                        .engine(engine.endpoint())
+                        .orElseThrow()
+                        .counts()
+                        .get(Counter.BATCHES);
                 Truth.read(pub.truth()).feed(oracle, "S", r -> Worker.of(4, r.orElse(0)), -1, -1);
             }
             for (int rank = 0; rank < 2; rank++) {
                 oracle.apply(new KvEvent.Cleared(Worker.of(4, rank))); // the restart clears what the first fed
             }
-            // the second process publishes 120 batches nobody receives live, then 80 live, then idles
+            // the second process publishes `early` batches nobody receives live, the rest live, then idles
             String second = """
                     {"seed": %d, "engines": [{"name": "S", "encoding": "map", "replay": "none", "ranks": [0, 1],
-                     "batches": 200, "early": 120, "bind_late": true, "snapshot": true,
-                     "ports": {"pub": %d, "snapshot": %d}}]}""".formatted((seed + 1) & Long.MAX_VALUE, ports.pub(), ports.snapshot());
+                     "batches": 200, "early": %d, "bind_late": true, "snapshot": true,
+                     "ports": {"pub": %d, "snapshot": %d}}]}""".formatted((seed + 1) & Long.MAX_VALUE, early, ports.pub(), ports.snapshot());
             try (PythonPublisher pub = new PythonPublisher(sub("second"), second)) {
                 long last = pub.awaitDone(30).get("S");
                 SubscriberStats stats =
@@ -125,6 +136,9 @@ class SnapshotIntegrationTest {
                 SubscriberStats.Counts c =
                         stats.engine(engine.endpoint()).orElseThrow().counts();
                 assertTrue(c.get(Counter.RESTARTS) >= 1, "the new UUID is a restart " + json);
+                if (early == 200) {
+                    assertEquals(0, c.get(Counter.BATCHES) - batchesBefore, "nothing live from the new one " + json);
+                }
                 Truth after = Truth.read(pub.truth());
                 after.feed(oracle, "S", r -> Worker.of(4, r.orElse(0)), -1, -1);
                 IndexCheck.assertSameAnswers(List.of(after), actual, oracle, json);
