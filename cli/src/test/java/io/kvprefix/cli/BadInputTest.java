@@ -183,6 +183,10 @@ class BadInputTest {
             row("relay --engine tcp://127.0.0.1:1=1", "Missing required option", "--nats"),
             row("relay --nats nats://127.0.0.1:1 --engine nonsense", "--engine"),
             row(
+                    "relay --nats nats://127.0.0.1:1 --engine tcp://127.0.0.1:1=1,snapshot=tcp://127.0.0.1:2",
+                    "--engine",
+                    "snapshot= is read by listen, not by a relay"),
+            row(
                     "relay --nats nats://127.0.0.1:1 --engine tcp://127.0.0.1:1=1 --engine tcp://127.0.0.1:1=2",
                     "--engine",
                     "is given twice"),
