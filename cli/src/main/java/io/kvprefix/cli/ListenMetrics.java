@@ -28,6 +28,7 @@ final class ListenMetrics implements AutoCloseable {
     private final MetricsServer server;
     private volatile java.util.function.Supplier<io.kvprefix.zmq.SubscriberStats> subscriber;
     private volatile ReplicaMeters replica;
+    private volatile DynamoMeters dynamo;
     private volatile String notReady = "starting";
     private volatile boolean absentIsReady;
     private io.micrometer.core.instrument.Counter savesOk;
@@ -142,6 +143,14 @@ final class ListenMetrics implements AutoCloseable {
         notReady = null;
     }
 
+    /** Binds a Dynamo source's meters; readiness follows it from now on (docs/METRICS.md section 2). */
+    void watch(DynamoMeters m) {
+        m.bindTo(registry);
+        refresh.add(m::refresh);
+        this.dynamo = m;
+        notReady = null;
+    }
+
     /** The subscriber has stopped: not ready any more (the endpoint still serves until {@link #close}). */
     void stopping() {
         notReady = "stopping";
@@ -153,7 +162,10 @@ final class ListenMetrics implements AutoCloseable {
             return why;
         }
         ReplicaMeters r = replica;
-        return r != null ? r.notReady() : subscriber.get().notReady(absentIsReady);
+        DynamoMeters d = dynamo;
+        return r != null
+                ? r.notReady()
+                : d != null ? d.notReady() : subscriber.get().notReady(absentIsReady);
     }
 
     @Override

@@ -144,6 +144,14 @@ class BadInputTest {
             row("listen --engine-url tcp://127.0.0.1:1=1", "--engine-url", "expected http://HOST:PORT=WORKER"),
             row("listen --engine-url http://127.0.0.1:1=1,format=nope", "--engine-url", "unknown option 'format=nope'"),
             row("listen --engines-file {missing}", "--engines-file", "no such file"),
+            // listen --engine ...,snapshot= (vLLM PR #57789's snapshot endpoint, docs/LISTENER.md section 8)
+            row("listen --engine tcp://127.0.0.1:1=1,snapshot=", "--engine", "snapshot= needs an endpoint"),
+            row("listen --engine tcp://127.0.0.1:1=1,snapshot=nonsense", "--engine", "snapshot endpoint 'nonsense'"),
+            row("listen --engine tcp://127.0.0.1:1=1,snapshot=tcp://*:2", "--engine", "is what the engine binds"),
+            row(
+                    "listen --engine tcp://127.0.0.1:1=1,replay=tcp://127.0.0.1:2,snapshot=tcp://127.0.0.1:3",
+                    "--engine",
+                    "replay= and snapshot= exclude each other"),
             row("listen --trtllm-events {dir}=1", "--trtllm-events", "is a directory"),
             row("listen --trtllm-events x", "--trtllm-events", "is not FILE|-=WORKER"),
             row("hash --block-size 4 --tokens 1,2,3,4 --mm abc", "--mm", "is not START:END:MM_HASH"),
@@ -159,6 +167,9 @@ class BadInputTest {
             row("listen --dynamo nats://127.0.0.1:1", "--dynamo needs --namespace NS and --component C"),
             row("listen --namespace dynamo --component backend", "go with --dynamo URL"),
             row(
+                    "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --metrics-port 70000",
+                    "--metrics-port must be 0..65535"),
+            row(
                     "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --dynamo-mode fast",
                     "--dynamo-mode must be durable or event-plane, not 'fast'"),
             row(
@@ -167,11 +178,14 @@ class BadInputTest {
             row(
                     "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --engine tcp://127.0.0.1:1=1",
                     "exclude --dynamo"),
-            row("listen --dynamo nats://127.0.0.1:1 --namespace d --component b --metrics-port 0", "--metrics-port"),
             row("listen --dynamo nats://127.0.0.1:1 --namespace d --component b --duration 0", "--duration"),
             row("relay --nats nats://127.0.0.1:1", "Missing required option", "--engine"),
             row("relay --engine tcp://127.0.0.1:1=1", "Missing required option", "--nats"),
             row("relay --nats nats://127.0.0.1:1 --engine nonsense", "--engine"),
+            row(
+                    "relay --nats nats://127.0.0.1:1 --engine tcp://127.0.0.1:1=1,snapshot=tcp://127.0.0.1:2",
+                    "--engine",
+                    "snapshot= is read by listen, not by a relay"),
             row(
                     "relay --nats nats://127.0.0.1:1 --engine tcp://127.0.0.1:1=1 --engine tcp://127.0.0.1:1=2",
                     "--engine",

@@ -199,6 +199,52 @@ class ListenMetricsTest {
     }
 
     /**
+     * An engine with a snapshot endpoint (docs/LISTENER.md section 8) through {@code kvprefix listen}:
+     * a whole snapshot makes it ready with the engine's cache in the index; a damaged one fails
+     * closed, so the process stays not ready, names the engine {@code unsynced} and counts the
+     * refusal, and the index holds nothing of it.
+     */
+    @Test
+    void anEngineSnapshotMakesItReadyAndADamagedOneKeepsItNotReady() throws Exception {
+        for (String damage : new String[] {null, "truncated"}) {
+            String spec = """
+                    {"seed": 23, "engines": [{"name": "S", "encoding": "array", "replay": "none", "ranks": [0],
+                     "batches": 60, "early": 60, "snapshot": true, "snapshot_damage": %s}]}""".formatted(damage == null ? "null" : "\"" + damage + "\"");
+            Path where = Files.createDirectories(dir.resolve(damage == null ? "whole" : damage));
+            try (PythonPublisher pub = new PythonPublisher(where, spec);
+                    Listen listen = new Listen(
+                            "--engine",
+                            pub.ports("S").pubEndpoint() + "=1,snapshot="
+                                    + pub.ports("S").snapshotEndpoint())) {
+                String engine = pub.ports("S").pubEndpoint();
+                if (damage == null) {
+                    awaitReady(listen, 200, "ready");
+                    awaitSample(listen, "kvprefix_index_blocks", v -> v > 0);
+                    assertEquals(1.0, counter(listen, "snapshots_applied"), 0.0);
+                } else {
+                    awaitReady(listen, 503, "engine " + engine + " unsynced");
+                    assertEquals(1.0, counter(listen, "snapshots_refused"), 0.0);
+                    assertEquals(0.0, counter(listen, "snapshots_applied"), 0.0);
+                    awaitSample(listen, "kvprefix_index_blocks", v -> v == 0);
+                }
+                listen.stop();
+            }
+        }
+    }
+
+    /** The one engine's {@code kvprefix_subscriber_NAME_total}, or -1 if it is not served. */
+    private static double counter(Listen listen, String name) throws Exception {
+        String prefix = "kvprefix_subscriber_" + name + "_total{";
+        return get(listen.base + "/metrics")
+                .body()
+                .lines()
+                .filter(l -> l.startsWith(prefix))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .findFirst()
+                .orElse(-1);
+    }
+
+    /**
      * An idle engine with a replay socket (it publishes nothing; its replay answers, 2 s after it is
      * asked, with the end marker alone): not ready while that start-up replay is outstanding, ready
      * once it answered. Before, the engine stayed {@code waiting} and the process 503 for good.
