@@ -10,6 +10,7 @@ import static io.kvprefix.internal.snapshot.SnapshotFormat.TABLE_ENTRY_BYTES;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.MatchExplanation;
 import io.kvprefix.SnapshotException;
+import io.kvprefix.internal.ffi.Libc;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -35,6 +36,8 @@ import java.util.zip.CRC32C;
  * checks everything that does not need the index's structure: the magic, the version, the length,
  * the header's CRC32C, the configuration, the section table, and every section's CRC32C. Every
  * failure is a {@link SnapshotException} naming the file and the reason; nothing is kept open then.
+ * Opened {@linkplain #openPrivate private}, the mapping is copy-on-write (a restore in place uses its
+ * pages as the index's memory) and {@link #keepMapping} hands it to the index, which unmaps it on close.
  *
  * <p>Thread-safety: not thread-safe; one restore uses it, then closes it (which unmaps the file).
  */
@@ -42,6 +45,8 @@ public final class SnapshotReader implements AutoCloseable {
     private final Path file;
     private final Arena arena;
     private final MemorySegment map;
+    private boolean kept;
+    private boolean privateMapping;
     private final long[] offset = new long[SECTIONS + 1];
     private final long[] length = new long[SECTIONS + 1];
     private final int[] items = new int[SECTIONS + 1];
@@ -52,8 +57,21 @@ public final class SnapshotReader implements AutoCloseable {
         this.map = map;
     }
 
-    /** Opens and checks {@code file} for an index configured as {@code config}. */
+    /** Opens and checks {@code file} for an index configured as {@code config}, mapped read-only. */
     public static SnapshotReader open(Path file, IndexConfig config) {
+        return open(file, config, FileChannel.MapMode.READ_ONLY);
+    }
+
+    /**
+     * Like {@link #open}, mapped {@code MAP_PRIVATE} (copy-on-write: a write to a page gives this
+     * process its own copy, and nothing reaches the file), for a restore in place (docs/SNAPSHOT.md
+     * section 7).
+     */
+    public static SnapshotReader openPrivate(Path file, IndexConfig config) {
+        return open(file, config, FileChannel.MapMode.PRIVATE);
+    }
+
+    private static SnapshotReader open(Path file, IndexConfig config, FileChannel.MapMode mode) {
         SnapshotWriter.checkLittleEndian(file);
         if (Files.isDirectory(file)) {
             throw new SnapshotException(file, "is a directory");
@@ -64,13 +82,22 @@ public final class SnapshotReader implements AutoCloseable {
         Arena arena = Arena.ofShared();
         try {
             MemorySegment map;
+            boolean writable = false;
             try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
                 long size = ch.size();
-                map = size == 0 ? MemorySegment.NULL : ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+                if (size == 0) {
+                    map = MemorySegment.NULL;
+                } else if (mode == FileChannel.MapMode.PRIVATE && Libc.canMapPrivate()) {
+                    map = Libc.mapPrivate(file, size, arena);
+                    writable = true;
+                } else {
+                    map = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+                }
             } catch (IOException e) {
                 throw new SnapshotException(file, "cannot read: " + SnapshotWriter.reason(e), e);
             }
             SnapshotReader r = new SnapshotReader(file, arena, map);
+            r.privateMapping = writable;
             r.check(config);
             return r;
         } catch (InternalError e) { // a fault on the mapping: the file shrank under us
@@ -89,6 +116,11 @@ public final class SnapshotReader implements AutoCloseable {
 
     public Path file() {
         return file;
+    }
+
+    /** True if {@link #map} is a copy-on-write mapping the index may use in place (not where it cannot be had). */
+    public boolean isPrivate() {
+        return privateMapping;
     }
 
     /** The whole file, mapped. */
@@ -348,10 +380,21 @@ public final class SnapshotReader implements AutoCloseable {
         return out;
     }
 
-    /** Unmaps the file. */
+    /**
+     * The mapping's arena, which {@link #close} then leaves open: the caller (a restore in place)
+     * owns the mapping from here and closes the arena when nothing reads its pages any more.
+     */
+    public Arena keepMapping() {
+        kept = true;
+        return arena;
+    }
+
+    /** Unmaps the file, unless {@link #keepMapping} handed the mapping on. */
     @Override
     public void close() {
-        arena.close();
+        if (!kept) {
+            arena.close();
+        }
     }
 
     @Override
