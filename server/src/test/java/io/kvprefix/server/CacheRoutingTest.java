@@ -3,6 +3,7 @@ package io.kvprefix.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvprefix.standin.testing.StandinProcess;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 

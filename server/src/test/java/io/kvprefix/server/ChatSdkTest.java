@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvprefix.standin.testing.StandinProcess;
 import io.kvprefix.tokenizer.Tokenizers;
 import io.kvprefix.tokenizer.testing.TokenizerData;
 import java.nio.charset.StandardCharsets;

@@ -6,6 +6,7 @@ import io.kvprefix.nats.EventRelay;
 import io.kvprefix.nats.FleetConnection;
 import io.kvprefix.nats.FleetStream;
 import io.kvprefix.nats.testing.NatsServer;
+import io.kvprefix.standin.testing.StandinProcess;
 import io.kvprefix.zmq.EngineEndpoint;
 import io.nats.client.Connection;
 import java.net.URI;

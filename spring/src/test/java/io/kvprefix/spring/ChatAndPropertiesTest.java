@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvprefix.standin.testing.StandinProcess;
 import io.kvprefix.tokenizer.testing.TokenizerData;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;

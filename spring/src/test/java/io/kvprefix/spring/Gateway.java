@@ -3,6 +3,7 @@ package io.kvprefix.spring;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvprefix.service.RouterService;
+import io.kvprefix.standin.testing.StandinProcess;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -60,7 +61,7 @@ final class Gateway implements AutoCloseable {
         p.put(r + "[1].filters[0]", "StripPrefix=1");
         for (int i = 0; i < engines.size(); i++) {
             StandinProcess.Engine e = engines.get(i);
-            p.put("kvprefix.engines[" + i + "]", spec(e));
+            p.put("kvprefix.engines[" + i + "]", e.specText());
             p.put("spring.cloud.discovery.client.simple.instances.engines[" + i + "].uri", e.url());
         }
         // checks every 200 ms, each with a generous deadline for a loaded machine
@@ -69,11 +70,6 @@ final class Gateway implements AutoCloseable {
         p.put("management.endpoints.web.exposure.include", "health,prometheus");
         p.put("spring.main.banner-mode", "off");
         return p;
-    }
-
-    static String spec(StandinProcess.Engine e) {
-        return e.worker() + "=" + e.url() + ",events=tcp://127.0.0.1:" + e.events() + ",replay=tcp://127.0.0.1:"
-                + e.replay();
     }
 
     static Gateway start(Map<String, Object> properties) {
