@@ -46,6 +46,7 @@ class EppProtocolTest {
                 service, EppServer.options().host("127.0.0.1").port(0).healthPort(0));
         envoy = new Envoy(epp.port());
         Picked.await("the engines are up", 60, () -> service.notReady() == null);
+        engines.awaitLive(service::scrape); // a test's first request must reach the index
     }
 
     @AfterAll

@@ -49,6 +49,7 @@ class ChatSdkTest {
                                 .map(StandinProcess.Engine::spec)
                                 .toList(),
                         o -> o.tokenizer(Serve.MODEL, Tokenizers.open("local:" + qwen3)))) {
+            engines.awaitLive(serve.service::scrape); // the first request's events must reach the index
             JsonNode first = chat(serve, sdk, script, messages("What is a KV cache?"));
             assertEquals("cache", first.get("route").asText(), "chat routed by its tokens: " + first);
             assertEquals("length", first.get("finish").asText());

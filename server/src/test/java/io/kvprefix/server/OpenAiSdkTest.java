@@ -43,6 +43,7 @@ class OpenAiSdkTest {
         engines = StandinProcess.start("--engines", "2", "--time-scale", "0.05", "--enable-prompt-tokens-details");
         serve = Serve.start(
                 engines.engines().stream().map(StandinProcess.Engine::spec).toList(), o -> {});
+        engines.awaitLive(serve.service::scrape); // a test's first request must reach the index
     }
 
     @AfterAll

@@ -26,6 +26,7 @@ class GatewayRoutingTest {
     static void start() throws Exception {
         engines = StandinProcess.start("--engines", "2", "--time-scale", "0.05", "--enable-prompt-tokens-details");
         gateway = Gateway.start(Gateway.routes(engines.engines()));
+        engines.awaitLive(gateway.service::scrape); // a test's first request must reach the index
     }
 
     @AfterAll

@@ -53,6 +53,7 @@ class StreamingTest {
                 "100," + DECODE_US,
                 "--enable-prompt-tokens-details");
         gateway = Gateway.start(Gateway.routes(engines.engines()));
+        engines.awaitLive(gateway.service::scrape); // a test's first request must reach the index
     }
 
     @AfterAll

@@ -8,11 +8,18 @@ import io.kvprefix.standin.StandinSettings;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
 
 /**
  * A stand-in engine process ({@link Main}, {@code kvprefix standin}'s lifecycle) started by a test: its
@@ -28,6 +35,8 @@ public final class StandinProcess implements AutoCloseable {
     public static final String MODEL = "kvprefix-standin";
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     /** One engine of the process. */
     public record Engine(long worker, int http, int events, int replay) {
@@ -149,6 +158,59 @@ public final class StandinProcess implements AutoCloseable {
     /** Every engine's {@link Engine#spec()}. */
     public List<EngineSpec> specs() {
         return engines.stream().map(Engine::spec).toList();
+    }
+
+    /**
+     * Until the router whose Prometheus text {@code scrape} gives has applied a live batch of every
+     * engine of this process: a PUB socket drops what it sends before the subscription reaches it (ZMQ's
+     * late joiner), and a lost last batch is only found, and replayed, when a later one arrives, so the
+     * events of a test's one request could never reach the index. Prefix-cache resets of the still empty
+     * engines (an AllBlocksCleared each, nothing to change) are sent until the router's
+     * {@code kvprefix_subscriber_last_sequence} of each is 0 or more (docs/METRICS.md section 1).
+     */
+    public void awaitLive(Supplier<String> scrape) throws IOException, InterruptedException {
+        awaitLive(
+                e -> lastSequence(
+                        scrape.get(),
+                        "kvprefix_subscriber_last_sequence{engine=\"tcp://127.0.0.1:" + e.events() + "\""),
+                () -> scrape.get());
+    }
+
+    /**
+     * {@link #awaitLive(Supplier)} for a subscriber whose last sequence applied of an engine
+     * {@code lastSequence} gives (-1: none); {@code state} says what it saw when the wait times out.
+     */
+    public void awaitLive(ToDoubleFunction<Engine> lastSequence, Supplier<String> state)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        for (Engine e : engines) {
+            while (lastSequence.applyAsDouble(e) < 0) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError(
+                            "no live batch of engine " + e.worker() + " reached the subscriber:\n" + state.get());
+                }
+                HttpResponse<String> r = HTTP.send(
+                        HttpRequest.newBuilder(URI.create(e.url() + "/reset_prefix_cache"))
+                                .timeout(Duration.ofSeconds(30))
+                                .POST(HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() != 200) {
+                    throw new AssertionError("/reset_prefix_cache answered " + r.statusCode() + ": " + r.body());
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    /** The value of the first sample starting with {@code series} (name and first label), -1 if none. */
+    private static double lastSequence(String text, String series) {
+        for (String l : text.split("\n")) {
+            if (l.startsWith(series)) {
+                return Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+            }
+        }
+        return -1;
     }
 
     /** SIGKILL, as an engine that dies; waits until the process is gone. */
