@@ -33,7 +33,7 @@ class ChatSdkTest {
     @Test
     void chatStreamsThroughTheSdkAndRoutesByCache() throws Exception {
         Path qwen3 = TokenizerData.model("qwen3");
-        Path sdk = OpenAiSdkTest.sdkDir();
+        Path sdk = Serve.openAiSdkDir();
         Path script =
                 Path.of(ChatSdkTest.class.getResource("/openai-sdk/drive.mjs").toURI());
         try (StandinProcess engines = StandinProcess.start(

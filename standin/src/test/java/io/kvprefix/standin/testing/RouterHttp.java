@@ -2,6 +2,7 @@ package io.kvprefix.standin.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvprefix.testing.RepoPaths;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,12 +13,16 @@ import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLSession;
 
 /**
@@ -113,6 +118,27 @@ public abstract class RouterHttp implements AutoCloseable {
             }
             Thread.sleep(20);
         }
+    }
+
+    /**
+     * Where the launcher installs the OpenAI Node SDK ({@code ./kvprefix setup}, npm): its version is the
+     * launcher's {@code OPENAI_NODE_VERSION}, under {@code XDG_CACHE_HOME} or {@code ~/.cache}.
+     */
+    public static Path openAiSdkDir() throws IOException {
+        Matcher m = Pattern.compile("(?m)^OPENAI_NODE_VERSION=(\\S+)$")
+                .matcher(Files.readString(RepoPaths.root().resolve("kvprefix")));
+        if (!m.find()) {
+            throw new AssertionError("the launcher does not name the SDK's version (OPENAI_NODE_VERSION)");
+        }
+        String cache = System.getenv("XDG_CACHE_HOME");
+        Path base =
+                cache != null && !cache.isEmpty() ? Path.of(cache) : Path.of(System.getProperty("user.home"), ".cache");
+        Path dir = base.resolve("kvprefix/npm/openai-" + m.group(1));
+        if (!Files.isRegularFile(dir.resolve("node_modules/openai/package.json"))) {
+            throw new AssertionError("the OpenAI Node SDK is not installed in " + dir
+                    + ": run ./kvprefix setup (it installs openai@" + m.group(1) + " there with npm)");
+        }
+        return dir;
     }
 
     @Override
