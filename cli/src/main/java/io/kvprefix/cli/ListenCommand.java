@@ -280,6 +280,9 @@ final class ListenCommand implements Callable<Integer> {
         Plan plan = validate();
         try (Lifecycle life = Lifecycle.start("listen", Duration.ofSeconds(snapshot == null ? 15 : 120), quiet)) {
             ListenMetrics m = life.metrics(metricsHost, metricsPort);
+            if (m != null && snapshot != null) {
+                m.watchSnapshots();
+            }
             try (PrefixIndex index = instrument(m, openIndex(plan.config(), life))) {
                 return listen(plan, index, m, life);
             }

@@ -256,6 +256,24 @@ class BadInputTest {
             row("epp --engine 1=127.0.0.1:1 --tokenizer m", "--tokenizer 'm'", "expected MODEL=SPEC"),
             row("epp --engine 1=127.0.0.1:1 --duration 0", "--duration must be a positive number"),
             row("epp --engine 1=127.0.0.1:1 --max-queued -1", "--max-queued must be >= 0, got -1"),
+            // epp --dynamo (the same source as serve's and listen's; checked before anything connects)
+            row("epp --engine 1=127.0.0.1:1 --dynamo nats://127.0.0.1:1", "--dynamo needs --namespace NS"),
+            row("epp --engine 1=127.0.0.1:1 --namespace dynamo", "go with --dynamo URL"),
+            row(
+                    "epp --engine 1=127.0.0.1:1 --dynamo nats://127.0.0.1:1 --namespace d --component b"
+                            + " --dynamo-mode x",
+                    "--dynamo-mode must be durable or event-plane, not 'x'"),
+            row(
+                    "epp --engine 1=127.0.0.1:1 --dynamo nats://127.0.0.1:1 --namespace d --component b --stream S",
+                    "--stream names the JetStream stream of --dynamo-mode durable"),
+            row(
+                    "epp --engine 1=127.0.0.1:1 --nats nats://127.0.0.1:1 --dynamo nats://127.0.0.1:1"
+                            + " --namespace d --component b",
+                    "--nats and --dynamo exclude each other"),
+            row(
+                    "epp --engine 1=127.0.0.1:1,events=tcp://127.0.0.1:2 --dynamo nats://127.0.0.1:1"
+                            + " --namespace d --component b",
+                    "events= and --dynamo exclude each other"),
             // epp-bench (refused before anything is started)
             row("epp-bench --tokens 8", "--tokens must be >= 16, got 8"),
             row("epp-bench --concurrency 0", "--concurrency must be in 1..4096, got 0"),
@@ -272,6 +290,7 @@ class BadInputTest {
             row("snapshot-bench --ops {missing}", "--ops", "no such file"),
             row("snapshot-bench --ops {trace}", "--ops", "none of its 3 lines is an op-stream line"),
             row("snapshot-bench --write-ops {dir}", "--write-ops", "is a directory, not a file"),
+            row("snapshot-bench --blocks 2000000000", "--blocks 2000000000 (--impl offheap) needs about", "GiB"),
             row("fleet-bench --nats-server {missing}", "--nats-server", "no such file"),
             row("fleet-bench --nats-server {file}", "--nats-server", "not executable"),
             // tokenize

@@ -189,7 +189,39 @@ class ListenMetricsTest {
         }
     }
 
-    /** Saves of --snapshot that fail are counted (before the fix they had no metric at all), good ones too. */
+    /**
+     * An idle engine with a replay socket (it publishes nothing; its replay answers, 2 s after it is
+     * asked, with the end marker alone): not ready while that start-up replay is outstanding, ready
+     * once it answered. Before, the engine stayed {@code waiting} and the process 503 for good.
+     */
+    @Test
+    void anIdleEngineWithAReplaySocketIsReadyOnceItsReplayAnswered() throws Exception {
+        String spec = """
+                {"seed": 5, "engines": [{"name": "E1", "replay": "plain", "batches": 0, "replay_delay": 2}]}""";
+        try (PythonPublisher pub = new PythonPublisher(dir, spec);
+                MetricsProcess listen = listen(
+                        "--engine",
+                        pub.ports("E1").pubEndpoint() + "=1,replay="
+                                + pub.ports("E1").replayEndpoint(),
+                        "--replay-timeout",
+                        "10")) {
+            HttpResponse<String> first = listen.get("/health/ready");
+            assertEquals(503, first.statusCode(), first.body());
+            awaitReady(listen, 503, "engine " + pub.ports("E1").pubEndpoint() + " replaying");
+            awaitReady(listen, 200, "ready");
+            String metrics = listen.get("/metrics").body();
+            assertTrue(value(metrics, "kvprefix_subscriber_replays_total") >= 1, metrics);
+            assertEquals(0, value(metrics, "kvprefix_subscriber_replay_failures_total"), 0.0, metrics);
+            assertEquals(0, value(metrics, "kvprefix_subscriber_batches_total"), 0.0, metrics);
+            String json = listen.stop();
+            assertTrue(json.contains("\"state\":\"live\""), "synced by its replay: " + json);
+        }
+    }
+
+    /**
+     * Saves of --snapshot that fail are counted (before the fix they had no metric at all), good ones
+     * too; the dashboard's snapshot panels name what this process exports.
+     */
     @Test
     void failedSnapshotSavesAreCounted() throws Exception {
         int port;
@@ -209,6 +241,7 @@ class ListenMetricsTest {
             Files.delete(snap);
             Files.createDirectory(snap); // the next saves cannot replace a folder
             awaitSample(listen, "kvprefix_snapshot_saves_total{result=\"failed\"}", v -> v >= 1);
+            DashboardNames.assertExported(listen.get("/metrics").body(), "kvprefix_snapshot_");
             listen.stop();
         }
     }
@@ -247,7 +280,9 @@ class ListenMetricsTest {
                 stream.ensure(c); // made anew: another creation time
                 awaitReady(listen, 200, "ready");
                 awaitSample(listen, "kvprefix_replica_stream_resets_total" + tag, v -> v == 1);
-                DashboardNames.assertExported(listen.get("/metrics").body(), "kvprefix_replica_", "kvprefix_snapshot_");
+                String scrape = listen.get("/metrics").body();
+                DashboardNames.assertExported(scrape, "kvprefix_replica_");
+                assertFalse(scrape.contains("kvprefix_snapshot_"), "a replica saves no --snapshot:\n" + scrape);
                 listen.stop();
             }
         }

@@ -3,9 +3,12 @@ package io.kvprefix.cli;
 import static io.kvprefix.cli.MetricsProcess.counters;
 import static io.kvprefix.cli.MetricsProcess.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvprefix.nats.testing.NatsServer;
+import io.kvprefix.standin.Standin;
+import io.kvprefix.standin.StandinSettings;
 import io.kvprefix.zmq.testing.PythonPublisher;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -98,6 +101,8 @@ class RelayMetricsTest {
             assertTrue(value(metrics, "kvprefix_subscriber_replay_failures_total", absent) >= 1, metrics);
             assertEquals(0, value(metrics, "kvprefix_relay_stream_resets_total", "KVPREFIX_EVENTS"), 0.0, metrics);
             DashboardNames.assertExported(metrics, "kvprefix_relay_");
+            // a relay saves no snapshot: before, it exported kvprefix_snapshot_* that never moved
+            assertFalse(metrics.contains("kvprefix_snapshot_"), metrics);
         }
     }
 
@@ -123,6 +128,39 @@ class RelayMetricsTest {
             assertEquals(200, r.statusCode(), r.body());
             assertEquals("ready\n", r.body());
             relay.stop();
+        }
+    }
+
+    /**
+     * A stand-in engine that has served nothing (idle: it publishes no batch) but answers its replay
+     * socket: the relay is ready once that start-up replay answered. Before, the engine stayed
+     * {@code waiting} and the relay answered 503 for good.
+     */
+    @Test
+    void anIdleStandinEngineIsReadyOnceItsReplayAnswered() throws Exception {
+        try (NatsServer server = new NatsServer(Files.createDirectories(dir.resolve("nats")));
+                Standin engines = Standin.start(StandinSettings.builder().build())) {
+            Standin.BoundEngine e = engines.engines().get(0);
+            String endpoint = "tcp://127.0.0.1:" + e.events();
+            try (MetricsProcess relay = relay(
+                    "--nats",
+                    server.url(),
+                    "--engine",
+                    endpoint + "=" + e.worker() + ",replay=tcp://127.0.0.1:" + e.replay())) {
+                HttpResponse<String> r = relay.get("/health/ready");
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (r.statusCode() != 200 && System.nanoTime() < deadline) {
+                    assertEquals(503, r.statusCode(), r.body());
+                    Thread.sleep(100);
+                    r = relay.get("/health/ready");
+                }
+                assertEquals(200, r.statusCode(), "an idle engine whose replay answered: " + r.body());
+                assertEquals("ready\n", r.body());
+                String metrics = relay.get("/metrics").body();
+                assertTrue(value(metrics, "kvprefix_subscriber_replays_total", endpoint) >= 1, metrics);
+                assertEquals(0, value(metrics, "kvprefix_subscriber_batches_total", endpoint), 0.0, metrics);
+                relay.stop();
+            }
         }
     }
 
