@@ -203,7 +203,7 @@ class ListenMetricsTest {
                      "batches": 60, "early": 60, "snapshot": true, "snapshot_damage": %s}]}""".formatted(damage == null ? "null" : "\"" + damage + "\"");
             Path where = Files.createDirectories(dir.resolve(damage == null ? "whole" : damage));
             try (PythonPublisher pub = new PythonPublisher(where, spec);
-                    Listen listen = new Listen(
+                    MetricsProcess listen = listen(
                             "--engine",
                             pub.ports("S").pubEndpoint() + "=1,snapshot="
                                     + pub.ports("S").snapshotEndpoint())) {
@@ -224,9 +224,9 @@ class ListenMetricsTest {
     }
 
     /** The one engine's {@code kvprefix_subscriber_NAME_total}, or -1 if it is not served. */
-    private static double counter(Listen listen, String name) throws Exception {
+    private static double counter(MetricsProcess listen, String name) throws Exception {
         String prefix = "kvprefix_subscriber_" + name + "_total{";
-        return get(listen.base + "/metrics")
+        return listen.get("/metrics")
                 .body()
                 .lines()
                 .filter(l -> l.startsWith(prefix))
