@@ -51,11 +51,25 @@ Spec (JSON): {"seed": N, "interval": 0.002 (seconds between publishing steps), "
     (false: no AllBlocksCleared, so the cache only grows, as a benchmark of a full index needs),
     "restart_at": null (before publishing this batch, wait until the subscriber has gone, as a router
     does when it restarts, publish "down_batches" batches with nobody listening, and wait for a
-    subscriber again)}]}
+    subscriber again), "snapshot": false (true: a ROUTER snapshot endpoint, vLLM PR #57789 as kvprefix
+    reads it provisionally, docs/LISTENER.md section 8; implies "identity": "uuid"), "heartbeat": 0.1
+    (with "snapshot": seconds without a batch after which an idle heartbeat is sent), "snapshot_damage":
+    null | "truncated" (the answer lacks its END frame) | "count" (it announces one batch more than it
+    has) | "undecodable" (its first batch is not msgpack)}]}
 
-Standard error gets a line "REPLAY name start_seq first_answered|-" for every replay request.
+A snapshot request ["", "SNAPSHOT"] is answered ["", uuid (16 bytes), resume_seq (8, big-endian: the
+last batch published, -1 for none), count (8), batch x count, "END"], the batches compacted from the
+same simulated cache the engine publishes from: per dp rank, every block held now and every ancestor
+it was stored under, one single-block BlockStored each, parents first, then one BlockRemoved of the
+ancestors no longer held (so the index ends with the same chains), plus the CPU-tier stores since the
+last clear; at most 64 events a batch. An idle heartbeat is a live message [topic, seq + uuid, ""]
+(an empty payload) whose seq is the last batch published (eight 0xff bytes before the first).
 
-Standard output: "READY {name: {"pub": port, "replay": port|null, "topic": str}}" once bound, then
+Standard error gets a line "REPLAY name start_seq first_answered|-" for every replay request and
+"SNAPSHOT name resume_seq batches" for every snapshot answer.
+
+Standard output: "READY {name: {"pub": port, "replay": port|null, "topic": str, "snapshot": port|null}}"
+once bound, then
 "DONE {name: last_seq}" once every batch is out; it keeps answering replay requests until standard
 input closes (or 60 s pass). The truth file lists every batch published, dropped ones included:
     B name seq rank|-
@@ -98,9 +112,12 @@ class Cache:
         self.held = {}        # hash -> parent hash or None, for the blocks held now
         self.parent = {}      # hash -> parent hash or None, for every block ever stored
         self.prefix = {}      # hash -> (tokens of the whole prefix, lora), for every block ever stored
+        self.block = {}       # hash -> (its own tokens, block_size, lora, its extra_keys entry), ever stored
+        self.cpu = []         # CPU-tier stores since the last clear: (hashes, tokens, block_size)
 
     def clear(self):
         self.held.clear()
+        self.cpu.clear()
 
     def depth(self, h):
         """How many leading blocks of the chain ending at h are held now (docs/SPEC.md section 4's match depth)."""
@@ -137,7 +154,11 @@ class Engine:
         self.down_batches = spec.get("down_batches", 0)
         self.replay_delay = spec.get("replay_delay", 0)
         self.lie = spec.get("lie")
-        self.identity = spec.get("identity")
+        self.snapshot = spec.get("snapshot", False)
+        self.identity = "uuid" if self.snapshot else spec.get("identity")
+        self.heartbeat = spec.get("heartbeat", 0.1)
+        self.damage = spec.get("snapshot_damage")
+        self.last_sent = time.time()
         self.clears = spec.get("clears", True)
         self.stream_id = uuid.uuid4().bytes if self.identity == "uuid" else b""
         self.live_topic = self.topic
@@ -164,6 +185,15 @@ class Engine:
                 self.replay_port = self.router.bind_to_random_port("tcp://127.0.0.1")
             else:
                 bind(self.router, self.replay_port)
+        self.snap = None
+        self.snapshot_port = None
+        if self.snapshot:
+            self.snap = ctx.socket(zmq.ROUTER)
+            self.snapshot_port = ports.get("snapshot")
+            if self.snapshot_port is None:
+                self.snapshot_port = self.snap.bind_to_random_port("tcp://127.0.0.1")
+            else:
+                bind(self.snap, self.snapshot_port)
         self.seq = 0
         self.buffer = []
         self.caches = {r: Cache() for r in (self.ranks or [0])}
@@ -208,7 +238,9 @@ class Engine:
                 # a store on the CPU tier (self-describing, as vLLM's OffloadingConnector sends with
                 # self_describing_kv_events): applied to the router's CPU tier
                 hashes = [self.new_hash() for _ in range(2)]
-                events.append(("S", None, hashes, self.tokens(2 * bs), bs, None, "CPU", None, None, None))
+                toks = self.tokens(2 * bs)
+                cache.cpu.append((hashes, toks, bs))
+                events.append(("S", None, hashes, toks, bs, None, "CPU", None, None, None))
             else:
                 # a sliding-window group of a hybrid model: store names its kind, remove only its group
                 hashes = [self.new_hash() for _ in range(2)]
@@ -235,6 +267,7 @@ class Engine:
             cache.parent[h] = prev
             base = base + toks[i * bs:(i + 1) * bs]
             cache.prefix[h] = (base, lora, spans)
+            cache.block[h] = (toks[i * bs:(i + 1) * bs], bs, lora, None if extra is None else extra[i])
             prev = h
         medium = "GPU" if self.rng.random() < 0.5 else None
         group = (0, "full_attention") if self.rng.random() < 0.3 else (None, None)
@@ -328,6 +361,7 @@ class Engine:
             self.buffer.pop(0)
         if not self.dropped(seq):
             self.pub.send_multipart([self.live_topic, seq.to_bytes(8, "big") + self.stream_id, data])
+        self.last_sent = time.time()
         self.seq += 1
         return seq
 
@@ -366,6 +400,59 @@ class Engine:
         else:
             self.router.send_multipart([client, b"", END_SEQ, b""])
 
+    # ---------------------------------------------------------------- snapshots (vLLM PR #57789, provisional)
+
+    def snapshot_events(self, cache):
+        """The compacted state of one rank: stores of every held block and its ancestors, parents first,
+        a removal of the ancestors no longer held, and the CPU-tier stores."""
+        order, needed = [], set()
+        for h in cache.held:
+            chain = []
+            while h is not None and h not in needed:
+                chain.append(h)
+                needed.add(h)
+                h = cache.parent[h]
+            order.extend(reversed(chain))
+        events = []
+        for h in order:
+            toks, bs, lora, extra = cache.block[h]
+            events.append(("S", cache.parent[h], [h], toks, bs, lora, None, None, None,
+                           None if extra is None else [extra]))
+        gone = [h for h in order if h not in cache.held]
+        if gone:
+            events.append(("R", gone, None, None))
+        for hashes, toks, bs in cache.cpu:
+            events.append(("S", None, hashes, toks, bs, None, "CPU", None, None, None))
+        return events
+
+    def serve_snapshot(self):
+        frame = self.snap.recv_multipart()
+        if len(frame) != 3 or frame[1] != b"" or frame[2] != b"SNAPSHOT":
+            return
+        client = frame[0]
+        batches = []
+        for rank, cache in self.caches.items():
+            events = self.snapshot_events(cache)
+            for i in range(0, len(events), 64):
+                batches.append(self.payload(events[i:i + 64], None if self.ranks is None else rank))
+        if self.damage == "undecodable" and batches:
+            batches[0] = b"\xc1"                   # a byte msgpack never uses
+        count = len(batches) + (1 if self.damage == "count" else 0)
+        resume = self.seq - 1
+        reply = [client, b"", self.stream_id, resume.to_bytes(8, "big", signed=True), count.to_bytes(8, "big")]
+        reply += batches
+        if self.damage != "truncated":
+            reply.append(b"END")
+        print("SNAPSHOT %s %d %d" % (self.name, resume, len(batches)), file=sys.stderr, flush=True)
+        self.snap.send_multipart(reply)
+
+    def beat(self):
+        """An idle heartbeat when nothing was sent for a while: the last number published, no new one taken."""
+        if self.snap is not None and time.time() - self.last_sent >= self.heartbeat:
+            last = (self.seq - 1).to_bytes(8, "big", signed=True)
+            self.pub.send_multipart([self.live_topic, last + self.stream_id, b""])
+            self.last_sent = time.time()
+
     def check_subscription(self):
         while self.pub.poll(0):
             msg = self.pub.recv()
@@ -395,12 +482,17 @@ def service(engines, timeout_ms):
         poller.register(e.pub, zmq.POLLIN)
         if e.router is not None:
             poller.register(e.router, zmq.POLLIN)
+        if e.snap is not None:
+            poller.register(e.snap, zmq.POLLIN)
     ready = dict(poller.poll(timeout_ms))
     for e in engines:
         if e.pub in ready:
             e.check_subscription()
         if e.router is not None and e.router in ready:
             e.serve_replay()
+        if e.snap is not None and e.snap in ready:
+            e.serve_snapshot()
+        e.beat()
     return bool(ready)
 
 
@@ -438,7 +530,8 @@ def main():
             e.publish_next()
         if e.bind_late:
             bind(e.pub, e.pub_port)
-    ready = {e.name: {"pub": e.pub_port, "replay": e.replay_port, "topic": e.topic.decode()} for e in engines}
+    ready = {e.name: {"pub": e.pub_port, "replay": e.replay_port, "topic": e.topic.decode(),
+                      "snapshot": e.snapshot_port} for e in engines}
     print("READY " + json.dumps(ready), flush=True)
 
     deadline = time.time() + 20
@@ -486,6 +579,8 @@ def main():
         e.pub.close(0)
         if e.router is not None:
             e.router.close(0)
+        if e.snap is not None:
+            e.snap.close(0)
     ctx.term()
 
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvprefix.internal.offheap.OffHeapPrefixIndex;
 import io.kvprefix.testing.SnapshotStates;
 import io.kvprefix.testing.TestScale;
 import java.io.IOException;
@@ -48,6 +49,10 @@ class SnapshotTest {
                     "offheap-java",
                     c -> PrefixIndex.offHeap(portable(c)),
                     (p, c) -> PrefixIndex.restore(p, portable(c))),
+            new Impl( // the copy path, held to the in-place one (docs/SNAPSHOT.md section 7)
+                    "offheap-copy",
+                    c -> PrefixIndex.offHeap(portable(c)),
+                    (p, c) -> OffHeapPrefixIndex.restore(p, portable(c), false)),
             new Impl(
                     "offheap-native",
                     c -> PrefixIndex.offHeap(

@@ -7,6 +7,7 @@ import io.kvprefix.nats.DynamoStats;
 import io.kvprefix.nats.FleetConnection;
 import io.kvprefix.opstream.Implementations;
 import io.nats.client.Connection;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -17,7 +18,8 @@ import java.util.List;
  * encodings and rules are docs/ENGINES.md section 4, running it docs/OPERATING.md section 10), prints
  * a stats line to standard error every few seconds, and after {@code --duration} (or Ctrl-C /
  * SIGTERM) runs the match lines of {@code --queries}, then prints the source's JSON stats
- * ({@link DynamoStats#toJson()}) as the last line.
+ * ({@link DynamoStats#toJson()}) as the last line; {@code --metrics-port} serves its meters and
+ * readiness ({@link DynamoMeters}).
  *
  * <p>Thread-safety: used once by one thread.
  */
@@ -30,8 +32,10 @@ final class DynamoListen {
     static int run(ListenCommand c) throws Exception {
         Plan plan = validate(c);
         try (Lifecycle life = Lifecycle.start("listen", Duration.ofSeconds(15), c.quiet)) {
+            ListenMetrics metrics = life.metrics(c.metricsHost, c.metricsPort);
             Connection connection = FleetConnection.open(c.dynamo, "kvprefix-listen-dynamo");
-            try (PrefixIndex index = Implementations.create(c.indexOptions.impl, plan.config())) {
+            PrefixIndex created = Implementations.create(c.indexOptions.impl, plan.config());
+            try (PrefixIndex index = metrics == null ? created : metrics.instrument(created)) {
                 DynamoSource.Builder b = DynamoSource.builder(index, connection, c.namespace, c.component)
                         .mode(plan.mode());
                 if (c.stream != null) {
@@ -39,6 +43,9 @@ final class DynamoListen {
                 }
                 DynamoSource source = b.build(); // IOException: no such stream, said in one line
                 try {
+                    if (metrics != null) {
+                        metrics.watch(new DynamoMeters(source, target(connection, source)));
+                    }
                     life.status("reading Dynamo " + c.dynamoMode + " " + source.source() + " from " + c.dynamo + " ("
                             + (plan.runFor() == null ? "until Ctrl-C" : "for " + c.duration + " s") + ")");
                     life.runUntilStopped(
@@ -62,6 +69,25 @@ final class DynamoListen {
         }
     }
 
+    /**
+     * Durable mode: the stream's last sequence now, which readiness waits for (docs/METRICS.md section
+     * 2); 0 on the event plane, which is live from the start.
+     */
+    private static long target(Connection connection, DynamoSource source) throws IOException {
+        if (source.mode() != DynamoSource.Mode.DURABLE) {
+            return 0;
+        }
+        try {
+            return connection
+                    .jetStreamManagement()
+                    .getStreamInfo(source.source())
+                    .getStreamState()
+                    .getLastSequence();
+        } catch (io.nats.client.JetStreamApiException e) {
+            throw new IOException("stream " + source.source() + ": " + e.getMessage(), e);
+        }
+    }
+
     private static Plan validate(ListenCommand c) {
         if (!c.engines.isEmpty() || c.trtllmEvents != null || c.nats != null) {
             throw new IllegalArgumentException("--engine, --trtllm-events and --nats exclude --dynamo: it reads the "
@@ -69,9 +95,6 @@ final class DynamoListen {
         }
         if (c.snapshot != null || c.snapshotInterval != null) {
             throw new IllegalArgumentException("--snapshot and --snapshot-interval are not available with --dynamo");
-        }
-        if (c.metricsPort != null) {
-            throw new IllegalArgumentException("--metrics-port is not served with --dynamo yet");
         }
         if (c.namespace == null || c.namespace.isEmpty() || c.component == null || c.component.isEmpty()) {
             throw new IllegalArgumentException("--dynamo needs --namespace NS and --component C (the Dynamo "

@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -73,12 +74,8 @@ final class EppBenchCommand implements Callable<Integer> {
             description = "requests before each cell, not measured (default: ${DEFAULT-VALUE})")
     int warmup;
 
-    @Option(
-            names = "--engines",
-            paramLabel = "N",
-            defaultValue = "8",
-            description = "stand-in engines (default: ${DEFAULT-VALUE})")
-    int engines;
+    @Mixin
+    BenchFlags bench = new BenchFlags();
 
     @Option(
             names = "--prefixes",
@@ -105,7 +102,7 @@ final class EppBenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         check();
         try (Standin standin = Standin.start(StandinSettings.builder()
-                        .engines(engines)
+                        .engines(bench.engines)
                         .timeScale(0.01)
                         .maxModelLen(Math.max(
                                 4096, 2 * tokens.stream().max(Integer::compare).orElseThrow()))
@@ -131,17 +128,13 @@ final class EppBenchCommand implements Callable<Integer> {
 
     private void check() {
         tokens.forEach(t -> Check.atLeast("--tokens", t, 16));
-        concurrency.forEach(c -> Check.inRange("--concurrency", c, 1, 4096));
+        concurrency = BenchFlags.concurrency(concurrency);
         Check.atLeast("--requests", requests, 1);
         Check.atLeast("--warmup", warmup, 0);
-        Check.inRange("--engines", engines, 1, 64);
+        bench.engines(64);
         Check.atLeast("--prefixes", prefixes, 1);
         Check.atLeast("--chunk-checks", chunkChecks, 0);
-        try {
-            io.kvprefix.RoutingPolicy.of(policy);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--policy: " + e.getMessage(), e);
-        }
+        policy = BenchFlags.policy(policy);
     }
 
     private RouterService service(Standin standin) {

@@ -2,11 +2,8 @@ package io.kvprefix.cli;
 
 import io.kvprefix.epp.EppServer;
 import io.kvprefix.metrics.MetricsServer;
-import io.kvprefix.service.EngineSpec;
-import io.kvprefix.service.EngineStatus;
 import io.kvprefix.service.RouterService;
 import io.kvprefix.service.ServiceOptions;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -78,62 +75,35 @@ final class EppCommand implements Callable<Integer> {
     @Mixin
     RouterFlags flags = new RouterFlags();
 
-    @Option(
-            names = "--metrics-port",
-            paramLabel = "PORT",
-            description = "also serve /metrics, /health/live and /health/ready on this port (0: any free port)")
-    Integer metricsPort;
-
-    @Option(
-            names = "--duration",
-            paramLabel = "SECONDS",
-            description = "stop after this many seconds (default: run until Ctrl-C)")
-    Double duration;
-
-    @Option(
-            names = {"-q", "--quiet"},
-            description = "no log lines on standard error")
-    boolean quiet;
+    @Mixin
+    RunFlags run = new RunFlags();
 
     @Override
     public Integer call() throws Exception {
         ServiceOptions o = serviceOptions();
         EppServer.Options eo =
                 EppServer.options().host(host).port(port).healthPort(healthPort).fallbacks(fallbacks);
-        RouterFlags.checkPort("--metrics-port", metricsPort);
-        Duration runFor = Check.secondsOrNull("--duration", duration);
+        run.checkMetricsPort();
+        run.runFor(); // checked before anything starts
         RouterService built = flags.build(o);
-        try (Lifecycle life = Lifecycle.start("epp", Duration.ofSeconds(30), quiet);
+        try (Lifecycle life = run.lifecycle("epp");
                 RouterService service = built;
                 EppServer epp = EppServer.start(service, eo);
-                MetricsServer metrics = RouterFlags.metrics(service, host, metricsPort)) {
-            long up = service.engines().stream().filter(EngineStatus::up).count();
+                MetricsServer metrics = run.metrics(service, host)) {
+            long up = RunFlags.up(service);
             life.status("ext_proc on " + host + ":" + epp.port() + ", health on " + epp.healthPort() + " ("
                     + service.engines().size() + " engine(s), " + up + " up; policy " + flags.policy + ")");
-            life.result(
-                    "serving",
-                    "READY {\"port\":" + epp.port() + ",\"health_port\":" + epp.healthPort() + ",\"metrics_port\":"
-                            + (metrics == null ? "null" : metrics.address().getPort()) + ",\"engines\":"
-                            + service.engines().size() + ",\"engines_up\":" + up + "}");
-            life.runUntilStopped(runFor, null, List.of());
-            life.stopping();
+            run.serveUntilStopped(
+                    life, "\"port\":" + epp.port() + ",\"health_port\":" + epp.healthPort(), service, metrics, up);
             return 0;
         }
     }
 
     ServiceOptions serviceOptions() {
-        if (engines.isEmpty()) {
-            throw new IllegalArgumentException("give at least one --engine WORKER=IP:PORT[,events=tcp://HOST:PORT]");
-        }
-        List<EngineSpec> specs = new ArrayList<>();
-        for (String e : engines) {
-            try {
-                specs.add(EngineSpec.parse(ServeCommand.discovered(httpForm(e))));
-            } catch (IllegalArgumentException ex) {
-                throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
-            }
-        }
-        return flags.serviceOptions(specs);
+        return flags.serviceOptions(
+                engines,
+                "give at least one --engine WORKER=IP:PORT[,events=tcp://HOST:PORT]",
+                e -> ServeCommand.discovered(httpForm(e)));
     }
 
     /** {@code WORKER=IP:PORT,...} as serve's {@code WORKER=http://IP:PORT,...} (a URL given whole is kept). */

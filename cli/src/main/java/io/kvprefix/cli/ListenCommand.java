@@ -71,6 +71,9 @@ final class ListenCommand implements Callable<Integer> {
                 "ENDPOINT is tcp://HOST:PORT, ipc://PATH or inproc://NAME; WORKER the worker id.",
                 "/RANK fixes the dp rank; without it each batch's data_parallel_rank is used.",
                 "replay=ENDPOINT is the engine's replay socket, asked for batches lost in a gap.",
+                "snapshot=ENDPOINT (instead of replay=) is its snapshot endpoint of the unmerged",
+                "vLLM PR #57789, provisional: the whole cache at start and after a restart or gap",
+                "(docs/LISTENER.md section 8).",
                 "topic=T subscribes to topics starting with T (default: every topic).",
                 "format=F is the format of the batch payloads: vllm (the default), sglang, or vllm-copies:",
                 "vllm honouring the unmerged remaining_copy_counts of vLLM #48933 (docs/ENGINES.md section 1.1)."
@@ -280,6 +283,9 @@ final class ListenCommand implements Callable<Integer> {
         Plan plan = validate();
         try (Lifecycle life = Lifecycle.start("listen", Duration.ofSeconds(snapshot == null ? 15 : 120), quiet)) {
             ListenMetrics m = life.metrics(metricsHost, metricsPort);
+            if (m != null && snapshot != null) {
+                m.watchSnapshots();
+            }
             try (PrefixIndex index = instrument(m, openIndex(plan.config(), life))) {
                 return listen(plan, index, m, life);
             }

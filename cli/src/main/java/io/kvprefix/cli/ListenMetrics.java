@@ -19,8 +19,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * and {@code /health/ready} (ready once the subscriber runs and every engine has synced, or been
  * declared absent when {@code --ready-with-absent-engines} allows it).
  *
- * <p>Thread-safety: {@link #watch} and {@link #close} on the command's thread; the endpoint's thread
- * reads the volatile subscriber.
+ * <p>Thread-safety: {@link #watch}, {@link #watchSnapshots} and {@link #close} on the command's
+ * thread (before the saves); the endpoint's thread reads the volatile subscriber.
  */
 final class ListenMetrics implements AutoCloseable {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -28,10 +28,11 @@ final class ListenMetrics implements AutoCloseable {
     private final MetricsServer server;
     private volatile java.util.function.Supplier<io.kvprefix.zmq.SubscriberStats> subscriber;
     private volatile ReplicaMeters replica;
+    private volatile DynamoMeters dynamo;
     private volatile String notReady = "starting";
     private volatile boolean absentIsReady;
-    private final io.micrometer.core.instrument.Counter savesOk;
-    private final io.micrometer.core.instrument.Counter savesFailed;
+    private io.micrometer.core.instrument.Counter savesOk;
+    private io.micrometer.core.instrument.Counter savesFailed;
     private volatile long lastSaveNanos = -1;
 
     private ListenMetrics(String host, int port) {
@@ -42,18 +43,25 @@ final class ListenMetrics implements AutoCloseable {
         if (address.isUnresolved()) {
             throw new IllegalArgumentException("--metrics-host: cannot resolve '" + host + "'");
         }
-        savesOk = saves("ok");
-        savesFailed = saves("failed");
-        io.micrometer.core.instrument.Gauge.builder("kvprefix.snapshot.age", this, ListenMetrics::snapshotAge)
-                .description("seconds since the last snapshot --snapshot saved, -1 before the first")
-                .baseUnit("seconds")
-                .register(registry);
         try {
             server = MetricsServer.start(
                     address, registry, this::readiness, List.of(() -> refresh.forEach(Runnable::run)));
         } catch (IOException e) {
             throw new IllegalArgumentException("--metrics-port " + port + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Binds the meters of {@code listen --snapshot}'s saves; only a process that saves a snapshot
+     * exports them (a relay or a replica would show a save that never happens: docs/METRICS.md section 1).
+     */
+    void watchSnapshots() {
+        savesOk = saves("ok");
+        savesFailed = saves("failed");
+        io.micrometer.core.instrument.Gauge.builder("kvprefix.snapshot.age", this, ListenMetrics::snapshotAge)
+                .description("seconds since the last snapshot --snapshot saved, -1 before the first")
+                .baseUnit("seconds")
+                .register(registry);
     }
 
     private io.micrometer.core.instrument.Counter saves(String result) {
@@ -68,7 +76,7 @@ final class ListenMetrics implements AutoCloseable {
         return at < 0 ? -1 : (System.nanoTime() - at) / 1e9;
     }
 
-    /** A save of {@code --snapshot} ended: counted by result; a good one resets the snapshot's age. */
+    /** A save of {@code --snapshot} ended: counted by result; a good one resets the snapshot's age ({@link #watchSnapshots} first). */
     void saved(boolean ok) {
         if (ok) {
             savesOk.increment();
@@ -135,6 +143,14 @@ final class ListenMetrics implements AutoCloseable {
         notReady = null;
     }
 
+    /** Binds a Dynamo source's meters; readiness follows it from now on (docs/METRICS.md section 2). */
+    void watch(DynamoMeters m) {
+        m.bindTo(registry);
+        refresh.add(m::refresh);
+        this.dynamo = m;
+        notReady = null;
+    }
+
     /** The subscriber has stopped: not ready any more (the endpoint still serves until {@link #close}). */
     void stopping() {
         notReady = "stopping";
@@ -146,7 +162,10 @@ final class ListenMetrics implements AutoCloseable {
             return why;
         }
         ReplicaMeters r = replica;
-        return r != null ? r.notReady() : subscriber.get().notReady(absentIsReady);
+        DynamoMeters d = dynamo;
+        return r != null
+                ? r.notReady()
+                : d != null ? d.notReady() : subscriber.get().notReady(absentIsReady);
     }
 
     @Override

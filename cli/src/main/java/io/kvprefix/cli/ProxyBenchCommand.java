@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -29,12 +30,8 @@ import picocli.CommandLine.Option;
             "on a long token-id prompt; targets alternate within each round. docs/SERVE.md section 7."
         })
 final class ProxyBenchCommand implements Callable<Integer> {
-    @Option(
-            names = "--engines",
-            paramLabel = "N",
-            defaultValue = "8",
-            description = "stand-in engines (default: ${DEFAULT-VALUE})")
-    int engines;
+    @Mixin
+    BenchFlags bench = new BenchFlags();
 
     @Option(
             names = "--rounds",
@@ -88,22 +85,13 @@ final class ProxyBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Check.atLeast("--engines", engines, 1);
+        int engines = bench.engines();
         Check.atLeast("--rounds", rounds, 1);
         Check.atLeast("--requests", requests, 1);
         Check.inRange("--open-streams", openStreams, 1, 10_000);
         Check.atLeast("--wrk-seconds", wrkSeconds, 1);
-        try {
-            policy = io.kvprefix.RoutingPolicy.of(policy).policyName();
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--policy: " + e.getMessage(), e);
-        }
-        if (concurrency.isEmpty()) {
-            throw new IllegalArgumentException("--concurrency names no level");
-        }
-        for (int c : concurrency) {
-            Check.inRange("--concurrency", c, 1, 4096);
-        }
+        policy = BenchFlags.policy(policy);
+        List<Integer> levels = BenchFlags.concurrency(concurrency);
         for (Path tool : List.of(NginxProcess.BINARY, Wrk.BINARY)) {
             if (!Files.isExecutable(tool)) {
                 throw new IllegalArgumentException(tool + " is missing: install Debian's " + tool.getFileName()
@@ -116,7 +104,7 @@ final class ProxyBenchCommand implements Callable<Integer> {
                 engines,
                 rounds,
                 requests,
-                List.copyOf(concurrency),
+                levels,
                 256,
                 wrkSeconds,
                 64,

@@ -123,6 +123,12 @@ final class RelayCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         List<EngineEndpoint> specs = Check.engines(engines);
+        for (EngineEndpoint e : specs) {
+            if (e.snapshotEndpoint().isPresent()) { // a snapshot's batches carry no sequence numbers to hand on
+                throw new IllegalArgumentException("--engine '" + e + "': snapshot= is read by listen, not by a relay "
+                        + "(docs/LISTENER.md section 8)");
+            }
+        }
         FleetStream fleet = FleetStream.named(stream).withMaxAge(Check.seconds("--retention", retention));
         Duration runFor = Check.secondsOrNull("--duration", duration);
         Duration every = Check.seconds("--stats-interval", statsInterval);

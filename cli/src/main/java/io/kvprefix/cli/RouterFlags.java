@@ -1,24 +1,22 @@
 package io.kvprefix.cli;
 
-import io.kvprefix.metrics.MetricsServer;
 import io.kvprefix.service.EngineSpec;
 import io.kvprefix.service.RouterService;
 import io.kvprefix.service.ServiceOptions;
 import io.kvprefix.tokenizer.PromptTokenizer;
 import io.kvprefix.tokenizer.Tokenizers;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine.Option;
 
 /**
  * The router service's options, shared by the front doors' commands ({@code serve}, {@code epp}):
- * policy, block size, tokenizers, the fleet stream, snapshots, limits, health checks. Each command
- * keeps its own {@code --engine} form and ports, and builds the service here (docs/OPERATING.md
- * sections 9 and 11).
+ * policy, block size, tokenizers, the fleet stream, snapshots, limits, health checks; and the
+ * {@code --engine} specs' parsing. Each command keeps its own {@code --engine} form and ports, and
+ * builds the service here; {@link RunFlags} holds the options that end their lists
+ * (docs/OPERATING.md sections 9 and 11).
  *
  * <p>Thread-safety: a picocli mixin, used once by one thread.
  */
@@ -173,6 +171,25 @@ final class RouterFlags {
             })
     boolean inflightPrefills;
 
+    /**
+     * The service's options over the {@code --engine} specs (at least one, else {@code missing} is the
+     * usage error), each put in serve's form by {@code form} and parsed; the tokenizers not yet opened.
+     */
+    ServiceOptions serviceOptions(List<String> engines, String missing, UnaryOperator<String> form) {
+        if (engines.isEmpty()) {
+            throw new IllegalArgumentException(missing);
+        }
+        List<EngineSpec> specs = new ArrayList<>();
+        for (String e : engines) {
+            try {
+                specs.add(EngineSpec.parse(form.apply(e)));
+            } catch (IllegalArgumentException ex) {
+                throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
+            }
+        }
+        return serviceOptions(specs);
+    }
+
     /** The service's options over {@code engines} (each parsed by the command), the tokenizers not yet opened. */
     ServiceOptions serviceOptions(List<EngineSpec> engines) {
         ServiceOptions o = RouterService.builder();
@@ -266,22 +283,6 @@ final class RouterFlags {
             return Tokenizers.open(spec);
         } catch (UnsupportedOperationException | IllegalArgumentException e) {
             throw new IllegalArgumentException("--tokenizer '" + option + "': " + e.getMessage(), e);
-        }
-    }
-
-    /** {@code --metrics-port}'s server for {@code service} (null without the option). */
-    static MetricsServer metrics(RouterService service, String host, Integer metricsPort) {
-        if (metricsPort == null) {
-            return null;
-        }
-        if (!(service.meterRegistry() instanceof PrometheusMeterRegistry p)) {
-            throw new IllegalStateException("the service's meters are not in a Prometheus registry");
-        }
-        try {
-            return MetricsServer.start(
-                    new InetSocketAddress(host, metricsPort), p, service::notReady, service.beforeScrape());
-        } catch (IOException e) {
-            throw new IllegalArgumentException("--metrics-port " + metricsPort + ": " + e.getMessage(), e);
         }
     }
 

@@ -2,7 +2,6 @@ package io.kvprefix.cli;
 
 import io.kvprefix.metrics.MetricsServer;
 import io.kvprefix.server.ServeServer;
-import io.kvprefix.service.EngineSpec;
 import io.kvprefix.service.EngineStatus;
 import io.kvprefix.service.RouterService;
 import io.kvprefix.service.ServiceOptions;
@@ -92,35 +91,21 @@ final class ServeCommand implements Callable<Integer> {
             description = "event loops serving the port (default: the cores, at most 4)")
     Integer eventLoops;
 
-    @Option(
-            names = "--metrics-port",
-            paramLabel = "PORT",
-            description = "also serve /metrics, /health/live and /health/ready on this port (0: any free port)")
-    Integer metricsPort;
-
-    @Option(
-            names = "--duration",
-            paramLabel = "SECONDS",
-            description = "stop after this many seconds (default: run until Ctrl-C)")
-    Double duration;
-
-    @Option(
-            names = {"-q", "--quiet"},
-            description = "no log lines on standard error")
-    boolean quiet;
+    @Mixin
+    RunFlags run = new RunFlags();
 
     @Override
     public Integer call() throws Exception {
         ServiceOptions o = serviceOptions();
         ServeServer.Options so = serverOptions();
-        Duration runFor = Check.secondsOrNull("--duration", duration);
+        run.runFor(); // checked before anything starts
         RouterService built = flags.build(o);
         // the drain: let the front door and the service stop (the snapshot saved) before the JVM goes
-        try (Lifecycle life = Lifecycle.start("serve", Duration.ofSeconds(30), quiet); // closed last
+        try (Lifecycle life = run.lifecycle("serve"); // closed last
                 RouterService service = built;
                 ServeServer server = ServeServer.start(service, so);
-                MetricsServer metrics = RouterFlags.metrics(service, host, metricsPort)) {
-            long up = service.engines().stream().filter(EngineStatus::up).count();
+                MetricsServer metrics = run.metrics(service, host)) {
+            long up = RunFlags.up(service);
             life.status("listening on http://" + host + ":" + server.port() + " ("
                     + service.engines().size()
                     + " engine(s), " + up + " up; policy " + flags.policy + ")"
@@ -132,13 +117,7 @@ final class ServeCommand implements Callable<Integer> {
                     life.status("engine " + s.spec() + " is not up yet: " + s.downReason());
                 }
             }
-            life.result(
-                    "serving",
-                    "READY {\"port\":" + server.port() + ",\"metrics_port\":"
-                            + (metrics == null ? "null" : metrics.address().getPort()) + ",\"engines\":"
-                            + service.engines().size() + ",\"engines_up\":" + up + "}");
-            life.runUntilStopped(runFor, null, List.of());
-            life.stopping();
+            run.serveUntilStopped(life, "\"port\":" + server.port(), service, metrics, up);
             life.status(String.format(
                     Locale.ROOT, "stopping (%d requests served)", server.stats().requests()));
             return 0;
@@ -146,19 +125,10 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     ServiceOptions serviceOptions() {
-        if (engines.isEmpty()) {
-            throw new IllegalArgumentException(
-                    "give at least one --engine WORKER=http://HOST:PORT[,events=tcp://HOST:PORT]");
-        }
-        List<EngineSpec> specs = new ArrayList<>();
-        for (String e : engines) {
-            try {
-                specs.add(EngineSpec.parse(discovered(e)));
-            } catch (IllegalArgumentException ex) {
-                throw new IllegalArgumentException("--engine: " + ex.getMessage(), ex);
-            }
-        }
-        return flags.serviceOptions(specs);
+        return flags.serviceOptions(
+                engines,
+                "give at least one --engine WORKER=http://HOST:PORT[,events=tcp://HOST:PORT]",
+                ServeCommand::discovered);
     }
 
     ServeServer.Options serverOptions() {
@@ -168,7 +138,7 @@ final class ServeCommand implements Callable<Integer> {
         if (eventLoops != null) {
             so.eventLoops(eventLoops);
         }
-        RouterFlags.checkPort("--metrics-port", metricsPort);
+        run.checkMetricsPort();
         return so;
     }
 

@@ -108,6 +108,7 @@ final class SnapshotBenchCommand implements Callable<Integer> {
         if (writeOps != null) {
             Check.outputFile("--write-ops", writeOps);
         }
+        checkMemory(); // before anything is written
         Files.createDirectories(dir);
         State state = ops != null ? fromOps(ops) : synthetic();
         if (writeOps != null) {
@@ -142,6 +143,46 @@ final class SnapshotBenchCommand implements Callable<Integer> {
         Files.deleteIfExists(file);
         return 0;
     }
+
+    /**
+     * Refuses at start a run that cannot fit (issue 31 item 6; before, it ran out of memory after
+     * about 22 s): the state's events on the heap, and per implementation two indexes at once (the
+     * original and a restored one), on the heap or native by the implementation (docs/OPERATING.md
+     * section 7).
+     */
+    private void checkMemory() throws IOException {
+        double pairs;
+        double stateHeap;
+        String what;
+        if (ops != null) {
+            double bytes = Files.size(ops);
+            pairs = bytes / OPS_BYTES_PER_BLOCK; // each stored block takes at least that much of the file
+            stateHeap = bytes * Memory.HEAP_BYTES_PER_OPS_BYTE;
+            what = "--ops " + ops;
+        } else {
+            pairs = blocks;
+            double sequences = Math.ceil((double) blocks / chain);
+            stateHeap = blocks * (tokens ? STATE_BYTES_PER_TOKEN_BLOCK : STATE_BYTES_PER_BLOCK)
+                    + sequences * STATE_BYTES_PER_EVENT;
+            what = "--blocks " + blocks + (tokens ? " --tokens" : "");
+        }
+        for (String impl : impls) {
+            boolean heap = impl.equals("heap");
+            Memory.check(
+                    what + " (--impl " + impl + ")",
+                    stateHeap + (heap ? 2 * pairs * Memory.HEAP_INDEX_BYTES_PER_PAIR : 0),
+                    heap ? 0 : 2 * pairs * Memory.OFF_HEAP_BYTES_PER_PAIR);
+        }
+    }
+
+    /** Heap per block of the synthetic state: its engine key and local hash. */
+    private static final double STATE_BYTES_PER_BLOCK = 2 * Long.BYTES;
+    /** With {@code --tokens}: also its 16 token ids and the local hash computed from them. */
+    private static final double STATE_BYTES_PER_TOKEN_BLOCK = 3 * Long.BYTES + 16 * Integer.BYTES;
+    /** Heap per stored sequence: the event and its arrays' headers, a share of the queries. */
+    private static final double STATE_BYTES_PER_EVENT = 160;
+    /** The fewest op-stream bytes a stored block takes ({@code {"block_hash":1,"tokens_hash":1},}). */
+    private static final double OPS_BYTES_PER_BLOCK = 32;
 
     /** One row; false (after a message) if the restored index answered differently. */
     private boolean measure(String impl, IndexConfig config, State state, Path file) {

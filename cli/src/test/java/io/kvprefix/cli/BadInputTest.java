@@ -144,6 +144,14 @@ class BadInputTest {
             row("listen --engine-url tcp://127.0.0.1:1=1", "--engine-url", "expected http://HOST:PORT=WORKER"),
             row("listen --engine-url http://127.0.0.1:1=1,format=nope", "--engine-url", "unknown option 'format=nope'"),
             row("listen --engines-file {missing}", "--engines-file", "no such file"),
+            // listen --engine ...,snapshot= (vLLM PR #57789's snapshot endpoint, docs/LISTENER.md section 8)
+            row("listen --engine tcp://127.0.0.1:1=1,snapshot=", "--engine", "snapshot= needs an endpoint"),
+            row("listen --engine tcp://127.0.0.1:1=1,snapshot=nonsense", "--engine", "snapshot endpoint 'nonsense'"),
+            row("listen --engine tcp://127.0.0.1:1=1,snapshot=tcp://*:2", "--engine", "is what the engine binds"),
+            row(
+                    "listen --engine tcp://127.0.0.1:1=1,replay=tcp://127.0.0.1:2,snapshot=tcp://127.0.0.1:3",
+                    "--engine",
+                    "replay= and snapshot= exclude each other"),
             row("listen --trtllm-events {dir}=1", "--trtllm-events", "is a directory"),
             row("listen --trtllm-events x", "--trtllm-events", "is not FILE|-=WORKER"),
             row("hash --block-size 4 --tokens 1,2,3,4 --mm abc", "--mm", "is not START:END:MM_HASH"),
@@ -159,6 +167,9 @@ class BadInputTest {
             row("listen --dynamo nats://127.0.0.1:1", "--dynamo needs --namespace NS and --component C"),
             row("listen --namespace dynamo --component backend", "go with --dynamo URL"),
             row(
+                    "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --metrics-port 70000",
+                    "--metrics-port must be 0..65535"),
+            row(
                     "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --dynamo-mode fast",
                     "--dynamo-mode must be durable or event-plane, not 'fast'"),
             row(
@@ -167,11 +178,14 @@ class BadInputTest {
             row(
                     "listen --dynamo nats://127.0.0.1:1 --namespace d --component b --engine tcp://127.0.0.1:1=1",
                     "exclude --dynamo"),
-            row("listen --dynamo nats://127.0.0.1:1 --namespace d --component b --metrics-port 0", "--metrics-port"),
             row("listen --dynamo nats://127.0.0.1:1 --namespace d --component b --duration 0", "--duration"),
             row("relay --nats nats://127.0.0.1:1", "Missing required option", "--engine"),
             row("relay --engine tcp://127.0.0.1:1=1", "Missing required option", "--nats"),
             row("relay --nats nats://127.0.0.1:1 --engine nonsense", "--engine"),
+            row(
+                    "relay --nats nats://127.0.0.1:1 --engine tcp://127.0.0.1:1=1,snapshot=tcp://127.0.0.1:2",
+                    "--engine",
+                    "snapshot= is read by listen, not by a relay"),
             row(
                     "relay --nats nats://127.0.0.1:1 --engine tcp://127.0.0.1:1=1 --engine tcp://127.0.0.1:1=2",
                     "--engine",
@@ -264,6 +278,24 @@ class BadInputTest {
             row("epp --engine 1=127.0.0.1:1 --tokenizer m", "--tokenizer 'm'", "expected MODEL=SPEC"),
             row("epp --engine 1=127.0.0.1:1 --duration 0", "--duration must be a positive number"),
             row("epp --engine 1=127.0.0.1:1 --max-queued -1", "--max-queued must be >= 0, got -1"),
+            // epp --dynamo (the same source as serve's and listen's; checked before anything connects)
+            row("epp --engine 1=127.0.0.1:1 --dynamo nats://127.0.0.1:1", "--dynamo needs --namespace NS"),
+            row("epp --engine 1=127.0.0.1:1 --namespace dynamo", "go with --dynamo URL"),
+            row(
+                    "epp --engine 1=127.0.0.1:1 --dynamo nats://127.0.0.1:1 --namespace d --component b"
+                            + " --dynamo-mode x",
+                    "--dynamo-mode must be durable or event-plane, not 'x'"),
+            row(
+                    "epp --engine 1=127.0.0.1:1 --dynamo nats://127.0.0.1:1 --namespace d --component b --stream S",
+                    "--stream names the JetStream stream of --dynamo-mode durable"),
+            row(
+                    "epp --engine 1=127.0.0.1:1 --nats nats://127.0.0.1:1 --dynamo nats://127.0.0.1:1"
+                            + " --namespace d --component b",
+                    "--nats and --dynamo exclude each other"),
+            row(
+                    "epp --engine 1=127.0.0.1:1,events=tcp://127.0.0.1:2 --dynamo nats://127.0.0.1:1"
+                            + " --namespace d --component b",
+                    "events= and --dynamo exclude each other"),
             // epp-bench (refused before anything is started)
             row("epp-bench --tokens 8", "--tokens must be >= 16, got 8"),
             row("epp-bench --concurrency 0", "--concurrency must be in 1..4096, got 0"),
@@ -280,6 +312,7 @@ class BadInputTest {
             row("snapshot-bench --ops {missing}", "--ops", "no such file"),
             row("snapshot-bench --ops {trace}", "--ops", "none of its 3 lines is an op-stream line"),
             row("snapshot-bench --write-ops {dir}", "--write-ops", "is a directory, not a file"),
+            row("snapshot-bench --blocks 2000000000", "--blocks 2000000000 (--impl offheap) needs about", "GiB"),
             row("fleet-bench --nats-server {missing}", "--nats-server", "no such file"),
             row("fleet-bench --nats-server {file}", "--nats-server", "not executable"),
             // tokenize

@@ -129,4 +129,82 @@ class DynamoListenTest {
             assertEquals("", missing.out());
         }
     }
+
+    /**
+     * {@code listen --dynamo --metrics-port} (before: refused as not served): the first time
+     * {@code /health/ready} says 200 the whole durable stream has been applied, and the meters equal
+     * the final JSON stats.
+     */
+    @Test
+    void theMetricsEndpointServesTheSourceAndIsReadyOnceTheStreamIsApplied() throws Exception {
+        BlockHasher hasher = BlockHasher.builder().blockSize(4).build();
+        try (NatsServer server = new NatsServer(Files.createDirectories(dir.resolve("nats")))) {
+            Connection c = FleetConnection.open(server.url(), "test");
+            try {
+                DynamoWorker w = new DynamoWorker(c, "dynamo", "backend", 7, true);
+                w.createStream();
+                for (int i = 0; i < 50; i++) {
+                    long[] local = hasher.localHashes(new int[] {i, i + 1, i + 2, i + 3});
+                    w.stored(0, "device", OptionalLong.empty(), new long[] {1000 + i}, local, false);
+                }
+            } finally {
+                c.close();
+            }
+            int port;
+            try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+                port = s.getLocalPort();
+            }
+            java.util.concurrent.CompletableFuture<CliRunner.Result> run =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> CliRunner.run(
+                            "listen",
+                            "--dynamo",
+                            server.url(),
+                            "--namespace",
+                            "dynamo",
+                            "--component",
+                            "backend",
+                            "--dynamo-mode",
+                            "durable",
+                            "--duration",
+                            "6",
+                            "--metrics-port",
+                            String.valueOf(port),
+                            "--metrics-host",
+                            "127.0.0.1",
+                            "-q"));
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + port;
+            String metrics = null;
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+            while (metrics == null && System.nanoTime() < deadline && !run.isDone()) {
+                try {
+                    var ready = http.send(
+                            java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/health/ready"))
+                                    .build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString());
+                    if (ready.statusCode() == 200) {
+                        metrics = http.send(
+                                        java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/metrics"))
+                                                .build(),
+                                        java.net.http.HttpResponse.BodyHandlers.ofString())
+                                .body();
+                    } else {
+                        assertTrue(ready.body().startsWith("not ready: "), ready.body());
+                    }
+                } catch (java.io.IOException notYetBound) {
+                    // the endpoint is not up yet
+                }
+                Thread.sleep(20);
+            }
+            CliRunner.Result r = run.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(0, r.exit(), r.err());
+            assertTrue(metrics != null, "never ready: " + r.err());
+            String src = "{source=\"namespace-dynamo-component-backend-kv-events\"}";
+            assertTrue(metrics.contains("kvprefix_dynamo_messages_total" + src + " 50.0"), "ready early: " + metrics);
+            assertTrue(metrics.contains("kvprefix_dynamo_stream_seq" + src + " 50.0"), metrics);
+            assertTrue(metrics.contains("kvprefix_index_blocks 50.0"), metrics);
+            String stats = r.out().lines().reduce((a, b) -> b).orElse("");
+            assertTrue(stats.contains("\"messages\":50,\"events\":50,"), stats);
+        }
+    }
 }

@@ -1,8 +1,9 @@
 package io.kvprefix.cli;
 
+import static io.kvprefix.cli.MetricsProcess.counters;
+import static io.kvprefix.cli.MetricsProcess.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.core.JsonFactory;
@@ -16,26 +17,18 @@ import io.kvprefix.zmq.DecodeIssue;
 import io.kvprefix.zmq.SubscriberStats;
 import io.kvprefix.zmq.testing.PythonPublisher;
 import io.kvprefix.zmq.testing.Truth;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,8 +44,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ListenMetricsTest {
     private static final Path SAMPLES = RepoPaths.root().resolve("cli/src/test/python/prometheus_samples.py");
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @TempDir
     Path dir;
@@ -72,7 +63,7 @@ class ListenMetricsTest {
                  {"name": "E1", "encoding": "array", "replay": "plain", "batches": 120, "drop": [[30, 34]]},
                  {"name": "E2", "encoding": "map", "replay": "none", "ranks": [0], "batches": 120, "drop": [[50, 54]]}]}""";
         try (PythonPublisher pub = new PythonPublisher(dir, spec);
-                Listen listen = new Listen(
+                MetricsProcess listen = listen(
                         "--engine",
                         pub.ports("E1").pubEndpoint() + "=1,replay="
                                 + pub.ports("E1").replayEndpoint(),
@@ -80,19 +71,19 @@ class ListenMetricsTest {
                         pub.ports("E2").pubEndpoint() + "=2/0",
                         "--replay-timeout",
                         "5")) {
-            assertEquals(200, get(listen.base + "/health/live").statusCode());
+            assertEquals(200, listen.get("/health/live").statusCode());
             List<Path> scrapes = new ArrayList<>();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             String last = null;
             boolean done = false;
             while (System.nanoTime() < deadline) {
-                HttpResponse<String> r = get(listen.base + "/metrics");
+                HttpResponse<String> r = listen.get("/metrics");
                 assertEquals(200, r.statusCode());
                 assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain; version=0.0.4"));
                 Path f = dir.resolve("scrape-" + scrapes.size() + ".txt");
                 Files.writeString(f, r.body());
                 scrapes.add(f);
-                String counters = subscriberCounters(r.body());
+                String counters = counters(r.body(), "kvprefix_subscriber_");
                 if (done && counters.equals(last)) {
                     break; // everything published has been applied: two scrapes agree
                 }
@@ -170,14 +161,14 @@ class ListenMetricsTest {
             if (allowed) {
                 args.add("--ready-with-absent-engines");
             }
-            try (Listen listen = new Listen(args.toArray(String[]::new))) {
-                HttpResponse<String> first = get(listen.base + "/health/ready");
+            try (MetricsProcess listen = listen(args.toArray(String[]::new))) {
+                HttpResponse<String> first = listen.get("/health/ready");
                 assertEquals(503, first.statusCode(), first.body()); // its start-up replay is outstanding
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                 HttpResponse<String> r = first;
                 while (System.nanoTime() < deadline) {
-                    r = get(listen.base + "/health/ready");
-                    String m = get(listen.base + "/metrics").body();
+                    r = listen.get("/health/ready");
+                    String m = listen.get("/metrics").body();
                     boolean failed = m.lines()
                             .anyMatch(l ->
                                     l.startsWith("kvprefix_subscriber_replay_failures_total") && !l.endsWith(" 0.0"));
@@ -198,7 +189,85 @@ class ListenMetricsTest {
         }
     }
 
-    /** Saves of --snapshot that fail are counted (before the fix they had no metric at all), good ones too. */
+    /**
+     * An engine with a snapshot endpoint (docs/LISTENER.md section 8) through {@code kvprefix listen}:
+     * a whole snapshot makes it ready with the engine's cache in the index; a damaged one fails
+     * closed, so the process stays not ready, names the engine {@code unsynced} and counts the
+     * refusal, and the index holds nothing of it.
+     */
+    @Test
+    void anEngineSnapshotMakesItReadyAndADamagedOneKeepsItNotReady() throws Exception {
+        for (String damage : new String[] {null, "truncated"}) {
+            String spec = """
+                    {"seed": 23, "engines": [{"name": "S", "encoding": "array", "replay": "none", "ranks": [0],
+                     "batches": 60, "early": 60, "snapshot": true, "snapshot_damage": %s}]}""".formatted(damage == null ? "null" : "\"" + damage + "\"");
+            Path where = Files.createDirectories(dir.resolve(damage == null ? "whole" : damage));
+            try (PythonPublisher pub = new PythonPublisher(where, spec);
+                    MetricsProcess listen = listen(
+                            "--engine",
+                            pub.ports("S").pubEndpoint() + "=1,snapshot="
+                                    + pub.ports("S").snapshotEndpoint())) {
+                String engine = pub.ports("S").pubEndpoint();
+                if (damage == null) {
+                    awaitReady(listen, 200, "ready");
+                    awaitSample(listen, "kvprefix_index_blocks", v -> v > 0);
+                    assertEquals(1.0, counter(listen, "snapshots_applied"), 0.0);
+                } else {
+                    awaitReady(listen, 503, "engine " + engine + " unsynced");
+                    assertEquals(1.0, counter(listen, "snapshots_refused"), 0.0);
+                    assertEquals(0.0, counter(listen, "snapshots_applied"), 0.0);
+                    awaitSample(listen, "kvprefix_index_blocks", v -> v == 0);
+                }
+                listen.stop();
+            }
+        }
+    }
+
+    /** The one engine's {@code kvprefix_subscriber_NAME_total}, or -1 if it is not served. */
+    private static double counter(MetricsProcess listen, String name) throws Exception {
+        String prefix = "kvprefix_subscriber_" + name + "_total{";
+        return listen.get("/metrics")
+                .body()
+                .lines()
+                .filter(l -> l.startsWith(prefix))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .findFirst()
+                .orElse(-1);
+    }
+
+    /**
+     * An idle engine with a replay socket (it publishes nothing; its replay answers, 2 s after it is
+     * asked, with the end marker alone): not ready while that start-up replay is outstanding, ready
+     * once it answered. Before, the engine stayed {@code waiting} and the process 503 for good.
+     */
+    @Test
+    void anIdleEngineWithAReplaySocketIsReadyOnceItsReplayAnswered() throws Exception {
+        String spec = """
+                {"seed": 5, "engines": [{"name": "E1", "replay": "plain", "batches": 0, "replay_delay": 2}]}""";
+        try (PythonPublisher pub = new PythonPublisher(dir, spec);
+                MetricsProcess listen = listen(
+                        "--engine",
+                        pub.ports("E1").pubEndpoint() + "=1,replay="
+                                + pub.ports("E1").replayEndpoint(),
+                        "--replay-timeout",
+                        "10")) {
+            HttpResponse<String> first = listen.get("/health/ready");
+            assertEquals(503, first.statusCode(), first.body());
+            awaitReady(listen, 503, "engine " + pub.ports("E1").pubEndpoint() + " replaying");
+            awaitReady(listen, 200, "ready");
+            String metrics = listen.get("/metrics").body();
+            assertTrue(value(metrics, "kvprefix_subscriber_replays_total") >= 1, metrics);
+            assertEquals(0, value(metrics, "kvprefix_subscriber_replay_failures_total"), 0.0, metrics);
+            assertEquals(0, value(metrics, "kvprefix_subscriber_batches_total"), 0.0, metrics);
+            String json = listen.stop();
+            assertTrue(json.contains("\"state\":\"live\""), "synced by its replay: " + json);
+        }
+    }
+
+    /**
+     * Saves of --snapshot that fail are counted (before the fix they had no metric at all), good ones
+     * too; the dashboard's snapshot panels name what this process exports.
+     */
     @Test
     void failedSnapshotSavesAreCounted() throws Exception {
         int port;
@@ -206,7 +275,7 @@ class ListenMetricsTest {
             port = a.getLocalPort(); // nobody publishes there
         }
         Path snap = dir.resolve("index.snap");
-        try (Listen listen = new Listen(
+        try (MetricsProcess listen = listen(
                 "--engine",
                 "tcp://127.0.0.1:" + port + "=1",
                 "--snapshot",
@@ -218,6 +287,7 @@ class ListenMetricsTest {
             Files.delete(snap);
             Files.createDirectory(snap); // the next saves cannot replace a folder
             awaitSample(listen, "kvprefix_snapshot_saves_total{result=\"failed\"}", v -> v >= 1);
+            DashboardNames.assertExported(listen.get("/metrics").body(), "kvprefix_snapshot_");
             listen.stop();
         }
     }
@@ -245,7 +315,7 @@ class ListenMetricsTest {
         {
             io.kvprefix.nats.FleetStream stream = io.kvprefix.nats.FleetStream.defaults();
             stream.ensure(c);
-            try (Listen listen = new Listen("--nats", server.url())) {
+            try (MetricsProcess listen = listen("--nats", server.url())) {
                 String tag = "{stream=\"" + stream.name() + "\"}";
                 awaitReady(listen, 200, "ready");
                 awaitSample(listen, "kvprefix_replica_stream_sequence" + tag, v -> v == 0);
@@ -256,18 +326,19 @@ class ListenMetricsTest {
                 stream.ensure(c); // made anew: another creation time
                 awaitReady(listen, 200, "ready");
                 awaitSample(listen, "kvprefix_replica_stream_resets_total" + tag, v -> v == 1);
-                DashboardNames.assertExported(
-                        get(listen.base + "/metrics").body(), "kvprefix_replica_", "kvprefix_snapshot_");
+                String scrape = listen.get("/metrics").body();
+                DashboardNames.assertExported(scrape, "kvprefix_replica_");
+                assertFalse(scrape.contains("kvprefix_snapshot_"), "a replica saves no --snapshot:\n" + scrape);
                 listen.stop();
             }
         }
     }
 
-    private static void awaitReady(Listen listen, int status, String body) throws Exception {
+    private static void awaitReady(MetricsProcess listen, int status, String body) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         HttpResponse<String> r = null;
         while (System.nanoTime() < deadline) {
-            r = get(listen.base + "/health/ready");
+            r = listen.get("/health/ready");
             if (r.statusCode() == status && r.body().contains(body)) {
                 return;
             }
@@ -278,12 +349,12 @@ class ListenMetricsTest {
     }
 
     /** Scrapes until the sample named {@code series} (name and labels as printed) satisfies {@code ok}. */
-    private static void awaitSample(Listen listen, String series, java.util.function.DoublePredicate ok)
+    private static void awaitSample(MetricsProcess listen, String series, java.util.function.DoublePredicate ok)
             throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         String body = "";
         while (System.nanoTime() < deadline) {
-            body = get(listen.base + "/metrics").body();
+            body = listen.get("/metrics").body();
             for (String l : body.lines().toList()) {
                 if (l.startsWith(series + " ") && ok.test(Double.parseDouble(l.substring(series.length() + 1)))) {
                     return;
@@ -304,7 +375,7 @@ class ListenMetricsTest {
         Path queries = dir.resolve("queries.jsonl");
         Files.writeString(queries, "");
         try (PythonPublisher pub = new PythonPublisher(dir, spec);
-                Listen listen = new Listen(
+                MetricsProcess listen = listen(
                         "--engine",
                         pub.ports("E1").pubEndpoint() + "=1,replay="
                                 + pub.ports("E1").replayEndpoint(),
@@ -325,8 +396,8 @@ class ListenMetricsTest {
             long readyAgainAt = -1;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
             while (System.nanoTime() < deadline && readyAgainAt < 0) {
-                HttpResponse<String> r = get(listen.base + "/health/ready");
-                String metrics = get(listen.base + "/metrics").body();
+                HttpResponse<String> r = listen.get("/health/ready");
+                String metrics = listen.get("/metrics").body();
                 double replayed = value(metrics, "kvprefix_subscriber_replayed_batches_total");
                 double replaying = value(metrics, "kvprefix_subscriber_replaying");
                 // the engine is also asked at once when it is added (docs/LISTENER.md section 3): that start-up
@@ -369,7 +440,7 @@ class ListenMetricsTest {
                     .orElseThrow();
             Op.TokenMatch m = new Op.TokenMatch(q.tokens(), q.blockSize(), q.lora(), null);
             Files.writeString(queries, OpStreamWriter.line(new Op.Explain(m)) + "\n" + OpStreamWriter.line(m) + "\n");
-            while (value(get(listen.base + "/metrics").body(), "kvprefix_subscriber_last_sequence") < lastSeq) {
+            while (value(listen.get("/metrics").body(), "kvprefix_subscriber_last_sequence") < lastSeq) {
                 Thread.sleep(50); // every batch applied
             }
             List<String> out = listen.stopAndReadAll();
@@ -418,111 +489,11 @@ class ListenMetricsTest {
 
     // ------------------------------------------------------------------ helpers
 
-    /** {@code kvprefix listen} in its own JVM (the launcher), with the metrics endpoint on a free loopback port. */
-    private static final class Listen implements AutoCloseable {
-        final Process process;
-        final String base;
-        final BlockingQueue<String> err = new LinkedBlockingQueue<>();
-
-        Listen(String... args) throws IOException, InterruptedException {
-            String javaHome = Path.of(ProcessHandle.current().info().command().orElseThrow())
-                    .getParent()
-                    .getParent()
-                    .toString();
-            List<String> cmd = new ArrayList<>(List.of(
-                    RepoPaths.root().resolve("kvprefix").toString(),
-                    "listen",
-                    "--stats-interval",
-                    "1",
-                    "--metrics-port",
-                    "0",
-                    "--metrics-host",
-                    "127.0.0.1"));
-            cmd.addAll(List.of(args));
-            ProcessBuilder pb = new ProcessBuilder(cmd);
-            pb.environment().put("JAVA_HOME", javaHome);
-            pb.environment().put("KVPREFIX_CLASSPATH", System.getProperty("java.class.path"));
-            process = pb.start();
-            Thread t = new Thread(
-                    () -> {
-                        try (BufferedReader r = new BufferedReader(
-                                new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
-                            for (String l; (l = r.readLine()) != null; ) {
-                                err.add(l);
-                            }
-                        } catch (IOException ignored) {
-                            // the process ended
-                        }
-                    },
-                    "listen-stderr");
-            t.setDaemon(true);
-            t.start();
-            String url = null;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            List<String> lines = new ArrayList<>();
-            while (url == null && System.nanoTime() < deadline) {
-                String l = err.poll(100, TimeUnit.MILLISECONDS);
-                if (l != null) {
-                    lines.add(l);
-                    if (l.startsWith("kvprefix listen: metrics on http://")) {
-                        url = l.substring("kvprefix listen: metrics on ".length());
-                    }
-                }
-            }
-            assertNotNull(url, "no metrics line from listen: " + lines);
-            base = url.substring(0, url.length() - "/metrics".length());
-        }
-
-        /** SIGTERM, as a service manager stops it; returns the last line of standard output (the JSON stats). */
-        String stop() throws IOException, InterruptedException {
-            List<String> lines = stopAndReadAll();
-            return lines.get(lines.size() - 1);
-        }
-
-        /** SIGTERM; every line of standard output (the answers to --queries, then the JSON stats). */
-        List<String> stopAndReadAll() throws IOException, InterruptedException {
-            process.toHandle().destroy();
-            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "listen did not stop");
-            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            List<String> lines = out.lines().toList();
-            assertFalse(lines.isEmpty(), "no stats line; stderr: " + err);
-            return lines;
-        }
-
-        @Override
-        public void close() {
-            process.destroyForcibly();
-        }
-    }
-
-    private static HttpResponse<String> get(String url) throws IOException, InterruptedException {
-        return HTTP.send(
-                HttpRequest.newBuilder(URI.create(url))
-                        .timeout(Duration.ofSeconds(10))
-                        .GET()
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** The subscriber's counter lines of a scrape, to tell when two scrapes agree. */
-    private static String subscriberCounters(String text) {
-        StringBuilder sb = new StringBuilder();
-        for (String l : text.split("\n")) {
-            if (l.startsWith("kvprefix_subscriber_") && l.contains("_total{")) {
-                sb.append(l).append('\n');
-            }
-        }
-        return sb.toString();
-    }
-
-    /** The value of the one sample named {@code name} in a scrape (NaN if absent). */
-    private static double value(String text, String name) {
-        for (String l : text.split("\n")) {
-            if (l.startsWith(name + "{") || l.startsWith(name + " ")) {
-                return Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
-            }
-        }
-        return Double.NaN;
+    /** {@code kvprefix listen --stats-interval 1 --metrics-port 0 ARGS} in its own JVM (the launcher). */
+    private static MetricsProcess listen(String... args) throws IOException, InterruptedException {
+        List<String> all = new ArrayList<>(List.of("--stats-interval", "1"));
+        all.addAll(List.of(args));
+        return new MetricsProcess("listen", all);
     }
 
     private static void requirePrometheusParser() throws IOException, InterruptedException {

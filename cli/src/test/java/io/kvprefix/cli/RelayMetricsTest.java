@@ -1,31 +1,23 @@
 package io.kvprefix.cli;
 
+import static io.kvprefix.cli.MetricsProcess.counters;
+import static io.kvprefix.cli.MetricsProcess.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvprefix.nats.testing.NatsServer;
-import io.kvprefix.testing.RepoPaths;
+import io.kvprefix.standin.Standin;
+import io.kvprefix.standin.StandinSettings;
 import io.kvprefix.zmq.testing.PythonPublisher;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -40,9 +32,6 @@ import org.junit.jupiter.api.io.TempDir;
  * and the per-engine relay counters end equal to the relay's final JSON stats.
  */
 class RelayMetricsTest {
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-
     @TempDir
     Path dir;
 
@@ -55,7 +44,7 @@ class RelayMetricsTest {
         String absent = "tcp://127.0.0.1:" + freePort();
         try (NatsServer server = new NatsServer(Files.createDirectories(dir.resolve("nats")));
                 PythonPublisher pub = new PythonPublisher(Files.createDirectories(dir.resolve("engines")), spec);
-                Relay relay = new Relay(
+                MetricsProcess relay = relay(
                         "--nats",
                         server.url(),
                         "--engine",
@@ -66,18 +55,18 @@ class RelayMetricsTest {
                         "--replay-timeout",
                         "6")) {
             String e1 = pub.ports("E1").pubEndpoint();
-            assertEquals(200, get(relay.base + "/health/live").statusCode());
+            assertEquals(200, relay.get("/health/live").statusCode());
             Set<String> bodies = new LinkedHashSet<>();
             String wantEnd = "not ready: engine " + absent + " absent\n";
             String lastCounters = null;
             String metrics = "";
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             while (System.nanoTime() < deadline) {
-                HttpResponse<String> r = get(relay.base + "/health/ready");
+                HttpResponse<String> r = relay.get("/health/ready");
                 assertEquals(503, r.statusCode(), "ready with an absent engine: " + r.body());
                 bodies.add(r.body());
-                metrics = get(relay.base + "/metrics").body();
-                String counters = relayCounters(metrics);
+                metrics = relay.get("/metrics").body();
+                String counters = counters(metrics, "kvprefix_relay_");
                 if (pub.isDone() && r.body().equals(wantEnd) && counters.equals(lastCounters)) {
                     break;
                 }
@@ -112,6 +101,8 @@ class RelayMetricsTest {
             assertTrue(value(metrics, "kvprefix_subscriber_replay_failures_total", absent) >= 1, metrics);
             assertEquals(0, value(metrics, "kvprefix_relay_stream_resets_total", "KVPREFIX_EVENTS"), 0.0, metrics);
             DashboardNames.assertExported(metrics, "kvprefix_relay_");
+            // a relay saves no snapshot: before, it exported kvprefix_snapshot_* that never moved
+            assertFalse(metrics.contains("kvprefix_snapshot_"), metrics);
         }
     }
 
@@ -119,7 +110,7 @@ class RelayMetricsTest {
     void anAbsentEngineIsReadyOnlyWhenAllowed() throws Exception {
         String engine = "tcp://127.0.0.1:" + freePort() + "=1,replay=tcp://127.0.0.1:" + freePort();
         try (NatsServer server = new NatsServer(Files.createDirectories(dir.resolve("nats")));
-                Relay relay = new Relay(
+                MetricsProcess relay = relay(
                         "--nats",
                         server.url(),
                         "--engine",
@@ -127,12 +118,12 @@ class RelayMetricsTest {
                         "--replay-timeout",
                         "0.2",
                         "--ready-with-absent-engines")) {
-            HttpResponse<String> r = get(relay.base + "/health/ready");
+            HttpResponse<String> r = relay.get("/health/ready");
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (r.statusCode() != 200 && System.nanoTime() < deadline) {
                 assertEquals(503, r.statusCode(), r.body());
                 Thread.sleep(100);
-                r = get(relay.base + "/health/ready");
+                r = relay.get("/health/ready");
             }
             assertEquals(200, r.statusCode(), r.body());
             assertEquals("ready\n", r.body());
@@ -140,108 +131,47 @@ class RelayMetricsTest {
         }
     }
 
-    /** The relay's counter lines of a scrape, to tell when two scrapes agree. */
-    private static String relayCounters(String text) {
-        StringBuilder sb = new StringBuilder();
-        for (String l : text.split("\n")) {
-            if (l.startsWith("kvprefix_relay_") && l.contains("_total{")) {
-                sb.append(l).append('\n');
+    /**
+     * A stand-in engine that has served nothing (idle: it publishes no batch) but answers its replay
+     * socket: the relay is ready once that start-up replay answered. Before, the engine stayed
+     * {@code waiting} and the relay answered 503 for good.
+     */
+    @Test
+    void anIdleStandinEngineIsReadyOnceItsReplayAnswered() throws Exception {
+        try (NatsServer server = new NatsServer(Files.createDirectories(dir.resolve("nats")));
+                Standin engines = Standin.start(StandinSettings.builder().build())) {
+            Standin.BoundEngine e = engines.engines().get(0);
+            String endpoint = "tcp://127.0.0.1:" + e.events();
+            try (MetricsProcess relay = relay(
+                    "--nats",
+                    server.url(),
+                    "--engine",
+                    endpoint + "=" + e.worker() + ",replay=tcp://127.0.0.1:" + e.replay())) {
+                HttpResponse<String> r = relay.get("/health/ready");
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (r.statusCode() != 200 && System.nanoTime() < deadline) {
+                    assertEquals(503, r.statusCode(), r.body());
+                    Thread.sleep(100);
+                    r = relay.get("/health/ready");
+                }
+                assertEquals(200, r.statusCode(), "an idle engine whose replay answered: " + r.body());
+                assertEquals("ready\n", r.body());
+                String metrics = relay.get("/metrics").body();
+                assertTrue(value(metrics, "kvprefix_subscriber_replays_total", endpoint) >= 1, metrics);
+                assertEquals(0, value(metrics, "kvprefix_subscriber_batches_total", endpoint), 0.0, metrics);
+                relay.stop();
             }
         }
-        return sb.toString();
     }
 
-    /** The value of the sample {@code name} whose labels hold the value {@code label} (NaN if none). */
-    private static double value(String text, String name, String label) {
-        for (String l : text.split("\n")) {
-            if (l.startsWith(name + "{") && l.contains("=\"" + label + "\"")) {
-                return Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
-            }
-        }
-        return Double.NaN;
+    /** {@code ./kvprefix relay --metrics-port 0 ARGS} in its own JVM, on this JVM's class path. */
+    private static MetricsProcess relay(String... args) throws IOException, InterruptedException {
+        return new MetricsProcess("relay", List.of(args));
     }
 
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort(); // nobody publishes or answers there
-        }
-    }
-
-    private static HttpResponse<String> get(String url) throws IOException, InterruptedException {
-        return HTTP.send(
-                HttpRequest.newBuilder(URI.create(url))
-                        .timeout(Duration.ofSeconds(10))
-                        .GET()
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** {@code ./kvprefix relay --metrics-port 0 ARGS} in its own JVM, on this JVM's class path. */
-    private static final class Relay implements AutoCloseable {
-        final Process process;
-        final String base;
-        final BlockingQueue<String> err = new LinkedBlockingQueue<>();
-
-        Relay(String... args) throws IOException, InterruptedException {
-            String javaHome = Path.of(ProcessHandle.current().info().command().orElseThrow())
-                    .getParent()
-                    .getParent()
-                    .toString();
-            List<String> cmd = new ArrayList<>(List.of(
-                    RepoPaths.root().resolve("kvprefix").toString(),
-                    "relay",
-                    "--metrics-port",
-                    "0",
-                    "--metrics-host",
-                    "127.0.0.1"));
-            cmd.addAll(List.of(args));
-            ProcessBuilder pb = new ProcessBuilder(cmd);
-            pb.environment().put("JAVA_HOME", javaHome);
-            pb.environment().put("KVPREFIX_CLASSPATH", System.getProperty("java.class.path"));
-            process = pb.start();
-            Thread t = new Thread(this::readErrors, "relay-stderr");
-            t.setDaemon(true);
-            t.start();
-            String url = null;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            List<String> lines = new ArrayList<>();
-            while (url == null && System.nanoTime() < deadline) {
-                String l = err.poll(100, TimeUnit.MILLISECONDS);
-                if (l != null) {
-                    lines.add(l);
-                    if (l.startsWith("kvprefix relay: metrics on http://")) {
-                        url = l.substring("kvprefix relay: metrics on ".length());
-                    }
-                }
-            }
-            assertNotNull(url, "no metrics line from relay: " + lines);
-            base = url.substring(0, url.length() - "/metrics".length());
-        }
-
-        private void readErrors() {
-            try (BufferedReader r =
-                    new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
-                for (String l; (l = r.readLine()) != null; ) {
-                    err.add(l);
-                }
-            } catch (IOException ignored) {
-                // the process ended
-            }
-        }
-
-        /** SIGTERM, as a service manager stops it; the last line of standard output (the JSON stats). */
-        String stop() throws IOException, InterruptedException {
-            process.toHandle().destroy();
-            assertTrue(process.waitFor(60, TimeUnit.SECONDS), "relay did not stop");
-            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            List<String> lines = out.lines().toList();
-            assertFalse(lines.isEmpty(), "no stats line; stderr: " + err);
-            return lines.get(lines.size() - 1);
-        }
-
-        @Override
-        public void close() {
-            process.destroyForcibly();
         }
     }
 }

@@ -97,6 +97,29 @@ class SnapshotBenchCommandTest {
         assertTrue(r.out().contains("\nheap\t3000\t"), r.out());
     }
 
+    /** A run whose predicted memory is more than the machine has is refused at start, before it writes anything. */
+    @Test
+    void aRunTooLargeForMemoryIsRefusedAtStartAndWritesNothing() {
+        Path out = dir.resolve("not-made");
+        Path written = dir.resolve("written.jsonl");
+        var r = CliRunner.run(
+                "snapshot-bench",
+                "--blocks",
+                "2000000000",
+                "--impl",
+                "heap",
+                "--dir",
+                out.toString(),
+                "--write-ops",
+                written.toString());
+        assertEquals(2, r.exit(), r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertTrue(r.err().contains("--blocks 2000000000 (--impl heap) needs about"), r.err());
+        assertEquals("", r.out());
+        assertFalse(Files.exists(out), "nothing made");
+        assertFalse(Files.exists(written), "nothing written");
+    }
+
     @Test
     void usageErrors() {
         assertEquals(2, CliRunner.run("snapshot-bench", "--impl", "nope").exit());

@@ -10,6 +10,7 @@ import io.envoyproxy.envoy.service.ext_proc.v3.ProcessingResponse;
 import io.kvprefix.epp.internal.Wire;
 import io.kvprefix.service.EngineSpec;
 import io.kvprefix.service.RouterService;
+import io.kvprefix.standin.testing.StandinProcess;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * headers-only request and a reset stream.
  */
 class EppProtocolTest {
-    private static Engines engines;
+    private static StandinProcess engines;
     private static RouterService service;
     private static EppServer epp;
     private static Envoy envoy;
@@ -36,7 +37,7 @@ class EppProtocolTest {
 
     @BeforeAll
     static void start() throws Exception {
-        engines = Engines.start("--engines", "3", "--time-scale", "0.05");
+        engines = StandinProcess.start("--engines", "3", "--time-scale", "0.05");
         specs = engines.specs();
         var o = RouterService.builder().healthInterval(Duration.ofMillis(200)).healthTimeout(Duration.ofSeconds(5));
         specs.forEach(o::engine);
@@ -45,6 +46,7 @@ class EppProtocolTest {
                 service, EppServer.options().host("127.0.0.1").port(0).healthPort(0));
         envoy = new Envoy(epp.port());
         Picked.await("the engines are up", 60, () -> service.notReady() == null);
+        engines.awaitLive(service::scrape); // a test's first request must reach the index
     }
 
     @AfterAll
@@ -70,8 +72,8 @@ class EppProtocolTest {
 
     /** Caches {@code body}'s prompt on engine {@code i} (sent to it directly) and waits for its events. */
     private static void cacheOn(int i, byte[] body) throws Exception {
-        Picked.direct(engines.get(i), body);
-        String w = engines.get(i).worker() + "/0";
+        Picked.direct(engines.engine(i), body);
+        String w = engines.engine(i).worker() + "/0";
         Picked.await("the index has " + w + "'s blocks", 60, () -> Picked.depth(service, body, w) >= 4);
     }
 
@@ -98,7 +100,7 @@ class EppProtocolTest {
         byte[] body = Picked.completion(30_000, 70);
         cacheOn(1, body);
         String expected = Picked.servicePick(service, specs, body);
-        assertEquals(engines.get(1).endpoint(), expected, "the service itself routes to where the prefix is");
+        assertEquals(engines.engine(1).endpoint(), expected, "the service itself routes to where the prefix is");
         String text = new String(body, StandardCharsets.UTF_8);
         int euro = text.indexOf('\u20ac');
         int midUtf8 = text.substring(0, euro).getBytes(StandardCharsets.UTF_8).length + 1; // inside the 3-byte euro
@@ -139,7 +141,8 @@ class EppProtocolTest {
     void theSubsetHintIsHonoured() throws Exception {
         byte[] body = Picked.completion(31_000, 70);
         cacheOn(1, body);
-        List<String> subset = List.of(engines.get(0).endpoint(), engines.get(2).endpoint());
+        List<String> subset =
+                List.of(engines.engine(0).endpoint(), engines.engine(2).endpoint());
         Envoy.Stream s =
                 envoy.open().headers("POST", "/v1/completions", false, subset).body(body);
         String dest = Envoy.destination(s.next());
@@ -247,7 +250,7 @@ class EppProtocolTest {
                 .getHeader()
                 .getRawValue()
                 .toStringUtf8();
-        assertEquals(engines.get(2).endpoint(), dest.split(",")[0]);
+        assertEquals(engines.engine(2).endpoint(), dest.split(",")[0]);
         assertEquals(dest, Envoy.metadataDestination(b));
         assertTrue(b.getRequestBody().getResponse().getClearRouteCache());
         s.responseHeaders(200, null, true);

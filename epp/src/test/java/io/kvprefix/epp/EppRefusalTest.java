@@ -12,6 +12,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.kvprefix.epp.internal.Wire;
 import io.kvprefix.service.EngineSpec;
 import io.kvprefix.service.RouterService;
+import io.kvprefix.standin.testing.StandinProcess;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -58,8 +59,9 @@ class EppRefusalTest {
                 assertEquals(503, r.getImmediateResponse().getStatus().getCodeValue());
                 assertTrue(r.getImmediateResponse().getBody().toStringUtf8().contains("no_engine_available"));
                 s.end();
-                try (Engines engine = Engines.start("--engines", "1", "--worker-id", "1", "--port", "" + port)) {
-                    assertEquals(port, engine.get(0).http());
+                try (StandinProcess engine =
+                        StandinProcess.start("--engines", "1", "--worker-id", "1", "--port", "" + port)) {
+                    assertEquals(port, engine.engine(0).http());
                     Picked.await(
                             "readiness turns SERVING",
                             60,
@@ -79,9 +81,9 @@ class EppRefusalTest {
 
     @Test
     void aFullQueueSheds429() throws Exception {
-        try (Engines engines = Engines.start("--engines", "1");
+        try (StandinProcess engines = StandinProcess.start("--engines", "1");
                 RouterService service = RouterService.builder()
-                        .engine(engines.get(0).spec())
+                        .engine(engines.engine(0).spec())
                         .maxInFlight(1)
                         .maxQueued(0)
                         .build();

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvprefix.service.EngineSpec;
 import io.kvprefix.service.RouterService;
+import io.kvprefix.standin.testing.StandinProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,7 +27,7 @@ final class Picked {
 
     /** A completion of {@code n} token ids from {@code base}, with a field in several UTF-8 widths. */
     static byte[] completion(int base, int n) {
-        StringBuilder sb = new StringBuilder("{\"model\":\"" + Engines.MODEL
+        StringBuilder sb = new StringBuilder("{\"model\":\"" + StandinProcess.MODEL
                 + "\",\"max_tokens\":2,\"user\":\"caf\u00e9 \u20ac \ud83d\ude00\",\"prompt\":[");
         for (int t = 0; t < n; t++) {
             sb.append(t == 0 ? "" : ",").append(base + t);
@@ -35,7 +36,7 @@ final class Picked {
     }
 
     /** Sends {@code body} to the engine directly, so that only its KV events can tell the picker. */
-    static void direct(Engines.Engine e, byte[] body) throws Exception {
+    static void direct(StandinProcess.Engine e, byte[] body) throws Exception {
         HttpResponse<String> r = HTTP.send(
                 HttpRequest.newBuilder(URI.create(e.url() + "/v1/completions"))
                         .header("content-type", "application/json")

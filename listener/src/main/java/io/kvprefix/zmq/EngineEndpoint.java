@@ -10,8 +10,9 @@ import java.util.regex.Pattern;
  * One engine to subscribe to: the ZMQ endpoint its KV-event publisher serves, the worker id its
  * events belong to, optionally a fixed dp rank, its replay endpoint, the topic to subscribe to, and
  * the format of its batch payloads, which picks the {@link EngineEventDecoder} ({@code vllm} unless
- * said otherwise; {@link EngineEventDecoder#FORMATS} lists the known ones). The command-line form,
- * parsed by {@link #parse}, is {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC][,format=FORMAT]};
+ * said otherwise; {@link EngineEventDecoder#FORMATS} lists the known ones), and optionally its
+ * snapshot endpoint (vLLM PR #57789, provisional: docs/LISTENER.md section 8). The command-line form,
+ * parsed by {@link #parse}, is {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT|,snapshot=ENDPOINT][,topic=TOPIC][,format=FORMAT]};
  * docs/LISTENER.md section 5 states it and the dp-rank rule ({@link DecodeIssue#DP_RANK_OVERRIDDEN}).
  *
  * <p>Thread-safety: immutable.
@@ -22,6 +23,8 @@ import java.util.regex.Pattern;
  * @param replayEndpoint the publisher's ROUTER replay endpoint, or empty if it has none
  * @param topic the topic prefix to subscribe to; empty (the vLLM default) for every message
  * @param format the format of the engine's batch payloads, one of {@link EngineEventDecoder#FORMATS}
+ * @param snapshotEndpoint the publisher's snapshot endpoint (the opt-in to the snapshot protocol,
+ *     which then replaces replay), or empty
  */
 public record EngineEndpoint(
         String endpoint,
@@ -29,7 +32,8 @@ public record EngineEndpoint(
         OptionalInt dpRank,
         Optional<String> replayEndpoint,
         String topic,
-        String format) {
+        String format,
+        Optional<String> snapshotEndpoint) {
 
     private static final Pattern TCP = Pattern.compile("tcp://(\\[[0-9A-Fa-f:.]+]|[^:/\\s\\[\\]]+):(\\d{1,5})");
     private static final Pattern OTHER = Pattern.compile("(ipc|inproc)://\\S+");
@@ -45,6 +49,23 @@ public record EngineEndpoint(
             throw new IllegalArgumentException("unknown format '" + format + "' (known formats: "
                     + String.join(", ", EngineEventDecoder.FORMATS) + ")");
         }
+        Objects.requireNonNull(snapshotEndpoint, "snapshotEndpoint (use Optional.empty())");
+        snapshotEndpoint.ifPresent(r -> checkEndpoint(r, "snapshot endpoint"));
+        if (snapshotEndpoint.isPresent() && replayEndpoint.isPresent()) {
+            throw new IllegalArgumentException("replay= and snapshot= exclude each other: with a snapshot endpoint a "
+                    + "gap is recovered by a new snapshot, not by replay (docs/LISTENER.md section 8)");
+        }
+    }
+
+    /** An engine without a snapshot endpoint. */
+    public EngineEndpoint(
+            String endpoint,
+            long workerId,
+            OptionalInt dpRank,
+            Optional<String> replayEndpoint,
+            String topic,
+            String format) {
+        this(endpoint, workerId, dpRank, replayEndpoint, topic, format, Optional.empty());
     }
 
     /** An engine in the default format ({@value EngineEventDecoder#DEFAULT_FORMAT}). */
@@ -60,22 +81,28 @@ public record EngineEndpoint(
 
     /** This engine with a fixed dp rank. */
     public EngineEndpoint withDpRank(int rank) {
-        return new EngineEndpoint(endpoint, workerId, OptionalInt.of(rank), replayEndpoint, topic, format);
+        return new EngineEndpoint(
+                endpoint, workerId, OptionalInt.of(rank), replayEndpoint, topic, format, snapshotEndpoint);
     }
 
     /** This engine with a replay endpoint. */
     public EngineEndpoint withReplay(String replay) {
-        return new EngineEndpoint(endpoint, workerId, dpRank, Optional.of(replay), topic, format);
+        return new EngineEndpoint(endpoint, workerId, dpRank, Optional.of(replay), topic, format, snapshotEndpoint);
     }
 
     /** This engine subscribed to {@code topicPrefix} only. */
     public EngineEndpoint withTopic(String topicPrefix) {
-        return new EngineEndpoint(endpoint, workerId, dpRank, replayEndpoint, topicPrefix, format);
+        return new EngineEndpoint(endpoint, workerId, dpRank, replayEndpoint, topicPrefix, format, snapshotEndpoint);
     }
 
     /** This engine with batch payloads in {@code payloadFormat} (one of {@link EngineEventDecoder#FORMATS}). */
     public EngineEndpoint withFormat(String payloadFormat) {
-        return new EngineEndpoint(endpoint, workerId, dpRank, replayEndpoint, topic, payloadFormat);
+        return new EngineEndpoint(endpoint, workerId, dpRank, replayEndpoint, topic, payloadFormat, snapshotEndpoint);
+    }
+
+    /** This engine with a snapshot endpoint (docs/LISTENER.md section 8), and so without replay. */
+    public EngineEndpoint withSnapshot(String snapshot) {
+        return new EngineEndpoint(endpoint, workerId, dpRank, Optional.empty(), topic, format, Optional.of(snapshot));
     }
 
     /** The worker a batch with this dp rank (or none) belongs to: the fixed rank if configured. */
@@ -84,7 +111,7 @@ public record EngineEndpoint(
     }
 
     /**
-     * Parses {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC][,format=FORMAT]}.
+     * Parses {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT|,snapshot=ENDPOINT][,topic=TOPIC][,format=FORMAT]}.
      *
      * @throws IllegalArgumentException with a message naming what is wrong
      */
@@ -93,7 +120,9 @@ public record EngineEndpoint(
         String s = spec.strip();
         int eq = s.indexOf('=');
         if (eq <= 0) {
-            throw bad(spec, "expected ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC][,format=FORMAT]");
+            throw bad(
+                    spec,
+                    "expected ENDPOINT=WORKER[/RANK][,replay=ENDPOINT|,snapshot=ENDPOINT][,topic=TOPIC][,format=FORMAT]");
         }
         String endpoint = s.substring(0, eq);
         String[] parts = s.substring(eq + 1).split(",", -1);
@@ -120,18 +149,19 @@ public record EngineEndpoint(
         }
         Options o = options(spec, parts);
         try {
-            return new EngineEndpoint(endpoint, worker, rank, o.replay(), o.topic(), o.format());
+            return new EngineEndpoint(endpoint, worker, rank, o.replay(), o.topic(), o.format(), o.snapshot());
         } catch (IllegalArgumentException ex) {
             throw bad(spec, ex.getMessage());
         }
     }
 
     /** The options after the worker of a spec. */
-    private record Options(Optional<String> replay, String topic, String format) {}
+    private record Options(Optional<String> replay, String topic, String format, Optional<String> snapshot) {}
 
-    /** Reads {@code parts[1..]}: {@code replay=}, {@code topic=} and {@code format=}. */
+    /** Reads {@code parts[1..]}: {@code replay=}, {@code snapshot=}, {@code topic=} and {@code format=}. */
     private static Options options(String spec, String[] parts) {
         Optional<String> replay = Optional.empty();
+        Optional<String> snapshot = Optional.empty();
         String topic = "";
         String format = EngineEventDecoder.DEFAULT_FORMAT;
         for (int i = 1; i < parts.length; i++) {
@@ -146,6 +176,12 @@ public record EngineEndpoint(
                     }
                     replay = Optional.of(value);
                 }
+                case "snapshot" -> {
+                    if (value == null || value.isEmpty()) {
+                        throw bad(spec, "snapshot= needs an endpoint");
+                    }
+                    snapshot = Optional.of(value);
+                }
                 case "topic" -> topic = value == null ? "" : value;
                 case "format" -> {
                     if (value == null || value.isEmpty()) {
@@ -157,10 +193,11 @@ public record EngineEndpoint(
                 default ->
                     throw bad(
                             spec,
-                            "unknown option '" + key + "' (expected replay=ENDPOINT, topic=TOPIC or format=FORMAT)");
+                            "unknown option '" + key
+                                    + "' (expected replay=ENDPOINT, snapshot=ENDPOINT, topic=TOPIC or format=FORMAT)");
             }
         }
-        return new Options(replay, topic, format);
+        return new Options(replay, topic, format, snapshot);
     }
 
     /** The command-line form of this engine (what {@link #parse} reads). */
@@ -168,6 +205,7 @@ public record EngineEndpoint(
         StringBuilder sb = new StringBuilder(endpoint).append('=').append(Long.toUnsignedString(workerId));
         dpRank.ifPresent(r -> sb.append('/').append(Integer.toUnsignedString(r)));
         replayEndpoint.ifPresent(r -> sb.append(",replay=").append(r));
+        snapshotEndpoint.ifPresent(r -> sb.append(",snapshot=").append(r));
         if (!topic.isEmpty()) {
             sb.append(",topic=").append(topic);
         }

@@ -61,7 +61,17 @@ public final class SubscriberStats {
          */
         REPLAY_CONTRADICTIONS("replay_contradictions"),
         /** Times the live connection was re-established after it dropped (each one is checked through the replay). */
-        RECONNECTS("reconnects");
+        RECONNECTS("reconnects"),
+        /** Snapshot requests sent to a snapshot endpoint (docs/LISTENER.md section 8). */
+        SNAPSHOT_REQUESTS("snapshot_requests"),
+        /** Snapshots applied whole: the worker then holds the engine's compacted cache. */
+        SNAPSHOTS_APPLIED("snapshots_applied"),
+        /** Snapshots refused (damaged, incomplete, or a batch that failed to apply): the worker stays not synced. */
+        SNAPSHOTS_REFUSED("snapshots_refused"),
+        /** Snapshot requests that went unanswered for the replay timeout (then asked again). */
+        SNAPSHOT_TIMEOUTS("snapshot_timeouts"),
+        /** Idle heartbeats received on the live stream of an engine with a snapshot endpoint. */
+        HEARTBEATS("heartbeats");
 
         private final String wireName;
 
@@ -224,7 +234,8 @@ public final class SubscriberStats {
      * <p>Thread-safety: immutable.
      *
      * @param engine the engine
-     * @param state {@code waiting} (nothing applied yet), {@code live} or {@code replaying}
+     * @param state {@code waiting} (nothing applied yet), {@code live}, {@code replaying} or {@code absent}; with
+     *     a snapshot endpoint {@code snapshotting} (a snapshot awaited) or {@code unsynced} (one refused)
      * @param lastSeq the sequence number of the last batch applied, or -1
      * @param lagMillis wall-clock time between the publisher stamping the last applied batch and its
      *        application, in milliseconds (includes clock skew between the hosts), or -1
@@ -332,7 +343,7 @@ public final class SubscriberStats {
     /**
      * The snapshot as one JSON object (one line):
      * {@code {"total":{counters...},"engines":[{"endpoint":...,"worker":W,"dp_rank":R|null,"replay":...|null,
-     * "format":...,"state":...,"last_seq":N,"lag_ms":N,"pending":N, counters...}, ...]}}, where the counters are
+     * "format":...,"snapshot":... (only with one),"state":...,"last_seq":N,"lag_ms":N,"pending":N, counters...}, ...]}}, where the counters are
      * every {@link Counter} by its wire name, {@code "events":{"stored":{"ok":N,...},...}},
      * {@code "decode_errors":{...}}, {@code "ignored":{...}} and {@code "notes":{...}}. Numbers are
      * unsigned decimals.
@@ -362,6 +373,10 @@ public final class SubscriberStats {
             }
             sb.append(",\"format\":");
             jsonString(sb, ep.format());
+            if (ep.snapshotEndpoint().isPresent()) { // only then: the line is unchanged without the opt-in
+                sb.append(",\"snapshot\":");
+                jsonString(sb, ep.snapshotEndpoint().get());
+            }
             sb.append(",\"state\":\"")
                     .append(e.state())
                     .append("\",\"last_seq\":")

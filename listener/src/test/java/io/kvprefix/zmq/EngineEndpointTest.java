@@ -11,7 +11,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
-/** The {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT][,topic=TOPIC][,format=FORMAT]} form and the worker it names. */
+/** The {@code ENDPOINT=WORKER[/RANK][,replay=ENDPOINT|,snapshot=ENDPOINT][,topic=TOPIC][,format=FORMAT]} form and the worker it names. */
 class EngineEndpointTest {
 
     @Test
@@ -59,6 +59,9 @@ class EngineEndpointTest {
                 new Case("tcp://h:1=1,replay", "replay= needs an endpoint"),
                 new Case("tcp://h:1=1,replay=udp://h:2", "replay endpoint 'udp://h:2' is not a ZMQ endpoint"),
                 new Case("tcp://h:1=1,color=red", "unknown option 'color'"),
+                new Case("tcp://h:1=1,snapshot", "snapshot= needs an endpoint"),
+                new Case("tcp://h:1=1,snapshot=h:2", "snapshot endpoint 'h:2' is not a ZMQ endpoint"),
+                new Case("tcp://h:1=1,replay=tcp://h:2,snapshot=tcp://h:3", "replay= and snapshot= exclude each other"),
                 new Case(
                         "tcp://h:1=1,format=dynamo",
                         "unknown format 'dynamo' (known formats: vllm, sglang, trtllm, vllm-copies)"),
@@ -91,5 +94,22 @@ class EngineEndpointTest {
         assertEquals(List.of("vllm", "sglang", "trtllm", "vllm-copies"), EngineEventDecoder.FORMATS);
         assertInstanceOf(SglangEventDecoder.class, EngineEventDecoder.forEngine(plain.withFormat("sglang")));
         assertInstanceOf(TrtllmEventDecoder.class, EngineEventDecoder.forEngine(plain.withFormat("trtllm")));
+    }
+
+    @Test
+    void aSnapshotEndpointIsTheOptInToTheSnapshotProtocol() {
+        EngineEndpoint e = EngineEndpoint.parse("tcp://h:1=7,snapshot=tcp://h:3,format=vllm-copies");
+        assertEquals(Optional.of("tcp://h:3"), e.snapshotEndpoint());
+        assertEquals(Optional.empty(), e.replayEndpoint());
+        assertEquals("vllm-copies", e.format(), "the payload format is independent of the protocol");
+        assertEquals("tcp://h:1=7,snapshot=tcp://h:3,format=vllm-copies", e.toSpec());
+        assertEquals(e, EngineEndpoint.parse(e.toSpec()));
+        assertEquals(e, EngineEndpoint.parse("tcp://h:1=7,format=vllm-copies").withSnapshot("tcp://h:3"));
+        assertEquals(
+                e.withSnapshot("tcp://h:3"),
+                EngineEndpoint.parse("tcp://h:1=7,replay=tcp://h:2,format=vllm-copies")
+                        .withSnapshot("tcp://h:3"),
+                "withSnapshot drops the replay endpoint it replaces");
+        assertEquals(Optional.empty(), EngineEndpoint.parse("tcp://h:1=7").snapshotEndpoint());
     }
 }

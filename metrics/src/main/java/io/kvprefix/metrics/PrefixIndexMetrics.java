@@ -90,7 +90,7 @@ public final class PrefixIndexMetrics implements MeterBinder {
         gauge(registry, "kvprefix.index.workers", "Workers the index knows", null, s -> s.workers());
         gauge(registry, "kvprefix.index.blocks", "(worker, block) pairs held", null, s -> s.blocks());
         gauge(registry, "kvprefix.index.entries", "Distinct blocks stored", null, s -> s.entries());
-        gauge(registry, "kvprefix.index.capacity", "Slots of the index's table", null, s -> s.capacity());
+        gauge(registry, "kvprefix.index.capacity", "Records of the index's child table", null, s -> s.capacity());
         Gauge.builder("kvprefix.index.memory", this, m -> value(m, s -> s.nativeBytes()))
                 .description("Memory the index holds")
                 .baseUnit("bytes")
@@ -102,7 +102,7 @@ public final class PrefixIndexMetrics implements MeterBinder {
                 .tags(tags.and("area", "heap"))
                 .register(registry);
         FunctionCounter.builder("kvprefix.index.rebuilds", this, m -> value(m, s -> s.rebuilds()))
-                .description("Table rebuilds (growth, widening, shrinking)")
+                .description("Child-table rebuilds (growth, dropping tombstones)")
                 .tags(tags)
                 .register(registry);
         for (EventStatus st : EventStatus.values()) {

@@ -2,6 +2,7 @@ package io.kvprefix.nats;
 
 import io.kvprefix.EventStatus;
 import io.kvprefix.nats.internal.DynamoCore;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -37,6 +38,11 @@ public final class DynamoStats {
             throw new IllegalArgumentException("no Dynamo counter " + name + "; there are " + DynamoCore.NAMES);
         }
         return counters[i];
+    }
+
+    /** Every counter's name, in the order {@link #toJson()} writes them. */
+    public static List<String> counterNames() {
+        return DynamoCore.NAMES;
     }
 
     /** Events the index answered with {@code status}. */

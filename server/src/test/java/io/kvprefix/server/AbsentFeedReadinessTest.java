@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvprefix.service.EngineSpec;
+import io.kvprefix.standin.testing.StandinProcess;
 import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.time.Duration;

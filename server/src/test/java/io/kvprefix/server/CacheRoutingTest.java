@@ -3,6 +3,7 @@ package io.kvprefix.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvprefix.standin.testing.StandinProcess;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +28,7 @@ class CacheRoutingTest {
                                 .map(StandinProcess.Engine::spec)
                                 .toList(),
                         o -> o.policy("kvprefix-ttft"))) {
+            engines.awaitLive(serve.service::scrape); // the first request's events must reach the index
             long reportedTotal = 0;
             for (int i = 0; i < 6; i++) {
                 int base = 20_000 + i * 1000;

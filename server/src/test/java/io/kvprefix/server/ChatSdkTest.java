@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvprefix.standin.testing.StandinProcess;
 import io.kvprefix.tokenizer.Tokenizers;
 import io.kvprefix.tokenizer.testing.TokenizerData;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,7 @@ class ChatSdkTest {
     @Test
     void chatStreamsThroughTheSdkAndRoutesByCache() throws Exception {
         Path qwen3 = TokenizerData.model("qwen3");
-        Path sdk = OpenAiSdkTest.sdkDir();
+        Path sdk = Serve.openAiSdkDir();
         Path script =
                 Path.of(ChatSdkTest.class.getResource("/openai-sdk/drive.mjs").toURI());
         try (StandinProcess engines = StandinProcess.start(
@@ -48,6 +49,7 @@ class ChatSdkTest {
                                 .map(StandinProcess.Engine::spec)
                                 .toList(),
                         o -> o.tokenizer(Serve.MODEL, Tokenizers.open("local:" + qwen3)))) {
+            engines.awaitLive(serve.service::scrape); // the first request's events must reach the index
             JsonNode first = chat(serve, sdk, script, messages("What is a KV cache?"));
             assertEquals("cache", first.get("route").asText(), "chat routed by its tokens: " + first);
             assertEquals("length", first.get("finish").asText());

@@ -6,6 +6,7 @@ import io.kvprefix.BlockHasher;
 import io.kvprefix.nats.FleetConnection;
 import io.kvprefix.nats.testing.DynamoWorker;
 import io.kvprefix.nats.testing.NatsServer;
+import io.kvprefix.standin.testing.StandinProcess;
 import io.nats.client.Connection;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvprefix.standin.testing.StandinProcess;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -41,6 +42,8 @@ class EngineLossTest {
                 // health checks far apart: only the request can find the engine gone
                 Serve serve = Serve.start(
                         List.of(a.engine(0).spec(), b.engine(0).spec()), o -> o.healthInterval(Duration.ofHours(1)))) {
+            a.awaitLive(serve.service::scrape); // the first request's events must reach the index
+            b.awaitLive(serve.service::scrape);
             String prompt = Serve.completion(7000, 7070, "\"max_tokens\":2");
             HttpResponse<String> first = serve.post("/v1/completions", prompt);
             assertEquals(200, first.statusCode(), first.body());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvprefix.Router;
 import io.kvprefix.Worker;
+import io.kvprefix.standin.testing.StandinProcess;
 import java.net.http.HttpResponse;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;

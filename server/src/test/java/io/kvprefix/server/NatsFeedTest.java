@@ -6,7 +6,9 @@ import io.kvprefix.nats.EventRelay;
 import io.kvprefix.nats.FleetConnection;
 import io.kvprefix.nats.FleetStream;
 import io.kvprefix.nats.testing.NatsServer;
+import io.kvprefix.standin.testing.StandinProcess;
 import io.kvprefix.zmq.EngineEndpoint;
+import io.kvprefix.zmq.SubscriberStats;
 import io.nats.client.Connection;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -38,6 +40,14 @@ class NatsFeedTest {
                     relay.addEngine(EngineEndpoint.parse("tcp://127.0.0.1:" + e.events() + "=" + e.worker()
                             + ",replay=tcp://127.0.0.1:" + e.replay()));
                 }
+                // the first request's events must reach the relay live
+                engines.awaitLive(
+                        e -> relay.stats()
+                                .subscriber()
+                                .engine("tcp://127.0.0.1:" + e.events())
+                                .map(SubscriberStats.EngineStats::lastSeq)
+                                .orElse(-1L),
+                        () -> relay.stats().toJson());
                 StandinProcess.Engine target = engines.engine(1);
                 String w = target.worker() + "/0";
                 String first = Serve.completion(50_000, 50_069, "\"max_tokens\":2");

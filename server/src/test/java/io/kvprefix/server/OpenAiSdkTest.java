@@ -4,17 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.kvprefix.testing.RepoPaths;
+import io.kvprefix.standin.testing.StandinProcess;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
@@ -36,12 +33,13 @@ class OpenAiSdkTest {
 
     @BeforeAll
     static void start() throws Exception {
-        sdk = sdkDir();
+        sdk = Serve.openAiSdkDir();
         script =
                 Path.of(OpenAiSdkTest.class.getResource("/openai-sdk/drive.mjs").toURI());
         engines = StandinProcess.start("--engines", "2", "--time-scale", "0.05", "--enable-prompt-tokens-details");
         serve = Serve.start(
                 engines.engines().stream().map(StandinProcess.Engine::spec).toList(), o -> {});
+        engines.awaitLive(serve.service::scrape); // a test's first request must reach the index
     }
 
     @AfterAll
@@ -52,22 +50,6 @@ class OpenAiSdkTest {
         if (engines != null) {
             engines.close();
         }
-    }
-
-    /** Where the launcher installs the SDK: its version is the launcher's OPENAI_NODE_VERSION. */
-    static Path sdkDir() throws IOException {
-        Matcher m = Pattern.compile("(?m)^OPENAI_NODE_VERSION=(\\S+)$")
-                .matcher(Files.readString(RepoPaths.root().resolve("kvprefix")));
-        assertTrue(m.find(), "the launcher names the SDK's version");
-        String cache = System.getenv("XDG_CACHE_HOME");
-        Path base =
-                cache != null && !cache.isEmpty() ? Path.of(cache) : Path.of(System.getProperty("user.home"), ".cache");
-        Path dir = base.resolve("kvprefix/npm/openai-" + m.group(1));
-        if (!Files.isRegularFile(dir.resolve("node_modules/openai/package.json"))) {
-            throw new AssertionError("the OpenAI Node SDK is not installed in " + dir
-                    + ": run ./kvprefix setup (it installs openai@" + m.group(1) + " there with npm)");
-        }
-        return dir;
     }
 
     private static String ids(int from, int n) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.kvprefix.MatchResult;
 import io.kvprefix.Worker;
 import io.kvprefix.service.EngineSpec;
+import io.kvprefix.standin.testing.StandinProcess;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvprefix.standin.testing.StandinProcess;
 import io.kvprefix.tokenizer.testing.TokenizerData;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -42,6 +43,7 @@ class ChatAndPropertiesTest {
             Map<String, Object> p = Gateway.routes(engines.engines());
             p.put("kvprefix.tokenizers." + Gateway.MODEL, "local:" + qwen3);
             try (Gateway g = Gateway.start(p)) {
+                engines.awaitLive(g.service::scrape); // the first request's events must reach the index
                 HttpResponse<String> first = g.post("/v1/chat/completions", chat("What is a KV cache?"));
                 assertEquals(200, first.statusCode(), first.body());
                 assertEquals(

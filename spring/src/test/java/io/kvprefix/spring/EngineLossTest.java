@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvprefix.standin.testing.StandinProcess;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -47,6 +48,8 @@ class EngineLossTest {
                 g.service.checkEnginesNow();
                 return g.service.engines().stream().allMatch(e -> e.up());
             });
+            a.awaitLive(g.service::scrape); // the first request's events must reach the index
+            b.awaitLive(g.service::scrape);
             String prompt = Gateway.completion(7000, 7070, "\"max_tokens\":2");
             HttpResponse<String> first = g.post("/v1/completions", prompt);
             assertEquals(200, first.statusCode(), first.body());

@@ -1,22 +1,15 @@
 package io.kvprefix.spring;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvprefix.service.RouterService;
-import java.io.BufferedReader;
+import io.kvprefix.standin.testing.RouterHttp;
+import io.kvprefix.standin.testing.StandinProcess;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -24,19 +17,12 @@ import org.springframework.context.ConfigurableApplicationContext;
  * A real Spring Cloud Gateway application started in the test on a free port, with the starter's
  * auto-configuration, in front of stand-in engines: route {@code llm} ({@code /v1/**}, KV-aware) and
  * route {@code plain} ({@code /plain/v1/**}, the gateway's round-robin load balancer over the same
- * engines), plus a real HTTP client (the JDK's) and waiting with generous deadlines, never a sleep.
+ * engines), with the client and helpers every router test uses ({@link RouterHttp}).
  */
-final class Gateway implements AutoCloseable {
-    static final ObjectMapper JSON = new ObjectMapper();
-    static final String MODEL = "kvprefix-standin";
-
+final class Gateway extends RouterHttp {
     final ConfigurableApplicationContext context;
     final RouterService service;
     final int port;
-    final HttpClient http = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10))
-            .build();
 
     private Gateway(ConfigurableApplicationContext context) {
         this.context = context;
@@ -60,7 +46,7 @@ final class Gateway implements AutoCloseable {
         p.put(r + "[1].filters[0]", "StripPrefix=1");
         for (int i = 0; i < engines.size(); i++) {
             StandinProcess.Engine e = engines.get(i);
-            p.put("kvprefix.engines[" + i + "]", spec(e));
+            p.put("kvprefix.engines[" + i + "]", e.specText());
             p.put("spring.cloud.discovery.client.simple.instances.engines[" + i + "].uri", e.url());
         }
         // checks every 200 ms, each with a generous deadline for a loaded machine
@@ -71,82 +57,20 @@ final class Gateway implements AutoCloseable {
         return p;
     }
 
-    static String spec(StandinProcess.Engine e) {
-        return e.worker() + "=" + e.url() + ",events=tcp://127.0.0.1:" + e.events() + ",replay=tcp://127.0.0.1:"
-                + e.replay();
-    }
-
     static Gateway start(Map<String, Object> properties) {
         return new Gateway(new SpringApplicationBuilder(TestGateway.class)
                 .properties(properties)
                 .run());
     }
 
-    URI uri(String path) {
+    @Override
+    public URI uri(String path) {
         return URI.create("http://127.0.0.1:" + port + path);
     }
 
-    HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
-        return http.send(
-                HttpRequest.newBuilder(uri(path))
-                        .timeout(Duration.ofSeconds(120))
-                        .header("content-type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(json))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
-
-    HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return http.send(
-                HttpRequest.newBuilder(uri(path))
-                        .timeout(Duration.ofSeconds(60))
-                        .GET()
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** One line of a streamed body and when it arrived (ns, System.nanoTime). */
-    record Line(String text, long at) {}
-
     /** A POST whose body is read line by line as it arrives. */
     List<Line> stream(String path, String json) throws IOException, InterruptedException {
-        HttpResponse<java.io.InputStream> r = http.send(
-                HttpRequest.newBuilder(uri(path))
-                        .timeout(Duration.ofSeconds(120))
-                        .header("content-type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(json))
-                        .build(),
-                HttpResponse.BodyHandlers.ofInputStream());
-        List<Line> lines = new ArrayList<>();
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
-            for (String l; (l = in.readLine()) != null; ) {
-                lines.add(new Line(l, System.nanoTime()));
-            }
-        } catch (IOException e) {
-            lines.add(new Line("<<" + e + ">>", System.nanoTime()));
-        }
-        return lines;
-    }
-
-    /** A completion body with token ids {@code from..to} (inclusive), and extra fields (JSON, without braces). */
-    static String completion(int from, int to, String extra) {
-        StringBuilder sb = new StringBuilder("{\"model\":\"" + MODEL + "\",\"prompt\":[");
-        for (int t = from; t <= to; t++) {
-            sb.append(t == from ? "" : ",").append(t);
-        }
-        sb.append(']');
-        if (extra != null && !extra.isEmpty()) {
-            sb.append(',').append(extra);
-        }
-        return sb.append('}').toString();
-    }
-
-    static JsonNode json(String s) {
-        try {
-            return JSON.readTree(s);
-        } catch (IOException e) {
-            throw new AssertionError("not JSON: " + s, e);
-        }
+        return stream(path, json, l -> {}).body();
     }
 
     /** The router's explanation of {@code body} (the route API's explain, on the gateway's own service). */
@@ -163,17 +87,6 @@ final class Gateway implements AutoCloseable {
             }
         }
         throw new AssertionError("no worker " + w);
-    }
-
-    /** Waits until {@code condition} holds, for at most {@code seconds}; fails with {@code what} otherwise. */
-    static void await(String what, double seconds, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + (long) (seconds * 1e9);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("waited " + seconds + " s for: " + what);
-            }
-            Thread.sleep(20);
-        }
     }
 
     @Override

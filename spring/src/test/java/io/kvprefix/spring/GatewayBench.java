@@ -3,6 +3,7 @@ package io.kvprefix.spring;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kvprefix.standin.testing.StandinProcess;
 import io.micrometer.core.instrument.Timer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

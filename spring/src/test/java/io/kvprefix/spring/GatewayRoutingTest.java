@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvprefix.standin.testing.StandinProcess;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,6 +26,7 @@ class GatewayRoutingTest {
     static void start() throws Exception {
         engines = StandinProcess.start("--engines", "2", "--time-scale", "0.05", "--enable-prompt-tokens-details");
         gateway = Gateway.start(Gateway.routes(engines.engines()));
+        engines.awaitLive(gateway.service::scrape); // a test's first request must reach the index
     }
 
     @AfterAll

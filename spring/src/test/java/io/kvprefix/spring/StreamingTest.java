@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvprefix.standin.testing.StandinProcess;
 import io.kvprefix.testing.RepoPaths;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -13,7 +14,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,6 +52,7 @@ class StreamingTest {
                 "100," + DECODE_US,
                 "--enable-prompt-tokens-details");
         gateway = Gateway.start(Gateway.routes(engines.engines()));
+        engines.awaitLive(gateway.service::scrape); // a test's first request must reach the index
     }
 
     @AfterAll
@@ -176,27 +177,11 @@ class StreamingTest {
                 mode,
                 prompt,
                 Integer.toString(maxTokens));
-        pb.environment().put("OPENAI_SDK_DIR", sdkDir().toString());
+        pb.environment().put("OPENAI_SDK_DIR", Gateway.openAiSdkDir().toString());
         Process p = pb.redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "node ended");
         assertEquals(0, p.exitValue(), "node " + mode + ": " + out);
         return Gateway.json(out.lines().reduce((a, b) -> b).orElseThrow());
-    }
-
-    /** Where the launcher installs the SDK: its version is the launcher's OPENAI_NODE_VERSION. */
-    static Path sdkDir() throws IOException {
-        Matcher m = Pattern.compile("(?m)^OPENAI_NODE_VERSION=(\\S+)$")
-                .matcher(Files.readString(RepoPaths.root().resolve("kvprefix")));
-        assertTrue(m.find(), "the launcher names the SDK's version");
-        String cache = System.getenv("XDG_CACHE_HOME");
-        Path base =
-                cache != null && !cache.isEmpty() ? Path.of(cache) : Path.of(System.getProperty("user.home"), ".cache");
-        Path dir = base.resolve("kvprefix/npm/openai-" + m.group(1));
-        if (!Files.isRegularFile(dir.resolve("node_modules/openai/package.json"))) {
-            throw new AssertionError("the OpenAI Node SDK is not installed in " + dir
-                    + ": run ./kvprefix setup (it installs openai@" + m.group(1) + " there with npm)");
-        }
-        return dir;
     }
 }

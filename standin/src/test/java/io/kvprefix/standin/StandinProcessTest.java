@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvprefix.standin.testing.StandinProcess;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -23,15 +23,7 @@ class StandinProcessTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static Process start(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow",
-                "-cp",
-                System.getProperty("java.class.path"),
-                StandinMain.class.getName()));
-        cmd.addAll(List.of(args));
-        return new ProcessBuilder(cmd)
+        return new ProcessBuilder(StandinProcess.command(args))
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
     }

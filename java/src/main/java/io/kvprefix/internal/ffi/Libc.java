@@ -8,10 +8,10 @@ import java.lang.invoke.MethodHandle;
 import java.util.Locale;
 
 /**
- * The C library's {@code calloc}, {@code free} and (Linux) {@code madvise}, bound through FFM, and
- * the one place that turns a raw address into a segment ({@code reinterpret}). The off-heap index
- * takes its memory from here; if native access is denied, {@link #available()} is false and it
- * falls back to arenas.
+ * The C library's {@code calloc}, {@code free} and (Linux) {@code madvise}, {@code open},
+ * {@code mmap}, {@code munmap} and {@code close}, bound through FFM, and the one place that turns a
+ * raw address into a segment ({@code reinterpret}). The off-heap index takes its memory from here;
+ * if native access is denied, {@link #available()} is false and it falls back to arenas.
  *
  * <p>Thread-safety: stateless after class initialisation; every method may be called from any thread.
  */
@@ -24,6 +24,12 @@ public final class Libc {
     private static final MethodHandle CALLOC;
     private static final MethodHandle FREE;
     private static final MethodHandle MADVISE;
+    /** open, mmap, munmap, close (Linux), for {@link #mapPrivate}; null elsewhere. */
+    private static final MethodHandle[] MAPPING;
+
+    private static final int O_RDONLY_CLOEXEC = 0x80000; // O_RDONLY (0) | O_CLOEXEC, Linux
+    private static final int PROT_READ_WRITE = 3;
+    private static final int MAP_PRIVATE = 2;
 
     static {
         MethodHandle c = null, f = null, m = null;
@@ -53,6 +59,68 @@ public final class Libc {
         CALLOC = c;
         FREE = f;
         MADVISE = c == null ? null : m;
+        MAPPING = MADVISE == null ? null : bindMapping();
+    }
+
+    private static MethodHandle[] bindMapping() {
+        try {
+            Linker linker = Linker.nativeLinker();
+            var lookup = linker.defaultLookup();
+            ValueLayout i = ValueLayout.JAVA_INT;
+            ValueLayout l = ValueLayout.JAVA_LONG;
+            ValueLayout a = ValueLayout.ADDRESS;
+            return new MethodHandle[] {
+                linker.downcallHandle(lookup.findOrThrow("open"), FunctionDescriptor.of(i, a, i)),
+                linker.downcallHandle(lookup.findOrThrow("mmap"), FunctionDescriptor.of(a, a, l, i, i, i, l)),
+                linker.downcallHandle(lookup.findOrThrow("munmap"), FunctionDescriptor.of(i, a, l)),
+                linker.downcallHandle(lookup.findOrThrow("close"), FunctionDescriptor.of(i, i))
+            };
+        } catch (RuntimeException | LinkageError e) {
+            return null;
+        }
+    }
+
+    /** True if {@link #mapPrivate} can map here (Linux, native access allowed). */
+    public static boolean canMapPrivate() {
+        return MAPPING != null;
+    }
+
+    /**
+     * The first {@code bytes} of {@code file} mapped {@code MAP_PRIVATE} with {@code PROT_READ |
+     * PROT_WRITE}, opened read-only (Java's own private mapping wants a channel open for writing, which
+     * a read-only snapshot file or file system refuses): copy-on-write, so a write gives this process
+     * its own copy of the page and never reaches the file. Unmapped when {@code arena} closes.
+     */
+    public static MemorySegment mapPrivate(java.nio.file.Path file, long bytes, java.lang.foreign.Arena arena)
+            throws java.io.IOException {
+        try (java.lang.foreign.Arena name = java.lang.foreign.Arena.ofConfined()) {
+            int fd = (int) MAPPING[0].invokeExact(name.allocateFrom(file.toString()), O_RDONLY_CLOEXEC);
+            if (fd < 0) {
+                throw new java.io.IOException("open() failed");
+            }
+            MemorySegment p;
+            try {
+                p = (MemorySegment)
+                        MAPPING[1].invokeExact(MemorySegment.NULL, bytes, PROT_READ_WRITE, MAP_PRIVATE, fd, 0L);
+            } finally {
+                int ignored = (int) MAPPING[3].invokeExact(fd); // the mapping keeps the file open
+            }
+            if (p.address() == -1L) {
+                throw new java.io.IOException("mmap() failed");
+            }
+            MethodHandle munmap = MAPPING[2];
+            return p.reinterpret(bytes, arena, s -> {
+                try {
+                    int ignored = (int) munmap.invokeExact(MemorySegment.ofAddress(s.address()), bytes);
+                } catch (Throwable t) {
+                    throw new IllegalStateException("munmap() failed", t);
+                }
+            });
+        } catch (java.io.IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("mmap() failed", t);
+        }
     }
 
     /** True if calloc and free are bound (native access is allowed). */

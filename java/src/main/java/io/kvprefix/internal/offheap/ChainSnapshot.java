@@ -201,45 +201,73 @@ final class ChainSnapshot {
     // ------------------------------------------------------------------ restore
 
     /**
-     * Places every run of {@code im} in {@code arena} under its own id (one bulk copy of its header
-     * and hashes each) and rebuilds the child table; the run table and the child table are laid out
-     * on the heap and copied in at once.
+     * Places every run of {@code im} under its own id and rebuilds the child table; the run table and
+     * the child table are laid out on the heap and copied in at once. In place ({@code inPlace}), a
+     * full run without entry chunks is used where it lies in the mapping (its record there is exactly
+     * the one in memory: header, then as many hashes as it has room for); every other run gets a
+     * record of its own and one bulk copy of its header and hashes.
      */
-    static void restoreRuns(ChainImage im, RunArena arena, ChildTable children) {
+    static void restoreRuns(ChainImage im, ChainState state, boolean inPlace) {
+        RunArena arena = state.arena;
         MemorySegment map = im.reader().map();
         int n = im.runCount();
-        long bytes = 0;
+        long copied = 0;
+        long mapped = 0;
+        int mappedRuns = 0;
         for (int k = 0; k < n; k++) {
-            bytes += ChainLayout.runBytes(im.capacity(k)) + chunkBytes(im.entries(k));
+            if (inPlace && usableInPlace(im, k)) {
+                mapped += ChainLayout.runBytes(im.capacity(k));
+                mappedRuns++;
+            } else {
+                copied += ChainLayout.runBytes(im.capacity(k)) + chunkBytes(im.entries(k));
+            }
         }
-        if (!arena.reserveForRestore(bytes)) {
-            throw tooBig(im, bytes);
+        if (!arena.reserveForRestore(copied)) {
+            throw tooBig(im, copied + mapped);
+        }
+        if (mappedRuns > 0) {
+            MemoryPool.Block b = state.pool.mapped(map.address() + im.runHeader(0), mapped);
+            if (b == null) {
+                throw tooBig(im, copied + mapped);
+            }
+            arena.adoptMapped(b, mappedRuns);
         }
         long[] addresses = new long[im.maxRunId() + 1];
         int[] parents = new int[n];
         long[] locals = new long[n];
         int[] ids = new int[n];
         for (int k = 0; k < n; k++) {
-            long a = arena.restoreRecord(im.capacity(k));
-            if (a == 0) {
-                throw tooBig(im, bytes);
-            }
-            Mem.copyFrom(map, im.runHeader(k), a, RUN_LOCALS + 8L * im.length(k)); // header and hashes, at once
-            if (im.entries(k) > INLINE_ENTRIES) {
-                restoreChunks(im, k, a, arena, map);
-            }
+            long a = inPlace && usableInPlace(im, k) ? map.address() + im.runHeader(k) : copyRun(im, k, arena, map);
             ids[k] = im.runId(k);
             addresses[ids[k]] = a;
             parents[k] = im.parent(k);
             locals[k] = im.local(k, 0);
         }
         if (!arena.finishRestore(addresses)) {
-            throw tooBig(im, bytes);
+            throw tooBig(im, copied + mapped);
         }
         restoreLinks(im, arena.links());
-        if (!children.restore(parents, locals, ids, n)) {
+        if (!state.generations.children().restore(parents, locals, ids, n)) {
             throw im.reader().bad("damaged runs section (two runs continue one block with the same hash)");
         }
+    }
+
+    /** A run whose record in the file is its record in memory: as long as its room, its holders inline. */
+    private static boolean usableInPlace(ChainImage im, int k) {
+        return im.length(k) == im.capacity(k) && im.entries(k) <= INLINE_ENTRIES;
+    }
+
+    /** Run {@code k} in a record of its own: header and hashes in one copy, holder positions past two in chunks. */
+    private static long copyRun(ChainImage im, int k, RunArena arena, MemorySegment map) {
+        long a = arena.restoreRecord(im.capacity(k));
+        if (a == 0) {
+            throw tooBig(im, -1);
+        }
+        Mem.copyFrom(map, im.runHeader(k), a, RUN_LOCALS + 8L * im.length(k)); // header and hashes, at once
+        if (im.entries(k) > INLINE_ENTRIES) {
+            restoreChunks(im, k, a, arena, map);
+        }
+        return a;
     }
 
     /** Every run's child list as saved; the previous-sibling links follow from the next ones. */
@@ -288,10 +316,25 @@ final class ChainSnapshot {
         }
     }
 
-    /** A new index's state holding what the snapshot {@code file} holds; see {@code PrefixIndex.restore}. */
+    /**
+     * A new index's state holding what the snapshot {@code file} holds; see {@code PrefixIndex.restore}.
+     * In place unless {@code -Dkvprefix.snapshot.map=false} (docs/SNAPSHOT.md section 7).
+     */
     static ChainState restore(Path file, IndexConfig config) {
+        return restore(file, config, !"false".equals(System.getProperty("kvprefix.snapshot.map")));
+    }
+
+    /**
+     * As {@link #restore(Path, IndexConfig)}: {@code inPlace}, the file is mapped copy-on-write and its
+     * pages serve as the memory of every name map and full run, the mapping living as long as the
+     * index; otherwise every table is copied into memory of the index's own and the file is unmapped.
+     */
+    static ChainState restore(Path file, IndexConfig config, boolean inPlace) {
         Objects.requireNonNull(config, "config");
-        try (SnapshotReader r = SnapshotReader.open(Objects.requireNonNull(file, "file"), config)) {
+        Objects.requireNonNull(file, "file");
+        try (SnapshotReader r =
+                inPlace ? SnapshotReader.openPrivate(file, config) : SnapshotReader.open(file, config)) {
+            inPlace &= r.isPrivate(); // where a private mapping cannot be had, copy
             ChainImage im = ChainImage.read(r, config.maxWorkers());
             Map<String, String> meta = r.metadata();
             long[] counters = r.counters();
@@ -303,8 +346,11 @@ final class ChainSnapshot {
                 throw r.bad("does not fit: " + e.getMessage());
             }
             try {
-                restoreRuns(im, state.arena, state.generations.children());
-                restoreWorkers(im, state);
+                if (inPlace) {
+                    state.adoptMapping(r.keepMapping()); // closing the state unmaps it, whatever happens next
+                }
+                restoreRuns(im, state, inPlace);
+                restoreWorkers(im, state, inPlace);
                 for (int i = 0; i < counters.length; i++) {
                     state.statusCounts[i].add(counters[i]);
                 }
@@ -322,11 +368,11 @@ final class ChainSnapshot {
     }
 
     /** Every worker's GPU view and any-tier view, each name map copied whole, on every core (they are independent). */
-    private static void restoreWorkers(ChainImage im, ChainState state) {
+    private static void restoreWorkers(ChainImage im, ChainState state, boolean inPlace) {
         WorkerHoldings[] views = new WorkerHoldings[im.workerCount()];
         IntStream.range(0, im.workerCount()).parallel().forEach(w -> {
             ChainImage.WorkerRecord r = im.worker(w);
-            views[w] = restoreWorker(im, w, state.pool);
+            views[w] = restoreWorker(im, w, state.pool, inPlace);
             if (!r.isView()) {
                 state.workers.put(r.worker(), views[w]);
             }
@@ -348,11 +394,11 @@ final class ChainSnapshot {
         state.heldPairs.add(held); // a fresh index: from 0
     }
 
-    /** A worker view's holdings: its name map copied whole, its side sets, its count of blocks. */
-    static WorkerHoldings restoreWorker(ChainImage im, int w, MemoryPool pool) {
+    /** A worker view's holdings: its name map (in place, or copied whole), its side sets, its count of blocks. */
+    static WorkerHoldings restoreWorker(ChainImage im, int w, MemoryPool pool, boolean inPlace) {
         ChainImage.WorkerRecord r = im.worker(w);
         NameMap names =
-                NameMap.restore(pool, r.isView(), im.names(w), im.reader().map());
+                NameMap.restore(pool, r.isView(), im.names(w), im.reader().map(), inPlace);
         if (names == null) {
             throw tooBig(im, -1);
         }

@@ -51,6 +51,8 @@ final class ChainState {
     final AtomicInteger tierViews = new AtomicInteger();
 
     volatile Map<String, String> restoredMetadata = Map.of();
+    /** A restore in place's copy-on-write mapping of its snapshot (docs/SNAPSHOT.md section 7), unmapped last on close; or null. */
+    private volatile java.lang.foreign.Arena mapping;
     /** Test hook on every entry change (package-private: set only by this package's tests). */
     final ReachWatch watch = new ReachWatch();
 
@@ -106,6 +108,11 @@ final class ChainState {
         statusCounts[s.ordinal()].increment();
     }
 
+    /** Takes over a restore's mapping: {@link #close} unmaps it once nothing reads it. */
+    void adoptMapping(java.lang.foreign.Arena m) {
+        mapping = m;
+    }
+
     /** Frees everything once the readers and writers in flight have left; false if already closed. */
     boolean close() {
         if (generations.close(() -> {
@@ -116,6 +123,10 @@ final class ChainState {
                 }
             }
             arena.free();
+            java.lang.foreign.Arena m = mapping;
+            if (m != null) {
+                m.close(); // after everything that lay in it is given back, and no reader is left
+            }
         })) {
             workers.clear();
             return true;

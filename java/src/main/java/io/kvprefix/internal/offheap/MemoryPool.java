@@ -44,9 +44,9 @@ final class MemoryPool {
         this.budget = budgetBytes;
     }
 
-    /** One allocation: its address and size. */
+    /** One allocation: its address and size; or pages of a restore's mapped snapshot ({@link #mapped}). */
     final class Block {
-        private final long base; // what calloc returned
+        private final long base; // what calloc returned; 0 for mapped pages (the mapping's owner unmaps them)
         final long address; // 64-byte (2 MiB for huge blocks) aligned
         private final long size;
         private boolean freed;
@@ -63,7 +63,9 @@ final class MemoryPool {
                 return;
             }
             freed = true;
-            Libc.free(base);
+            if (base != 0) {
+                Libc.free(base);
+            }
             used.addAndGet(-size);
         }
 
@@ -83,6 +85,16 @@ final class MemoryPool {
      */
     Block allocate(long bytes, boolean prefault) {
         return allocate(bytes, budget - reserved, prefault);
+    }
+
+    /**
+     * {@code bytes} at {@code address} in a restore's copy-on-write mapping of its snapshot, charged to
+     * the budget like an allocation (a write makes them private pages of this process), or null if the
+     * budget does not allow it. Freeing gives the budget back; the pages stay mapped until the index
+     * closes (docs/SNAPSHOT.md section 7).
+     */
+    Block mapped(long address, long bytes) {
+        return charge(bytes, budget - reserved) ? new Block(0, address, bytes) : null;
     }
 
     /** As {@link #allocate}, but it may use the reserve: for the child table's rebuild. */

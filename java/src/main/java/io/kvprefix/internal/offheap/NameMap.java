@@ -98,22 +98,27 @@ final class NameMap {
     }
 
     /**
-     * A restore's map, tagged or not: the checked segments {@code segs}, each table copied in one go
-     * from {@code src} (as this class lays it out), the directory rebuilt; null if the budget does not
-     * allow it.
+     * A restore's map, tagged or not: the checked segments {@code segs}, each table used where it lies
+     * in the copy-on-write mapping {@code src} ({@code inPlace}, docs/SNAPSHOT.md section 7) or copied
+     * in one go from it (the file lays a table out as this class does), the directory rebuilt; null if
+     * the budget does not allow it.
      */
-    static NameMap restore(MemoryPool pool, boolean tagged, NameSegments segs, MemorySegment src) {
+    static NameMap restore(MemoryPool pool, boolean tagged, NameSegments segs, MemorySegment src, boolean inPlace) {
         NameMap m = new NameMap(pool, maxSegmentFor(pool), tagged);
         m.depth = segs.depth();
         m.dir = new NameSegment[1 << m.depth];
         for (int k = 0; k < segs.count(); k++) {
             long bytes = SnapshotFormat.segmentTableBytes(segs.capacity(k), tagged);
-            MemoryPool.Block b = pool.allocate(bytes, false); // the copy touches every page
+            MemoryPool.Block b = inPlace
+                    ? pool.mapped(src.address() + segs.table(k), bytes)
+                    : pool.allocate(bytes, false); // the copy touches every page
             if (b == null) {
                 m.free();
                 return null;
             }
-            Mem.copyFrom(src, segs.table(k), b.address, bytes);
+            if (!inPlace) {
+                Mem.copyFrom(src, segs.table(k), b.address, bytes);
+            }
             NameSegment s = new NameSegment(b, segs.capacity(k), segs.depth(k), segs.prefix(k), tagged);
             s.size = segs.names(k);
             m.size += s.size;

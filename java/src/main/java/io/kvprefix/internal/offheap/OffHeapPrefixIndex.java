@@ -332,6 +332,15 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         return new OffHeapPrefixIndex(ChainSnapshot.restore(file, config));
     }
 
+    /**
+     * As {@link #restore(Path, IndexConfig)}, in place ({@code inPlace}: the file's pages are the
+     * index's memory, copy-on-write) or by copying (docs/SNAPSHOT.md section 7); for tests and
+     * benchmarks that hold the two to each other.
+     */
+    public static OffHeapPrefixIndex restore(Path file, IndexConfig config, boolean inPlace) {
+        return new OffHeapPrefixIndex(ChainSnapshot.restore(file, config, inPlace));
+    }
+
     // =================================================================== explain
 
     @Override

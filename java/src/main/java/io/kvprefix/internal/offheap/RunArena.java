@@ -197,6 +197,16 @@ final class RunArena {
     }
 
     /**
+     * A restore in place: {@code runs} records lie in {@code mapped}, pages of the snapshot's
+     * copy-on-write mapping (docs/SNAPSHOT.md section 7); held as a slab is, their records recycled
+     * like any other. The index is not published yet.
+     */
+    synchronized void adoptMapped(MemoryPool.Block mapped, int runs) {
+        slabs.add(mapped);
+        liveRuns += runs;
+    }
+
+    /**
      * Ends a restore: {@code addresses[id]} is run {@code id}'s record (0 for none), written into the
      * run table in one copy; the ids below {@code addresses.length} that no run has are free. False if
      * the budget does not allow the table.

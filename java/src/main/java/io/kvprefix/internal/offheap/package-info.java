@@ -216,6 +216,11 @@
  * nobody sees until it is complete: one slab for all runs, each run copied under its own id in one
  * bulk copy, the run table and the child table laid out on the heap and copied in at once, each
  * name-map segment copied whole; block ids stay what they were, so nothing is re-inserted block by block.
+ * In place (the default on Linux, docs/SNAPSHOT.md section 7) the file is mapped copy-on-write and
+ * the name-map segments and full runs are not copied at all: their memory is the mapping's pages,
+ * charged to the budget as {@code MemoryPool.mapped} blocks (freeing one gives the budget back and
+ * never calls {@code free}); {@code ChainState} owns the mapping and unmaps it last on close, after
+ * every reader has left, so a mapped record is as safe to read, recycle and write as a slab's.
  *
  * <p><b>Records</b> ({@link io.kvprefix.internal.offheap.ChainLayout} has every offset; the native
  * kernel's {@code include/kvprefix.h} states the same numbers, and a test compares them). Block

@@ -112,14 +112,21 @@ public final class ChainImage {
         im.readWorkers(maxWorkers);
         im.readRuns(maxWorkers);
         im.checkLinks();
+        // Per thread, the length of each run by id where the worker at hand holds an entry (0 elsewhere):
+        // one lookup in a byte per run checks a name, set and cleared for each worker.
+        ThreadLocal<byte[]> scratch = ThreadLocal.withInitial(() -> new byte[Math.max(1, im.maxRunId() + 1)]);
         IntStream.range(0, im.workers.length)
                 .parallel()
                 .forEach(
                         w -> { // workers are independent: on every core
-                            long[] held = im.runsHeldBy(w);
-                            im.nameMaps[w] =
-                                    NameSegments.read(r, w, im.workers[w], im.lengthById, im.ordinalById, held);
-                            im.checkSide(w, held);
+                            byte[] held = scratch.get();
+                            im.markHeld(w, held, true);
+                            try {
+                                im.nameMaps[w] = NameSegments.read(r, w, im.workers[w], held);
+                                im.checkSide(w, held);
+                            } finally {
+                                im.markHeld(w, held, false);
+                            }
                         });
         return im;
     }
@@ -370,33 +377,33 @@ public final class ChainImage {
     }
 
     /**
-     * The runs worker record {@code w} has a holder entry in, a bit per run ordinal: a name, extra
-     * name or unreachable block of {@code w} must lie in one of them, or a {@code cleared} of another
-     * holder could free the run first and {@code w}'s own later read freed memory (docs/SNAPSHOT.md
-     * section 4).
+     * Sets (or clears) in {@code held}, by run id, the length of every run worker record {@code w} has
+     * a holder entry in: a name, extra name or unreachable block of {@code w} must lie in one of them,
+     * or a {@code cleared} of another holder could free the run first and {@code w}'s own later read
+     * freed memory (docs/SNAPSHOT.md section 4).
      */
-    private long[] runsHeldBy(int w) {
-        long[] bits = new long[(runs + 63) >>> 6];
+    private void markHeld(int w, byte[] held, boolean set) {
         int i = Arrays.binarySearch(holdings, 0, holdingCount, (long) w << 32);
         for (i = i < 0 ? -i - 1 : i; i < holdingCount && (int) (holdings[i] >>> 32) == w; i++) {
             int k = (int) holdings[i];
-            bits[k >>> 6] |= 1L << k;
+            held[ids[k]] = set ? (byte) length[k] : 0;
         }
-        return bits;
     }
 
-    private static boolean holds(long[] bits, int ordinal) {
-        return ordinal >= 0 && (bits[ordinal >>> 6] & (1L << ordinal)) != 0;
+    /** True if {@code block} lies in a run whose length {@code held} has by id (see {@link #markHeld}). */
+    private static boolean holds(byte[] held, int block) {
+        int run = block >>> OFFSET_BITS;
+        return block >= 0 && run < held.length && (block & (MAX_RUN - 1)) < held[run];
     }
 
     // ------------------------------------------------------------------ side sets
 
-    private void checkSide(int w, long[] held) {
+    private void checkSide(int w, byte[] held) {
         WorkerRecord wr = workers[w];
         long extraNames = 0;
         for (int i = 0; i < wr.extraCount(); i++) {
             int extra = extraNames(w, i);
-            if (!holds(held, ordinalOfBlock(extraBlock(w, i))) || extra < 1) {
+            if (!holds(held, extraBlock(w, i)) || extra < 1) {
                 throw bad(SnapshotFormat.SIDE, "worker " + w + ", extra-name record " + i);
             }
             extraNames += extra;
@@ -405,7 +412,7 @@ public final class ChainImage {
             throw bad(SnapshotFormat.SIDE, "worker " + w + "'s names and blocks do not add up");
         }
         for (int i = 0; i < wr.unreachableCount(); i++) {
-            if (!holds(held, ordinalOfBlock(unreachableBlock(w, i)))) {
+            if (!holds(held, unreachableBlock(w, i))) {
                 throw bad(SnapshotFormat.SIDE, "worker " + w + ", unreachable block " + i);
             }
         }

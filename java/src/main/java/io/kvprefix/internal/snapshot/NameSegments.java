@@ -4,6 +4,8 @@ import static io.kvprefix.internal.snapshot.SnapshotFormat.MAX_RUN;
 import static io.kvprefix.internal.snapshot.SnapshotFormat.OFFSET_BITS;
 import static io.kvprefix.internal.snapshot.SnapshotFormat.SEGMENT_HEADER_BYTES;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * One worker view's name map in a snapshot, checked: its segments in directory order
  * (docs/SNAPSHOT.md section 3.3), each a 16-byte header and a table as the chain index lays it out.
@@ -23,9 +25,6 @@ public final class NameSegments {
     private final int[] prefix;
     private final long[] table;
 
-    /** The blocks of each run by id, each run's ordinal by id, and a bit per ordinal of the runs held. */
-    private record Known(byte[] lengths, int[] ordinals, long[] held) {}
-
     private NameSegments(int depth, int n) {
         this.depth = depth;
         this.capacity = new int[n];
@@ -36,23 +35,16 @@ public final class NameSegments {
     }
 
     /**
-     * Reads and checks worker record {@code w}'s segments; {@code lengthById} is the blocks of each run
-     * by id, {@code ordinalById} each run's ordinal, {@code held} a bit per ordinal of the runs {@code w}
-     * has a holder entry in.
+     * Reads and checks worker record {@code w}'s segments; {@code held} is, by run id, the length of
+     * each run {@code w} has a holder entry in, 0 for every other id (at least one entry long).
      */
-    static NameSegments read(
-            SnapshotReader r, int w, ChainImage.WorkerRecord wr, byte[] lengthById, int[] ordinalById, long[] held) {
+    static NameSegments read(SnapshotReader r, int w, ChainImage.WorkerRecord wr, byte[] held) {
         NameSegments s = new NameSegments(wr.depth(), wr.segments());
         boolean tagged = wr.isView();
         long at = wr.names();
         long end = at + wr.nameBytes();
         long covered = 0; // directory entries covered so far
         long total = 0;
-        int[] values = new int[1024];
-        Known known = new Known(
-                lengthById.length == 0 ? new byte[1] : lengthById,
-                ordinalById.length == 0 ? new int[1] : ordinalById,
-                held.length == 0 ? new long[1] : held);
         for (int k = 0; k < wr.segments(); k++) {
             if (end - at < SEGMENT_HEADER_BYTES) {
                 throw bad(r, w, "segment " + k + " is cut short");
@@ -76,10 +68,7 @@ public final class NameSegments {
             }
             covered += 1L << (s.depth - d);
             long t = at + SEGMENT_HEADER_BYTES;
-            if (values.length < cap) {
-                values = new int[cap];
-            }
-            checkTable(r, w, k, t, cap, count, tagged, values, known);
+            checkTable(r, w, k, t, cap, count, tagged, held);
             s.capacity[k] = cap;
             s.names[k] = count;
             s.depths[k] = d;
@@ -99,9 +88,8 @@ public final class NameSegments {
 
     /** Segment {@code k}'s table at {@code t}: its names count and name blocks that exist and are held, a view's tiers, the padding. */
     private static void checkTable(
-            SnapshotReader r, int w, int k, long t, int cap, int count, boolean tagged, int[] values, Known known) {
-        r.getInts(t + 8L * cap, values, cap); // one bulk read per segment, checked from an array
-        long c = scanValues(values, cap, known.lengths(), known.ordinals(), known.held());
+            SnapshotReader r, int w, int k, long t, int cap, int count, boolean tagged, byte[] held) {
+        long c = scanValues(r.map(), t + 8L * cap, cap, held); // read where they lie: no copy
         if ((c >>> 32) != 0) {
             throw bad(r, w, "segment " + k + " names a block that does not exist or that it holds no entry for");
         }
@@ -109,7 +97,7 @@ public final class NameSegments {
             throw bad(r, w, "segment " + k + " has " + (int) c + " names, its header says " + count);
         }
         if (tagged) {
-            checkTiers(r, w, k, values, t + 12L * cap, cap);
+            checkTiers(r, w, k, t + 8L * cap, t + 12L * cap, cap);
         }
         long tableEnd = t + SnapshotFormat.segmentTableBytes(cap, tagged);
         r.requireZeroPadding(
@@ -121,37 +109,36 @@ public final class NameSegments {
     }
 
     /**
-     * Counts the non-empty values among {@code buf[0..n)} (low 32 bits) and whether one names a
-     * block that does not exist or lies in a run the worker holds no entry in (high 32 bits); without
-     * branches, since many records are empty, at random. A small method of its own, so that the JIT
-     * compiles its loop tightly.
+     * Counts the non-empty values among the {@code n} at {@code at} (low 32 bits) and whether one
+     * names a block that does not exist or lies in a run the worker holds no entry in (high 32 bits):
+     * one lookup in {@code held} (the length of each run by id where the worker holds an entry) each,
+     * without branches, since many records are empty, at random. A small method of its own, so that
+     * the JIT compiles its loop tightly.
      */
-    private static long scanValues(int[] buf, int n, byte[] lengths, int[] ordinals, long[] held) {
-        int last = lengths.length - 1;
+    private static long scanValues(MemorySegment map, long at, int n, byte[] held) {
+        int last = held.length - 1;
         int count = 0;
         int bad = 0;
         for (int i = 0; i < n; i++) {
-            int v = buf[i];
+            int v = map.get(SnapshotFormat.INT, at + 4L * i);
             int b = v - 1;
-            int run = b >>> OFFSET_BITS;
-            int nz = v != 0 ? 1 : 0;
-            int id = Math.min(run, last);
-            int ord = ordinals[id];
-            int mine = (int) (held[ord >>> 6] >>> ord) & 1;
-            int ok = run <= last && (b & (MAX_RUN - 1)) < lengths[id] ? mine : 0;
+            int run = b >>> OFFSET_BITS; // below 2^26: the differences below cannot overflow
+            int nz = (v | -v) >>> 31; // 1 if v is not 0
+            int known = (run - last - 1) >>> 31; // 1 if run <= last
+            int inRun = ((b & (MAX_RUN - 1)) - held[Math.min(run, last)]) >>> 31; // 1 if its offset < the length
             count += nz;
-            bad |= nz & ~ok;
+            bad |= nz & ~(known & inRun);
         }
         return (long) bad << 32 | count;
     }
 
-    /** A view's tiers at {@code tiers}: a non-empty set of known tiers where a name is, 0 elsewhere. */
-    private static void checkTiers(SnapshotReader r, int w, int k, int[] values, long tiers, int cap) {
+    /** A view's tiers at {@code tiers}: a non-empty set of known tiers where a name is (its value at {@code values} not 0), 0 elsewhere. */
+    private static void checkTiers(SnapshotReader r, int w, int k, long values, long tiers, int cap) {
         byte[] t = new byte[cap];
         r.getBytes(tiers, t, cap);
         for (int i = 0; i < cap; i++) {
             int tag = t[i] & 0xFF;
-            if (values[i] == 0 ? tag != 0 : (tag == 0 || (tag & ~SnapshotFormat.TIERS) != 0)) {
+            if (r.getInt(values + 4L * i) == 0 ? tag != 0 : (tag == 0 || (tag & ~SnapshotFormat.TIERS) != 0)) {
                 throw bad(r, w, "segment " + k + ", the tiers of record " + i);
             }
         }

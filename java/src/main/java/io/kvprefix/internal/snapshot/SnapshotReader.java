@@ -10,6 +10,7 @@ import static io.kvprefix.internal.snapshot.SnapshotFormat.TABLE_ENTRY_BYTES;
 import io.kvprefix.IndexConfig;
 import io.kvprefix.MatchExplanation;
 import io.kvprefix.SnapshotException;
+import io.kvprefix.internal.ffi.Libc;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -35,6 +36,8 @@ import java.util.zip.CRC32C;
  * checks everything that does not need the index's structure: the magic, the version, the length,
  * the header's CRC32C, the configuration, the section table, and every section's CRC32C. Every
  * failure is a {@link SnapshotException} naming the file and the reason; nothing is kept open then.
+ * Opened {@linkplain #openPrivate private}, the mapping is copy-on-write (a restore in place uses its
+ * pages as the index's memory) and {@link #keepMapping} hands it to the index, which unmaps it on close.
  *
  * <p>Thread-safety: not thread-safe; one restore uses it, then closes it (which unmaps the file).
  */
@@ -42,6 +45,8 @@ public final class SnapshotReader implements AutoCloseable {
     private final Path file;
     private final Arena arena;
     private final MemorySegment map;
+    private boolean kept;
+    private boolean privateMapping;
     private final long[] offset = new long[SECTIONS + 1];
     private final long[] length = new long[SECTIONS + 1];
     private final int[] items = new int[SECTIONS + 1];
@@ -52,8 +57,21 @@ public final class SnapshotReader implements AutoCloseable {
         this.map = map;
     }
 
-    /** Opens and checks {@code file} for an index configured as {@code config}. */
+    /** Opens and checks {@code file} for an index configured as {@code config}, mapped read-only. */
     public static SnapshotReader open(Path file, IndexConfig config) {
+        return open(file, config, FileChannel.MapMode.READ_ONLY);
+    }
+
+    /**
+     * Like {@link #open}, mapped {@code MAP_PRIVATE} (copy-on-write: a write to a page gives this
+     * process its own copy, and nothing reaches the file), for a restore in place (docs/SNAPSHOT.md
+     * section 7).
+     */
+    public static SnapshotReader openPrivate(Path file, IndexConfig config) {
+        return open(file, config, FileChannel.MapMode.PRIVATE);
+    }
+
+    private static SnapshotReader open(Path file, IndexConfig config, FileChannel.MapMode mode) {
         SnapshotWriter.checkLittleEndian(file);
         if (Files.isDirectory(file)) {
             throw new SnapshotException(file, "is a directory");
@@ -64,13 +82,22 @@ public final class SnapshotReader implements AutoCloseable {
         Arena arena = Arena.ofShared();
         try {
             MemorySegment map;
+            boolean writable = false;
             try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
                 long size = ch.size();
-                map = size == 0 ? MemorySegment.NULL : ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+                if (size == 0) {
+                    map = MemorySegment.NULL;
+                } else if (mode == FileChannel.MapMode.PRIVATE && Libc.canMapPrivate()) {
+                    map = Libc.mapPrivate(file, size, arena);
+                    writable = true;
+                } else {
+                    map = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+                }
             } catch (IOException e) {
                 throw new SnapshotException(file, "cannot read: " + SnapshotWriter.reason(e), e);
             }
             SnapshotReader r = new SnapshotReader(file, arena, map);
+            r.privateMapping = writable;
             r.check(config);
             return r;
         } catch (InternalError e) { // a fault on the mapping: the file shrank under us
@@ -89,6 +116,11 @@ public final class SnapshotReader implements AutoCloseable {
 
     public Path file() {
         return file;
+    }
+
+    /** True if {@link #map} is a copy-on-write mapping the index may use in place (not where it cannot be had). */
+    public boolean isPrivate() {
+        return privateMapping;
     }
 
     /** The whole file, mapped. */
@@ -174,9 +206,7 @@ public final class SnapshotReader implements AutoCloseable {
         }
         checkConfig(config);
         checkTable();
-        for (int t = 1; t <= SECTIONS; t++) {
-            checkCrc(t);
-        }
+        checkCrcs();
     }
 
     private void checkConfig(IndexConfig c) {
@@ -219,15 +249,88 @@ public final class SnapshotReader implements AutoCloseable {
         }
     }
 
-    private void checkCrc(int t) {
-        CRC32C crc = new CRC32C();
-        for (long off = 0; off < length[t]; off += 1 << 30) {
-            long n = Math.min(1 << 30, length[t] - off);
-            crc.update(map.asSlice(offset[t] + off, n).asByteBuffer());
+    /**
+     * Every section's CRC32C, cut into pieces of {@link #CRC_PIECE} bytes computed on every core and
+     * joined per section by {@link #crcJoin}: the one pass over every byte a restore must make, shared.
+     */
+    private void checkCrcs() {
+        int n = 0;
+        for (int t = 1; t <= SECTIONS; t++) {
+            n += (int) ((length[t] + CRC_PIECE - 1) / CRC_PIECE);
         }
-        int want = getInt(HEADER_BYTES + (long) (t - 1) * TABLE_ENTRY_BYTES + SnapshotFormat.T_CRC);
-        if ((int) crc.getValue() != want) {
-            throw bad("damaged " + SnapshotFormat.sectionName(t) + " section (CRC32C mismatch)");
+        long[] at = new long[n];
+        long[] len = new long[n];
+        for (int t = 1, i = 0; t <= SECTIONS; t++) {
+            for (long off = 0; off < length[t]; off += CRC_PIECE, i++) {
+                at[i] = offset[t] + off;
+                len[i] = Math.min(CRC_PIECE, length[t] - off);
+            }
+        }
+        int[] crcs = new int[n];
+        java.util.stream.IntStream.range(0, n).parallel().forEach(i -> {
+            CRC32C crc = new CRC32C();
+            crc.update(map.asSlice(at[i], len[i]).asByteBuffer());
+            crcs[i] = (int) crc.getValue();
+        });
+        for (int t = 1, i = 0; t <= SECTIONS; t++) {
+            int crc = 0; // of no bytes
+            for (long off = 0; off < length[t]; off += CRC_PIECE, i++) {
+                crc = crcJoin(crc, crcs[i], Math.min(CRC_PIECE, length[t] - off));
+            }
+            int want = getInt(HEADER_BYTES + (long) (t - 1) * TABLE_ENTRY_BYTES + SnapshotFormat.T_CRC);
+            if (crc != want) {
+                throw bad("damaged " + SnapshotFormat.sectionName(t) + " section (CRC32C mismatch)");
+            }
+        }
+    }
+
+    /** Bytes of one piece of {@link #checkCrcs} (a section's last piece is shorter). */
+    static final long CRC_PIECE = 4L << 20;
+
+    /**
+     * The CRC32C of bytes A then B, from that of A, that of B and B's length: A's CRC carried over as
+     * many zero bytes (a linear map over GF(2), raised to the length by squaring), xor B's. The method
+     * is zlib's {@code crc32_combine} (Mark Adler); the polynomial is Castagnoli's, reflected.
+     */
+    static int crcJoin(int crcA, int crcB, long lengthB) {
+        int[] op = new int[32]; // one zero bit: bit 0 drops out as the polynomial, bit i moves to i - 1
+        op[0] = 0x82F63B78;
+        for (int i = 1; i < 32; i++) {
+            op[i] = 1 << (i - 1);
+        }
+        int[] sq = new int[32];
+        for (int i = 0; i < 3; i++) { // to one zero byte
+            square(op, sq);
+            int[] t = op;
+            op = sq;
+            sq = t;
+        }
+        int v = crcA;
+        for (long n = lengthB; n != 0; n >>>= 1) {
+            if ((n & 1) != 0) {
+                v = times(op, v);
+            }
+            if (n > 1) {
+                square(op, sq);
+                int[] t = op;
+                op = sq;
+                sq = t;
+            }
+        }
+        return v ^ crcB;
+    }
+
+    private static int times(int[] m, int v) {
+        int s = 0;
+        for (int i = 0; v != 0; i++, v >>>= 1) {
+            s ^= m[i] & -(v & 1);
+        }
+        return s;
+    }
+
+    private static void square(int[] m, int[] into) {
+        for (int i = 0; i < 32; i++) {
+            into[i] = times(m, m[i]);
         }
     }
 
@@ -348,10 +451,21 @@ public final class SnapshotReader implements AutoCloseable {
         return out;
     }
 
-    /** Unmaps the file. */
+    /**
+     * The mapping's arena, which {@link #close} then leaves open: the caller (a restore in place)
+     * owns the mapping from here and closes the arena when nothing reads its pages any more.
+     */
+    public Arena keepMapping() {
+        kept = true;
+        return arena;
+    }
+
+    /** Unmaps the file, unless {@link #keepMapping} handed the mapping on. */
     @Override
     public void close() {
-        arena.close();
+        if (!kept) {
+            arena.close();
+        }
     }
 
     @Override

@@ -67,6 +67,11 @@ public final class EngineCounters {
         values.setRelease(i, values.getPlain(i) + n);
     }
 
+    /** How often {@code issue} occurred. */
+    public long get(DecodeIssue issue) {
+        return values.getAcquire(index(issue));
+    }
+
     /** A copy of every value, in the raw layout. */
     public long[] snapshot() {
         long[] out = new long[SIZE];

@@ -19,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;
-import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -36,10 +35,9 @@ import org.zeromq.ZMonitor;
  * One subscribed engine: its SUB socket (live batches) and a monitor of its connections, its DEALER
  * socket (replay requests and answers), its decoder (the {@link EngineEventDecoder} of the engine's
  * format) and {@link EngineSync}, and its counters. Events are applied to the index here, in sequence
- * order. The publisher's identity, when its frames carry one, is read here: the 16 bytes after the
- * sequence number of a 24-byte sequence frame (vLLM PR #57789, with a snapshot endpoint), or the
- * epoch SGLang appends to the topic ({@code \0sgl-kv-epoch=...}, with a snapshot endpoint). Without
- * an index, the batches are handed to a {@link BatchTap} instead.
+ * order. The publisher's identity, when its frames carry one, is read by {@link PublisherIdentity}.
+ * With a snapshot endpoint, a {@link SnapshotLink} replaces the replay socket and {@link EngineSync}
+ * (docs/LISTENER.md section 8). Without an index, the batches are handed to a {@link BatchTap} instead.
  *
  * <p>Thread-safety: every method except the gauges ({@link #engine()}, {@link #counters()},
  * {@link #state()}, {@link #lastSeq()}, {@link #lagMillis()}, {@link #pending()},
@@ -51,8 +49,6 @@ public final class EngineSession implements EngineSync.Port {
     /** Replay end marker: a sequence frame of eight 0xff bytes (vLLM's -1) with an empty payload. */
     private static final long END_SEQ = -1L;
 
-    private static final byte[] EPOCH_MARKER = "\0sgl-kv-epoch=".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] BARRIER_MARKER = "\0sgl-kv-snapshot=".getBytes(StandardCharsets.US_ASCII);
     private static final AtomicLong MONITORS = new AtomicLong();
 
     private final EngineEndpoint engine;
@@ -67,6 +63,8 @@ public final class EngineSession implements EngineSync.Port {
     private final EngineCounters counters = new EngineCounters();
     private final EngineEventDecoder decoder;
     private final EngineSync sync;
+    /** With a snapshot endpoint, the snapshot protocol's sockets and state machine; else null. */
+    private final SnapshotLink snapshots;
     /** The workers this engine has fed, which a resync clears. */
     private final Set<Worker> workersFed = new LinkedHashSet<>();
 
@@ -105,16 +103,25 @@ public final class EngineSession implements EngineSync.Port {
         this.resume = resume;
         this.settings = settings;
         this.decoder = EngineEventDecoder.forEngine(engine);
+        // with a snapshot endpoint the snapshot replaces a restored position, and EngineSync (no replay) only counts
+        ResumePoint from = engine.snapshotEndpoint().isPresent() ? null : resume;
         this.sync = new EngineSync(
                 this,
                 counters,
                 engine.replayEndpoint().isPresent(),
-                resume == null ? 0 : resume.nextSeq(),
-                resume == null || resume.batchHash().isEmpty()
+                from == null ? 0 : from.nextSeq(),
+                from == null || from.batchHash().isEmpty()
                         ? null
-                        : resume.batchHash().getAsLong(),
+                        : from.batchHash().getAsLong(),
                 settings.replayTimeoutNanos(),
                 settings.maxPendingBatches());
+        if (engine.snapshotEndpoint().isPresent() && tap != null) {
+            throw new IllegalArgumentException("engine '" + engine + "': snapshot= is read by a subscriber that feeds "
+                    + "an index, not by a relay (docs/LISTENER.md section 8)");
+        }
+        this.snapshots = engine.snapshotEndpoint()
+                .map(e -> new SnapshotLink(this, e, counters, settings, this::configure))
+                .orElse(null);
         engine.dpRank().ifPresent(r -> workersFed.add(new Worker(engine.workerId(), r)));
         if (resume != null && index != null && engine.dpRank().isEmpty()) {
             // the restored state holds the ranks its batches named: a resync must clear them too
@@ -161,7 +168,7 @@ public final class EngineSession implements EngineSync.Port {
 
     /** The last batch applied (-1 if none), for a snapshot; on the I/O thread. */
     public long lastApplied() {
-        return sync.lastApplied();
+        return snapshots != null ? snapshots.lastApplied() : sync.lastApplied();
     }
 
     /** The hash of the last batch applied, if known, for a snapshot; on the I/O thread. */
@@ -200,6 +207,9 @@ public final class EngineSession implements EngineSync.Port {
             if (engine.replayEndpoint().isPresent()) {
                 openDealer();
             }
+            if (snapshots != null) {
+                snapshots.open(ctx);
+            }
         } catch (RuntimeException e) {
             closeSockets();
             throw e;
@@ -208,7 +218,11 @@ public final class EngineSession implements EngineSync.Port {
 
     /** With a replay endpoint, asks the engine at once for what it has (the sockets are open). */
     public void start(long now) {
-        sync.start(now);
+        if (snapshots != null) {
+            snapshots.start();
+        } else {
+            sync.start(now);
+        }
         publishGauges();
     }
 
@@ -222,9 +236,14 @@ public final class EngineSession implements EngineSync.Port {
         return monitor;
     }
 
-    /** The replay socket (for polling), or null. */
+    /** The replay socket, or with a snapshot endpoint the snapshot socket (for polling), or null. */
     public ZMQ.Socket replaySocket() {
-        return dealer;
+        return snapshots != null ? snapshots.socket() : dealer;
+    }
+
+    /** The snapshot link replaced its socket: the loop polls the new one. */
+    void socketsReplaced() {
+        socketsChanged.run();
     }
 
     private void openDealer() {
@@ -275,6 +294,9 @@ public final class EngineSession implements EngineSync.Port {
             dealer.close();
             dealer = null;
         }
+        if (snapshots != null) {
+            snapshots.close();
+        }
     }
 
     /** Reads what the live socket has (at most {@code max} messages). */
@@ -292,11 +314,20 @@ public final class EngineSession implements EngineSync.Port {
                 continue;
             }
             byte[] seqFrame = frames.get(1);
+            if (snapshots != null && frames.get(2).length == 0) {
+                snapshots.onHeartbeat(frames.get(0), seqFrame); // docs/LISTENER.md section 8
+                continue;
+            }
             long seq = sequence(seqFrame);
             if (seq < 0) {
                 continue;
             }
-            sync.onLive(seq, identity(frames.get(0), seqFrame), frames.get(2), now);
+            String id = PublisherIdentity.of(frames.get(0), seqFrame);
+            if (snapshots != null) {
+                snapshots.onLive(seq, id, frames.get(2));
+            } else {
+                sync.onLive(seq, id, frames.get(2), now);
+            }
         }
         publishGauges();
     }
@@ -319,39 +350,13 @@ public final class EngineSession implements EngineSync.Port {
         publishGauges();
     }
 
-    /**
-     * The publisher's identity, if its frames carry one: the 16 bytes after the sequence number of a
-     * 24-byte frame (vLLM PR #57789), or the epoch in SGLang's topic ({@code topic\0sgl-kv-epoch=E},
-     * maybe followed by {@code \0sgl-kv-snapshot=B}); null otherwise.
-     */
-    static String identity(byte[] topic, byte[] seqFrame) {
-        if (seqFrame.length == 24) {
-            return "publisher " + HexFormat.of().formatHex(seqFrame, 8, 24);
-        }
-        int at = indexOf(topic, EPOCH_MARKER, 0);
-        if (at < 0) {
-            return null;
-        }
-        int from = at + EPOCH_MARKER.length;
-        int end = indexOf(topic, BARRIER_MARKER, from);
-        return "epoch " + new String(topic, from, (end < 0 ? topic.length : end) - from, StandardCharsets.UTF_8);
-    }
-
-    private static int indexOf(byte[] a, byte[] b, int from) {
-        outer:
-        for (int i = from; i + b.length <= a.length; i++) {
-            for (int j = 0; j < b.length; j++) {
-                if (a[i + j] != b[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
-    }
-
     /** Reads what the replay socket has (at most {@code max} messages). */
     public void readReplay(long now, int max) {
+        if (snapshots != null) {
+            snapshots.read(max);
+            publishGauges();
+            return;
+        }
         for (int i = 0; i < max && dealer != null; i++) {
             List<byte[]> frames = receive(dealer);
             if (frames == null) {
@@ -381,7 +386,11 @@ public final class EngineSession implements EngineSync.Port {
 
     /** Gives up a replay that took too long. */
     public void tick(long now) {
-        sync.onTick(now);
+        if (snapshots != null) {
+            snapshots.tick(now);
+        } else {
+            sync.onTick(now);
+        }
         publishGauges();
     }
 
@@ -416,9 +425,9 @@ public final class EngineSession implements EngineSync.Port {
     }
 
     private void publishGauges() {
-        state = sync.state();
-        pending = sync.pending();
-        long last = sync.lastApplied();
+        state = snapshots != null ? snapshots.state() : sync.state();
+        pending = snapshots != null ? snapshots.held() : sync.pending();
+        long last = snapshots != null ? snapshots.lastApplied() : sync.lastApplied();
         ResumePoint r = resumePoint;
         OptionalLong hash = sync.lastHashKnown() ? OptionalLong.of(sync.lastHash()) : OptionalLong.empty();
         if (last < 0) {

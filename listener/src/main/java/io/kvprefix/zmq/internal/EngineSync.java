@@ -67,6 +67,8 @@ public final class EngineSync {
     private boolean stretchFromReplay;
     /** Whether the index holds batches of this engine (applied or restored): losing a range then clears it. */
     private boolean holdsState;
+    /** Whether a replay answered in full since the last start or restart: an idle engine is synced by it. */
+    private boolean synced;
 
     private long lastApplied = NONE;
     private long lastHash;
@@ -314,13 +316,14 @@ public final class EngineSync {
 
     /**
      * {@code waiting}, {@code live}, {@code replaying} or {@code absent}: nothing applied and the
-     * start-up replay given up until the engine shows up (docs/LISTENER.md section 2, step 2).
+     * start-up replay given up until the engine shows up (docs/LISTENER.md section 2, step 2). An
+     * engine that answered its replay with nothing to apply (an idle one) is {@code live}: synced.
      */
     public String state() {
         if (attempt != null) {
             return "replaying";
         }
-        if (!holdsState && lastApplied == NONE) {
+        if (!holdsState && lastApplied == NONE && !synced) {
             return deferred ? "absent" : "waiting";
         }
         return "live";
@@ -481,6 +484,7 @@ public final class EngineSync {
         attempt = null;
         futile = 0;
         backoff = FIRST_BACKOFF_NANOS;
+        synced = true;
         drain(now);
     }
 
@@ -557,6 +561,7 @@ public final class EngineSync {
         stretchFrom = NONE;
         stretchFromReplay = false;
         holdsState = false;
+        synced = false;
         lastApplied = NONE;
         lastHashKnown = false;
         lastLive = NONE;

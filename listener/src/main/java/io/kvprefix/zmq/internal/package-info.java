@@ -13,5 +13,13 @@
  * snapshot (its last applied batch, the ranks it fed) is kept in the snapshot's metadata by
  * {@link io.kvprefix.zmq.internal.EnginePositions}, and a restored subscriber resumes from it
  * ({@link io.kvprefix.zmq.internal.EngineSession} starts its {@code EngineSync} at the {@code ResumePoint} it is given).
+ * {@link io.kvprefix.zmq.internal.SnapshotSync} is the provisional state machine of vLLM PR #57789's
+ * snapshot protocol (docs/LISTENER.md section 8): snapshot, then the live suffix after its resume
+ * point, failing closed; {@link io.kvprefix.zmq.internal.SnapshotReply} checks an answer whole first.
+ * {@link io.kvprefix.zmq.internal.SnapshotLink} drives it for an engine with a snapshot endpoint: its
+ * DEALER to that endpoint, the live batches and idle heartbeats the session hands it, and requests
+ * asked again on a new socket when unanswered; such a session's {@code EngineSync} only counts
+ * reconnections. {@link io.kvprefix.zmq.internal.PublisherIdentity} reads a publisher's UUID or epoch
+ * from its live frames.
  */
 package io.kvprefix.zmq.internal;

@@ -127,6 +127,21 @@ class EngineSyncTest {
     }
 
     @Test
+    void anIdleEngineIsSyncedOnceItsStartUpReplayAnsweredWithNothing() {
+        EngineSync s = sync(true, 100);
+        s.start(0);
+        assertEquals("replaying", s.state());
+        s.onReplayEnd(0); // vLLM's end marker alone: its buffer is empty, it has published nothing
+        // before: "waiting" for good, and an engine with a replay socket that is waiting is not ready
+        assertEquals("live", s.state());
+        assertEquals(List.of(), port.applied);
+        assertEquals(-1, s.lastApplied());
+        live(s, 0);
+        assertEquals(List.of(0L), port.applied);
+        assertEquals("live", s.state());
+    }
+
+    @Test
     void liveBatchesArrivingDuringTheStartUpReplayWaitAndTheReplayEndsOnceCaughtUp() {
         EngineSync s = sync(true, 100);
         s.start(0);

@@ -27,17 +27,23 @@ public final class PythonPublisher implements AutoCloseable {
     public static final String PYTHON = "/usr/bin/python3";
 
     private static final Pattern ENGINE =
-            Pattern.compile("\"([^\"]+)\": \\{\"pub\": (\\d+), \"replay\": (\\d+|null), \"topic\": \"([^\"]*)\"}");
+            Pattern.compile("\"([^\"]+)\": \\{\"pub\": (\\d+), \"replay\": (\\d+|null), \"topic\": \"([^\"]*)\""
+                    + ", \"snapshot\": (\\d+|null)}");
     private static final Pattern DONE = Pattern.compile("\"([^\"]+)\": (-?\\d+)");
 
     /** Where one engine of the script listens. */
-    public record Ports(int pub, Integer replay, String topic) {
+    public record Ports(int pub, Integer replay, String topic, Integer snapshot) {
         public String pubEndpoint() {
             return "tcp://127.0.0.1:" + pub;
         }
 
         public String replayEndpoint() {
             return replay == null ? null : "tcp://127.0.0.1:" + replay;
+        }
+
+        /** The snapshot endpoint (a spec's {@code "snapshot": true}), or null. */
+        public String snapshotEndpoint() {
+            return snapshot == null ? null : "tcp://127.0.0.1:" + snapshot;
         }
     }
 
@@ -87,7 +93,8 @@ public final class PythonPublisher implements AutoCloseable {
                     new Ports(
                             Integer.parseInt(m.group(2)),
                             m.group(3).equals("null") ? null : Integer.valueOf(m.group(3)),
-                            m.group(4)));
+                            m.group(4),
+                            m.group(5).equals("null") ? null : Integer.valueOf(m.group(5))));
         }
         if (ports.isEmpty()) {
             throw new AssertionError("publisher's READY line has no engines: " + ready);

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvprefix.testing.TestScale;
 import io.kvprefix.tokenizer.TokenizeException;
 import io.kvprefix.tokenizer.TokenizerOptions;
 import io.kvprefix.tokenizer.testing.Corpus;
@@ -23,6 +24,8 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,21 +37,35 @@ import org.junit.jupiter.api.io.TempDir;
 class LocalModeTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** Qwen3 with the default options, opened once: the tests that read it change nothing in it. */
+    private static LocalTokenizer qwen3;
+
     @TempDir
     Path tmp;
 
+    @BeforeAll
+    static void openQwen3() throws Exception {
+        qwen3 = LocalTokenizer.open(TokenizerData.model("qwen3"), TokenizerOptions.defaults());
+    }
+
+    @AfterAll
+    static void closeQwen3() {
+        if (qwen3 != null) {
+            qwen3.close();
+        }
+    }
+
     @Test
     void specialTokensInTheRenderedPromptStayWhole() throws Exception {
-        try (LocalTokenizer t = LocalTokenizer.open(TokenizerData.model("qwen3"), TokenizerOptions.defaults())) {
-            ObjectNode body = JSON.createObjectNode();
-            body.putArray("messages").addObject().put("role", "user").put("content", "hi");
-            int[] ids = t.chat(body).tokens();
-            // <|im_start|> is 151644 and <|im_end|> 151645 in Qwen3's tokenizer.json added_tokens
-            assertEquals(151644, ids[0]);
-            assertEquals(2, Arrays.stream(ids).filter(i -> i == 151644).count(), Arrays.toString(ids));
-            assertEquals(1, Arrays.stream(ids).filter(i -> i == 151645).count(), Arrays.toString(ids));
-            assertArrayEquals(t.encodeWhole(t.renderChat(body), false), ids);
-        }
+        LocalTokenizer t = qwen3;
+        ObjectNode body = JSON.createObjectNode();
+        body.putArray("messages").addObject().put("role", "user").put("content", "hi");
+        int[] ids = t.chat(body).tokens();
+        // <|im_start|> is 151644 and <|im_end|> 151645 in Qwen3's tokenizer.json added_tokens
+        assertEquals(151644, ids[0]);
+        assertEquals(2, Arrays.stream(ids).filter(i -> i == 151644).count(), Arrays.toString(ids));
+        assertEquals(1, Arrays.stream(ids).filter(i -> i == 151645).count(), Arrays.toString(ids));
+        assertArrayEquals(t.encodeWhole(t.renderChat(body), false), ids);
     }
 
     @Test
@@ -95,7 +112,8 @@ class LocalModeTest {
         try (LocalTokenizer t = LocalTokenizer.open(
                 TokenizerData.model("qwen3"), TokenizerOptions.defaults().withSegmentCache(64, 256 << 10))) {
             Corpus c = new Corpus(77, List.of("<|im_start|>", "<|im_end|>"));
-            List<Corpus.Request> chats = c.chats(300, false, true);
+            // 16 shards of 4 entries: a hundred chats overflow them many times over; -Plong runs 300
+            List<Corpus.Request> chats = c.chats(TestScale.iterations(100, 300), false, true);
             ExecutorService pool = Executors.newFixedThreadPool(4);
             try {
                 List<Future<String>> results = new ArrayList<>();
@@ -126,27 +144,25 @@ class LocalModeTest {
 
     @Test
     void badBodiesHaveReasons() throws Exception {
-        try (LocalTokenizer t = LocalTokenizer.open(TokenizerData.model("qwen3"), TokenizerOptions.defaults())) {
-            String[] bad = {
-                "{}",
-                "{\"messages\":[]}",
-                "{\"messages\":[{\"content\":\"x\"}]}",
-                "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":{\"url\":\"x\"}}]}]}",
-                "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"add_generation_prompt\":\"yes\"}",
-                "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"chat_template_kwargs\":{\"tokenize\":true}}",
-                "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"continue_final_message\":true}",
-                "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":\"function\"}]}"
-            };
-            for (String b : bad) {
-                TokenizeException e =
-                        assertThrows(TokenizeException.class, () -> t.chat((ObjectNode) JSON.readTree(b)), b);
-                assertEquals("bad_request", e.reason(), b + ": " + e.getMessage());
-            }
-            ObjectNode cont = (ObjectNode) JSON.readTree("{\"messages\":[{\"role\":\"user\",\"content\":\"x\"},"
-                    + "{\"role\":\"assistant\",\"content\":\"The answer is  \"}],\"continue_final_message\":true,"
-                    + "\"add_generation_prompt\":false}");
-            // HuggingFace keeps trailing spaces the template kept, and cuts everything after them
-            assertTrue(t.renderChat(cont).endsWith("</think>\n\nThe answer is  "), t.renderChat(cont));
+        LocalTokenizer t = qwen3;
+        String[] bad = {
+            "{}",
+            "{\"messages\":[]}",
+            "{\"messages\":[{\"content\":\"x\"}]}",
+            "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":{\"url\":\"x\"}}]}]}",
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"add_generation_prompt\":\"yes\"}",
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"chat_template_kwargs\":{\"tokenize\":true}}",
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"continue_final_message\":true}",
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":\"function\"}]}"
+        };
+        for (String b : bad) {
+            TokenizeException e = assertThrows(TokenizeException.class, () -> t.chat((ObjectNode) JSON.readTree(b)), b);
+            assertEquals("bad_request", e.reason(), b + ": " + e.getMessage());
         }
+        ObjectNode cont = (ObjectNode) JSON.readTree("{\"messages\":[{\"role\":\"user\",\"content\":\"x\"},"
+                + "{\"role\":\"assistant\",\"content\":\"The answer is  \"}],\"continue_final_message\":true,"
+                + "\"add_generation_prompt\":false}");
+        // HuggingFace keeps trailing spaces the template kept, and cuts everything after them
+        assertTrue(t.renderChat(cont).endsWith("</think>\n\nThe answer is  "), t.renderChat(cont));
     }
 }

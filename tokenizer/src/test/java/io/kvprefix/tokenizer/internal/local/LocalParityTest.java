@@ -23,6 +23,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -68,6 +70,11 @@ class LocalParityTest {
         }
     }
 
+    /**
+     * The references' inputs come first, so that Node and Python run while this JVM tokenizes the same
+     * requests (on two cores the three overlap instead of following each other); then every answer is
+     * compared.
+     */
     private void check(String model, List<Corpus.Request> requests) throws Exception {
         Path dir = TokenizerData.model(model);
         List<String> jsLines = new ArrayList<>();
@@ -77,13 +84,8 @@ class LocalParityTest {
         List<String> failures = new ArrayList<>();
         try (LocalTokenizer t = LocalTokenizer.open(dir, TokenizerOptions.defaults())) {
             assertNull(t.segmentCacheOff(), model + ": the segment cache is on (its load-time proof passed)");
-            for (int i = 0; i < requests.size(); i++) {
-                Corpus.Request r = requests.get(i);
-                int[] ids;
+            for (Corpus.Request r : requests) {
                 if (r.chat()) {
-                    ids = t.chat(r.body()).tokens();
-                    String text = t.renderChat(r.body());
-                    javaText.add(text);
                     Map<String, Object> vars = t.templateVariables(r.body());
                     pyLines.add(PyFormat.json(
                             Map.of("template", t.templateSource(r.body()), "context", vars),
@@ -93,6 +95,22 @@ class LocalParityTest {
                             null,
                             false));
                     jsLines.add(jsChat(r.body(), vars));
+                } else {
+                    jsLines.add(jsCompletion(r.body()));
+                }
+            }
+            CompletableFuture<List<JsonNode>> js =
+                    reference(() -> References.huggingFaceJs(dir, write(model + "-js", jsLines)));
+            CompletableFuture<List<JsonNode>> py = pyLines.isEmpty()
+                    ? CompletableFuture.completedFuture(List.of())
+                    : reference(() -> References.pythonJinja(write(model + "-py", pyLines)));
+            for (int i = 0; i < requests.size(); i++) {
+                Corpus.Request r = requests.get(i);
+                int[] ids;
+                if (r.chat()) {
+                    ids = t.chat(r.body()).tokens();
+                    String text = t.renderChat(r.body());
+                    javaText.add(text);
                     int[] whole = t.encodeWhole(text, false);
                     if (!Arrays.equals(ids, whole)) {
                         failures.add(model + " #" + i + ": segment cache " + diff(ids, whole));
@@ -100,7 +118,6 @@ class LocalParityTest {
                 } else {
                     ids = t.completion(r.body()).tokens();
                     javaText.add(null);
-                    jsLines.add(jsCompletion(r.body()));
                 }
                 javaIds.add(ids);
             }
@@ -110,27 +127,57 @@ class LocalParityTest {
                     t.segmentCache().hits(),
                     t.segmentCache().misses(),
                     t.segmentCache().entries());
+            compareJs(model, requests, jsLines.size(), answers(js), javaIds, failures);
+            comparePython(model, requests, pyLines.size(), answers(py), javaText, failures);
         }
-        compareJs(model, dir, requests, jsLines, javaIds, failures);
-        comparePython(model, requests, pyLines, javaText, failures);
         assertTrue(
                 failures.isEmpty(),
                 failures.size() + " differences, the first ones:\n"
                         + String.join("\n", failures.subList(0, Math.min(10, failures.size()))));
     }
 
+    /** A reference run over a whole corpus file. */
+    private interface ReferenceRun {
+        List<JsonNode> run() throws Exception;
+    }
+
+    /** Starts {@code run} on a thread of its own (the reference is a process: the thread only waits for it). */
+    private static CompletableFuture<List<JsonNode>> reference(ReferenceRun run) {
+        CompletableFuture<List<JsonNode>> f = new CompletableFuture<>();
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        f.complete(run.run());
+                    } catch (Throwable e) {
+                        f.completeExceptionally(e);
+                    }
+                },
+                "reference");
+        t.setDaemon(true);
+        t.start();
+        return f;
+    }
+
+    private static List<JsonNode> answers(CompletableFuture<List<JsonNode>> f) throws Exception {
+        try {
+            return f.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception x ? x : new IllegalStateException(e.getCause());
+        }
+    }
+
+    private Path write(String name, List<String> lines) throws Exception {
+        return Files.writeString(tmp.resolve(name + ".jsonl"), String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
+    }
+
     private void compareJs(
             String model,
-            Path dir,
             List<Corpus.Request> requests,
-            List<String> lines,
+            int lines,
+            List<JsonNode> js,
             List<int[]> ids,
-            List<String> failures)
-            throws Exception {
-        Path in = Files.writeString(
-                tmp.resolve(model + "-js.jsonl"), String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
-        List<JsonNode> js = References.huggingFaceJs(dir, in);
-        assertEquals(lines.size(), js.size(), "one reply per request");
+            List<String> failures) {
+        assertEquals(lines, js.size(), "one reply per request");
         int compared = 0;
         for (int i = 0; i < js.size(); i++) {
             if (!requests.get(i).jsSafe()) {
@@ -157,15 +204,16 @@ class LocalParityTest {
     }
 
     private void comparePython(
-            String model, List<Corpus.Request> requests, List<String> lines, List<String> text, List<String> failures)
-            throws Exception {
-        if (lines.isEmpty()) {
+            String model,
+            List<Corpus.Request> requests,
+            int lines,
+            List<JsonNode> py,
+            List<String> text,
+            List<String> failures) {
+        if (lines == 0) {
             return;
         }
-        Path in = Files.writeString(
-                tmp.resolve(model + "-py.jsonl"), String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
-        List<JsonNode> py = References.pythonJinja(in);
-        assertEquals(lines.size(), py.size(), "one render per chat request");
+        assertEquals(lines, py.size(), "one render per chat request");
         int k = 0;
         for (int i = 0; i < requests.size(); i++) {
             if (!requests.get(i).chat()) {
