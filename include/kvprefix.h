@@ -37,7 +37,7 @@ extern "C" {
 /* API version: major in the high 16 bits, minor in the low 16 bits. Java refuses a library whose
  * major differs from its own or whose minor is older. */
 #define KVP_VERSION_MAJOR 2
-#define KVP_VERSION_MINOR 0
+#define KVP_VERSION_MINOR 1
 #define KVP_VERSION ((KVP_VERSION_MAJOR << 16) | KVP_VERSION_MINOR)
 
 #define KVP_EINVAL (-1)
@@ -142,6 +142,20 @@ KVP_API int32_t kvp_match_tokens(const void *children, uint32_t mask, const uint
                                  const uint32_t *tokens, int64_t n_tokens, int32_t block_size, uint64_t seed,
                                  uint64_t *local_scratch, int32_t *n_hashed, int32_t *index_scratch,
                                  int32_t *out_slots, int32_t *out_depths);
+
+/*
+ * (since 2.1) Hash-and-match in one call that also hands back every block's local hash: as
+ * kvp_match_tokens, then the blocks the search did not need are hashed too, so local_out receives all
+ * n_tokens / block_size local hashes, each computed once (the search's and the rest). For a caller
+ * that needs the request's hashes after the match (the router's in-flight prefills, docs/SPEC.md
+ * section 6.7) this is the whole hashing cost: no block is hashed twice.
+ *   local_out  room for n_tokens / block_size values (may be NULL when there is no full block)
+ * Returns the number of (slot, depth) entries, as kvp_match_hashes, or KVP_EINVAL.
+ */
+KVP_API int32_t kvp_match_tokens_all(const void *children, uint32_t mask, const uint64_t *runs, int32_t run_capacity,
+                                     const uint32_t *tokens, int64_t n_tokens, int32_t block_size, uint64_t seed,
+                                     uint64_t *local_out, int32_t *index_scratch, int32_t *out_slots,
+                                     int32_t *out_depths);
 
 /* ================================================================================================
  * DIAGNOSTICS - for kvprefix's own tests, not for applications.

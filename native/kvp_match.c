@@ -169,3 +169,25 @@ int32_t kvp_match_tokens(const void *children, uint32_t mask, const uint64_t *ru
     *n_hashed = r.n_local;
     return count;
 }
+
+int32_t kvp_match_tokens_all(const void *children, uint32_t mask, const uint64_t *runs, int32_t run_capacity,
+                             const uint32_t *tokens, int64_t n_tokens, int32_t block_size, uint64_t seed,
+                             uint64_t *local_out, int32_t *index_scratch, int32_t *out_slots,
+                             int32_t *out_depths) {
+    KVP_COUNT_CALL();
+    if (bad_table(children, mask, runs, run_capacity) || block_size < 1 || n_tokens < 0 || index_scratch == NULL
+        || out_slots == NULL || out_depths == NULL) {
+        return KVP_EINVAL;
+    }
+    const int64_t blocks = n_tokens / block_size;
+    if (blocks > INT32_MAX) return KVP_EINVAL;
+    if (blocks > 0 && (tokens == NULL || local_out == NULL)) return KVP_EINVAL;
+    req_t r = {local_out, 0, tokens, block_size, seed};
+    const int32_t count = search((const uint8_t *)children, mask, runs, run_capacity, &r, (int32_t)blocks,
+                                 index_scratch, out_slots, out_depths);
+    /* the rest of the blocks, each hashed once: the search stopped where no holder reached on */
+    for (int32_t b = r.n_local; b < (int32_t)blocks; b++) {
+        local_out[b] = kvp_block_hash(tokens + (size_t)b * (size_t)block_size, block_size, seed);
+    }
+    return count;
+}

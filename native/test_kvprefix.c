@@ -116,6 +116,25 @@ static void test_edges(void) {
     CHECK_EQ_U64("version", kvp_version(), KVP_VERSION);
 }
 
+/* kvp_match_tokens_all over an empty table: the search needs block 0 only, every block is still handed back. */
+static void test_match_tokens_all(void) {
+    uint8_t children[KVP_CHILD_STRIDE] = {0}; /* one empty child record, mask 0 */
+    uint64_t runs[1] = {0};
+    uint32_t t[13];
+    for (int i = 0; i < 13; i++) t[i] = (uint32_t)(i * 7 + 1);
+    uint64_t want[3], got[3] = {0, 0, 0};
+    int32_t index[1] = {0}, slots[1], depths[1], hashed = -1;
+    kvp_hash_blocks(t, 13, 4, 1337, 1337, want, NULL);
+    CHECK_EQ_U64("all: no match", kvp_match_tokens_all(children, 0, runs, 1, t, 13, 4, 1337, got, index, slots, depths), 0);
+    for (int b = 0; b < 3; b++) CHECK_EQ_U64("all: every block hashed", got[b], want[b]);
+    uint64_t lazy[3] = {0, 0, 0};
+    kvp_match_tokens(children, 0, runs, 1, t, 13, 4, 1337, lazy, &hashed, index, slots, depths);
+    CHECK_EQ_U64("lazy: one block hashed", hashed, 1);
+    CHECK_EQ_U64("all: no full block", kvp_match_tokens_all(children, 0, runs, 1, t, 3, 4, 1337, NULL, index, slots, depths), 0);
+    CHECK_EQ_U64("all: block_size 0", (uint64_t)kvp_match_tokens_all(children, 0, runs, 1, t, 13, 0, 1337, got, index, slots, depths), (uint64_t)KVP_EINVAL);
+    CHECK_EQ_U64("all: null out", (uint64_t)kvp_match_tokens_all(children, 0, runs, 1, t, 13, 4, 1337, NULL, index, slots, depths), (uint64_t)KVP_EINVAL);
+}
+
 /* The test build counts every kernel call of the calling thread (the packaged library does not). */
 static void test_call_counter(void) {
     uint32_t t[8] = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -173,6 +192,7 @@ int main(int argc, char **argv) {
     }
     test_vectors();
     test_edges();
+    test_match_tokens_all();
     test_call_counter();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);

@@ -4,6 +4,7 @@ import io.kvprefix.internal.IndexFactory;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * A global index of the KV-cache blocks every worker holds, fed by the engines' events, answering
@@ -143,6 +144,34 @@ public interface PrefixIndex extends AutoCloseable {
      * @throws IllegalArgumentException if {@code hasher}'s chain seed differs from the index's
      */
     void match(int[] tokens, int offset, int length, BlockHasher hasher, MatchResult into);
+
+    /**
+     * As {@link #match(int[], int, int, BlockHasher, MatchResult)}, and also hands back the request's
+     * local hashes, what the index keys on: every full block's, into {@code localHashesOut[0 .. blocks)},
+     * each block hashed once (the native path in the same downcall, {@code kvp_match_tokens_all}: the
+     * blocks its walk did not need are hashed after it). Returns the number of blocks. A router
+     * that credits a worker with the request's blocks while it prefills them (docs/SPEC.md section
+     * 6.7) needs them and pays no second hashing pass.
+     *
+     * @throws IllegalArgumentException if {@code localHashesOut} has room for fewer than
+     *     {@code hasher.blockCount(length)} hashes, or {@code hasher}'s chain seed differs from the index's
+     */
+    default int match(
+            int[] tokens, int offset, int length, BlockHasher hasher, MatchResult into, long[] localHashesOut) {
+        Objects.checkFromIndexSize(offset, length, tokens.length);
+        if (hasher.chainSeed() != config().chainSeed()) {
+            throw new IllegalArgumentException("the hasher's chain seed " + Long.toUnsignedString(hasher.chainSeed())
+                    + " differs from the index's " + Long.toUnsignedString(config().chainSeed()));
+        }
+        int blocks = hasher.blockCount(length);
+        if (localHashesOut.length < blocks) {
+            throw new IllegalArgumentException("localHashesOut has room for " + localHashesOut.length
+                    + " hashes, the request has " + blocks + " blocks");
+        }
+        hasher.localHashes(tokens, offset, length, localHashesOut, 0);
+        match(localHashesOut, 0, blocks, into);
+        return blocks;
+    }
 
     /**
      * Hashes and matches a multimodal request: {@code tokens[offset .. offset+length)} whose items

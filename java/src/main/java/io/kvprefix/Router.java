@@ -1,10 +1,12 @@
 package io.kvprefix;
 
+import io.kvprefix.internal.router.InflightBlocks;
 import io.kvprefix.internal.router.LoadTable;
 import io.kvprefix.internal.router.Observers;
 import io.kvprefix.internal.router.OptionChecks;
 import io.kvprefix.internal.router.PredictedBlocks;
 import io.kvprefix.internal.router.RouteExplainer;
+import io.kvprefix.internal.router.RouteScratch;
 import io.kvprefix.internal.router.Selector;
 import io.kvprefix.internal.router.WorkerLoad;
 import java.time.Duration;
@@ -40,7 +42,8 @@ public final class Router implements AutoCloseable {
     private final LoadTable table;
     private final RoutingPolicy policy;
     private final ToLongFunction<Worker> blockCount;
-    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
+    private final InflightBlocks inflight;
+    private final ThreadLocal<RouteScratch> scratch = ThreadLocal.withInitial(RouteScratch::new);
     private final Observers observers = new Observers();
     private volatile boolean closed;
 
@@ -65,6 +68,7 @@ public final class Router implements AutoCloseable {
         for (var e : b.workers.entrySet()) {
             table.add(e.getKey(), e.getValue());
         }
+        this.inflight = b.inflight ? table.countInflight(InflightBlocks.DEFAULT_MAX_BLOCKS) : null;
         if (b.predicted) {
             PrefixIndex p = PrefixIndex.create(
                     config.toBuilder().memoryBudgetBytes(IndexConfig.UNLIMITED).build());
@@ -113,14 +117,20 @@ public final class Router implements AutoCloseable {
         Objects.checkFromIndexSize(offset, length, tokens.length);
         Objects.requireNonNull(hasher, "hasher");
         checkOpen();
-        Scratch s = scratch.get();
+        RouteScratch s = scratch.get();
         int bs = hasher.blockSize();
         if (predicted == null) {
-            events.match(tokens, offset, length, hasher, s.first);
+            if (checkCovered(s)) { // the one call hands back the request's hashes for its credit
+                s.ensure(hasher.blockCount(length));
+                s.choice.blocks = events.match(tokens, offset, length, hasher, s.first, s.locals);
+                s.choice.locals = s.locals;
+            } else {
+                events.match(tokens, offset, length, hasher, s.first);
+            }
             table.decide(s.first, null, true, length, bs, blockCount, among, s.choice);
             return decision(s, length, bs);
         }
-        checkChainSeed(hasher);
+        OptionChecks.sameChainSeed(this.hasher, hasher);
         int blocks = hasher.blockCount(length);
         s.ensure(blocks);
         hasher.hashBlocks(tokens, offset, length, s.locals, s.chains);
@@ -145,11 +155,15 @@ public final class Router implements AutoCloseable {
      * @throws IllegalStateException if no registered worker is accepted, or as the other form
      */
     public RoutingDecision route(long[] localHashes, int inputTokens, Predicate<Worker> among) {
-        int bs = checkFits(localHashes, inputTokens);
+        int bs = OptionChecks.fits(hasher, localHashes, inputTokens);
         int n = localHashes.length;
         checkOpen();
-        Scratch s = scratch.get();
+        RouteScratch s = scratch.get();
         if (predicted == null) {
+            if (checkCovered(s)) {
+                s.choice.locals = localHashes;
+                s.choice.blocks = n;
+            }
             events.match(localHashes, 0, n, s.first);
             table.decide(s.first, null, true, inputTokens, bs, blockCount, among, s.choice);
             return decision(s, inputTokens, bs);
@@ -160,8 +174,12 @@ public final class Router implements AutoCloseable {
         return routePredicted(s, n, inputTokens, bs, among);
     }
 
-    private RoutingDecision routePredicted(Scratch s, int blocks, int isl, int bs, Predicate<Worker> among) {
+    private RoutingDecision routePredicted(RouteScratch s, int blocks, int isl, int bs, Predicate<Worker> among) {
         predicted.expire();
+        if (checkCovered(s)) {
+            s.choice.locals = s.locals;
+            s.choice.blocks = blocks;
+        }
         if (events != null) {
             events.match(s.locals, 0, blocks, s.first);
         }
@@ -173,14 +191,20 @@ public final class Router implements AutoCloseable {
         return d;
     }
 
-    private RoutingDecision decision(Scratch s, int isl, int bs) {
+    private RoutingDecision decision(RouteScratch s, int isl, int bs) {
         LoadTable.Choice c = s.choice;
-        RoutingDecision d = new RoutingDecision(
-                table, c.load, c.pending, c.depth, isl, bs, c.prefillTokens, c.decodeBlocks, c.cost, c.missed);
-        c.load = null;
-        c.pending = null;
+        RoutingDecision d = new RoutingDecision(table, c, isl, bs);
+        c.clear();
         observers.decided(d);
         return d;
+    }
+
+    /** With in-flight prefills counted, checks one credit's coverage (docs/SPEC.md section 6.7); true if counted. */
+    private boolean checkCovered(RouteScratch s) {
+        if (inflight != null && events != null) {
+            s.checkCovered(inflight, events);
+        }
+        return inflight != null;
     }
 
     /** Adds an observer of every later decision ({@link RoutingObserver}); an observer added twice is called twice. */
@@ -210,33 +234,16 @@ public final class Router implements AutoCloseable {
         Objects.checkFromIndexSize(offset, length, tokens.length);
         checkOpen();
         if (predicted != null) {
-            checkChainSeed(Objects.requireNonNull(hasher, "hasher"));
+            OptionChecks.sameChainSeed(this.hasher, Objects.requireNonNull(hasher, "hasher"));
         }
         return RouteExplainer.explain(events, predicted, tokens, offset, length, hasher, table, blockCount);
     }
 
     /** Explains {@link #route(long[], int)} for a request given as local hashes at the index's block size. */
     public RouteExplanation explain(long[] localHashes, int inputTokens) {
-        int bs = checkFits(localHashes, inputTokens);
+        int bs = OptionChecks.fits(hasher, localHashes, inputTokens);
         checkOpen();
         return RouteExplainer.explain(events, predicted, localHashes, inputTokens, bs, table, blockCount);
-    }
-
-    /** The block size, after checking that {@code localHashes} fit in {@code inputTokens}. */
-    private int checkFits(long[] localHashes, int inputTokens) {
-        int bs = hasher.blockSize();
-        if (inputTokens < (long) Objects.requireNonNull(localHashes, "localHashes").length * bs) {
-            throw new IllegalArgumentException(
-                    localHashes.length + " blocks of " + bs + " tokens do not fit in " + inputTokens + " input tokens");
-        }
-        return bs;
-    }
-
-    private void checkChainSeed(BlockHasher h) {
-        if (h.chainSeed() != hasher.chainSeed()) {
-            throw new IllegalArgumentException("the hasher's chain seed " + Long.toUnsignedString(h.chainSeed())
-                    + " differs from the router's " + Long.toUnsignedString(hasher.chainSeed()));
-        }
     }
 
     private void checkOpen() {
@@ -314,6 +321,16 @@ public final class Router implements AutoCloseable {
         return table.requests(worker);
     }
 
+    /** (worker, block) credits of in-flight prefills held now (docs/SPEC.md section 6.7; 0 when not counted). */
+    public long inflightBlocks() {
+        return inflight == null ? 0 : inflight.credited();
+    }
+
+    /** Decisions whose blocks were not credited as in flight because the bound (2^20 credits) was reached. */
+    public long inflightDropped() {
+        return inflight == null ? 0 : inflight.dropped();
+    }
+
     /** True if this router predicts cache contents from its decisions. */
     public boolean isPredicted() {
         return predicted != null;
@@ -352,23 +369,6 @@ public final class Router implements AutoCloseable {
         }
     }
 
-    /** Per-thread buffers, so a decision allocates nothing but itself. */
-    private static final class Scratch {
-        final MatchResult first = new MatchResult();
-        final MatchResult second = new MatchResult();
-        final LoadTable.Choice choice = new LoadTable.Choice();
-        long[] locals = new long[64];
-        long[] chains = new long[64];
-
-        void ensure(int blocks) {
-            if (locals.length < blocks) {
-                int n = Math.max(blocks, locals.length * 2);
-                locals = new long[n];
-                chains = new long[n];
-            }
-        }
-    }
-
     /**
      * The default {@link Builder#lowerTierCredit}: 0.75, Dynamo's host-tier weight
      * ({@code default_host_cache_hit_weight} in {@code lib/kv-router/src/scheduling/config.rs}), inside the
@@ -400,6 +400,7 @@ public final class Router implements AutoCloseable {
         private boolean costOptionSet; // set options only some policies use, for build()'s check
         private boolean minMatchSet;
         private boolean tierCreditSet;
+        private boolean inflight;
         private final LinkedHashMap<Worker, Double> workers = new LinkedHashMap<>();
 
         private Builder() {}
@@ -508,6 +509,17 @@ public final class Router implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Count in-flight prefills (default off; dynamo-cost and kvprefix-ttft): from each decision until
+         * its {@code finished()} or until the event-fed index holds its blocks on the chosen worker,
+         * the request's blocks count as cached on that worker for later requests (docs/SPEC.md section
+         * 6.7, which gives the rule, the bound and the cost).
+         */
+        public Builder inflightPrefills(boolean on) {
+            inflight = on;
+            return this;
+        }
+
         /** Registers a worker with capacity weight 1 (default: no workers). */
         public Builder worker(Worker worker) {
             return worker(worker, 1.0);
@@ -572,7 +584,7 @@ public final class Router implements AutoCloseable {
          *     and an index configuration, or with an option set that the policy does not use
          */
         public Router build() {
-            Selector.Options.check(policy, costOptionSet, minMatchSet || tierCreditSet);
+            Selector.Options.check(policy, costOptionSet, minMatchSet || tierCreditSet || inflight);
             if (index == null && !predicted) {
                 throw new IllegalStateException("a router needs an event-fed index, predicted mode, or both");
             }

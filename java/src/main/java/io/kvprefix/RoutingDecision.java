@@ -1,5 +1,6 @@
 package io.kvprefix;
 
+import io.kvprefix.internal.router.InflightPrefill;
 import io.kvprefix.internal.router.LoadTable;
 import io.kvprefix.internal.router.PendingPrefill;
 import io.kvprefix.internal.router.WorkerLoad;
@@ -37,6 +38,7 @@ public final class RoutingDecision {
     private final LoadTable table;
     private final WorkerLoad load;
     private final PendingPrefill pending;
+    private final InflightPrefill inflight;
     private final int overlapBlocks;
     private final int inputTokens;
     private final int blockSize;
@@ -48,27 +50,19 @@ public final class RoutingDecision {
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
 
-    RoutingDecision(
-            LoadTable table,
-            WorkerLoad load,
-            PendingPrefill pending,
-            int overlapBlocks,
-            int inputTokens,
-            int blockSize,
-            long prefillTokens,
-            long decodeBlocks,
-            double cost,
-            boolean belowMinimumMatch) {
+    /** The decision {@code c} describes, for a request of {@code inputTokens} at {@code blockSize}. */
+    RoutingDecision(LoadTable table, LoadTable.Choice c, int inputTokens, int blockSize) {
         this.table = table;
-        this.load = load;
-        this.pending = pending;
-        this.overlapBlocks = overlapBlocks;
+        this.load = c.load;
+        this.pending = c.pending;
+        this.inflight = c.inflight;
+        this.overlapBlocks = c.depth;
         this.inputTokens = inputTokens;
         this.blockSize = blockSize;
-        this.prefillTokens = prefillTokens;
-        this.decodeBlocks = decodeBlocks;
-        this.cost = cost;
-        this.belowMinimumMatch = belowMinimumMatch;
+        this.prefillTokens = c.prefillTokens;
+        this.decodeBlocks = c.decodeBlocks;
+        this.cost = c.cost;
+        this.belowMinimumMatch = c.missed;
     }
 
     /** The chosen worker. */
@@ -136,7 +130,7 @@ public final class RoutingDecision {
     public void prefillFinished() {
         int old = (int) STATE.getAndBitwiseOr(this, PREFILL_RELEASED);
         if ((old & PREFILL_RELEASED) == 0) {
-            table.release(load, prefillTokens, false, 0, pending, true);
+            table.release(load, prefillTokens, false, 0, pending, true, inflight);
         }
     }
 
@@ -150,7 +144,8 @@ public final class RoutingDecision {
                     (old & REQUEST_RELEASED) == 0,
                     decodeBlocks,
                     (old & PREFILL_RELEASED) == 0 ? pending : null,
-                    false);
+                    false,
+                    inflight);
         }
     }
 

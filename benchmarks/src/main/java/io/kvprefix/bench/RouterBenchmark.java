@@ -66,6 +66,10 @@ public class RouterBenchmark {
     @Param({"idle", "busy"})
     public String fleet;
 
+    /** {@code on}: the router counts in-flight prefills (docs/SPEC.md section 6.7); run with {@code -p inflight=off,on}. */
+    @Param({"off"})
+    public String inflight;
+
     Router router;
     int[] request;
 
@@ -80,7 +84,7 @@ public class RouterBenchmark {
             request[i] = r.nextInt(150_000);
         }
         long[] locals = BlockHasher.builder().blockSize(BLOCK).build().localHashes(request);
-        Router.Builder b = Router.builder().index(index).policy(policy);
+        Router.Builder b = Router.builder().index(index).policy(policy).inflightPrefills(inflight.equals("on"));
         long e = 1;
         for (int w = HOLDERS; w < workers; w++) {
             b.worker(Worker.of(w));

@@ -163,6 +163,14 @@ final class RouterFlags {
             })
     boolean readyWithAbsentEngines;
 
+    @Option(
+            names = "--inflight-prefills",
+            description = {
+                "count each request's blocks as cached on its engine until the engine's events",
+                "cover them or the response ends (docs/SPEC.md section 6.7; dynamo-cost, kvprefix-ttft)"
+            })
+    boolean inflightPrefills;
+
     /**
      * The service's options over the {@code --engine} specs (at least one, else {@code missing} is the
      * usage error), each put in serve's form by {@code form} and parsed; the tokenizers not yet opened.
@@ -202,6 +210,13 @@ final class RouterFlags {
         o.healthTimeout(Check.seconds("--health-timeout", healthTimeout));
         o.decisionTtl(Check.seconds("--decision-ttl", decisionTtl));
         o.readyWithAbsentEngines(readyWithAbsentEngines);
+        if (inflightPrefills
+                && !policy.strip().equalsIgnoreCase("dynamo-cost")
+                && !policy.strip().equalsIgnoreCase("kvprefix-ttft")) {
+            throw new IllegalArgumentException("--inflight-prefills applies to the dynamo-cost and kvprefix-ttft "
+                    + "policies only, not to " + policy);
+        }
+        o.inflightPrefills(inflightPrefills);
         if (nats != null) {
             if (nats.isBlank()) {
                 throw new IllegalArgumentException("--nats needs a URL, such as nats://127.0.0.1:4222");

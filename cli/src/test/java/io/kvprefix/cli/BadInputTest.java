@@ -224,6 +224,10 @@ class BadInputTest {
                     "not a ZMQ endpoint to connect to"),
             row("serve --engine 1=http://127.0.0.1:1 --engine 1=http://127.0.0.1:2", "worker 1/0 is given twice"),
             row("serve --engine 1=http://127.0.0.1:1 --policy nosuch", "--policy", "unknown routing policy 'nosuch'"),
+            row(
+                    "serve --engine 1=http://127.0.0.1:1 --policy round-robin --inflight-prefills",
+                    "--inflight-prefills",
+                    "not to round-robin"),
             row("serve --engine 1=http://127.0.0.1:1 --port 70000", "--port must be 0..65535"),
             row("serve --engine 1=http://127.0.0.1:1 --metrics-port 70000", "--metrics-port must be 0..65535"),
             row("serve --engine 1=http://127.0.0.1:1 --block-size 0", "--block-size must be >= 1, got 0"),
@@ -266,6 +270,10 @@ class BadInputTest {
             row("epp --engine 1=127.0.0.1:1 --metrics-port 70000", "--metrics-port must be 0..65535"),
             row("epp --engine 1=127.0.0.1:1 --fallbacks -1", "--fallbacks must be >= 0, got -1"),
             row("epp --engine 1=127.0.0.1:1 --policy nosuch", "--policy", "unknown routing policy 'nosuch'"),
+            row(
+                    "epp --engine 1=127.0.0.1:1 --policy llm-d-scorers --inflight-prefills",
+                    "--inflight-prefills",
+                    "not to llm-d-scorers"),
             row("epp --engine 1=127.0.0.1:1 --block-size 0", "--block-size must be >= 1, got 0"),
             row("epp --engine 1=127.0.0.1:1 --tokenizer m", "--tokenizer 'm'", "expected MODEL=SPEC"),
             row("epp --engine 1=127.0.0.1:1 --duration 0", "--duration must be a positive number"),

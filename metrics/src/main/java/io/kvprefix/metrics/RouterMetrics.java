@@ -6,6 +6,7 @@ import io.kvprefix.RoutingObserver;
 import io.kvprefix.Worker;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -73,6 +74,14 @@ public final class RouterMetrics implements MeterBinder, RoutingObserver, AutoCl
                 .register(registry);
         Gauge.builder("kvprefix.router.predicted.blocks", router, Router::predictedBlocks)
                 .description("Predicted (worker, block) pairs (predicted mode)")
+                .tags(tags)
+                .register(registry);
+        Gauge.builder("kvprefix.router.inflight.blocks", router, Router::inflightBlocks)
+                .description("(worker, block) credits of in-flight prefills held (docs/SPEC.md section 6.7)")
+                .tags(tags)
+                .register(registry);
+        FunctionCounter.builder("kvprefix.router.inflight.dropped", router, Router::inflightDropped)
+                .description("Decisions not credited as in flight because the bound of 2^20 credits was reached")
                 .tags(tags)
                 .register(registry);
         this.registry = registry;

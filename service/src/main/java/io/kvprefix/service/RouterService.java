@@ -108,6 +108,7 @@ public final class RouterService implements AutoCloseable {
         this.registry = new EngineRegistry(
                 timed,
                 RoutingPolicy.of(o.policy),
+                o.inflightPrefills,
                 o.engines,
                 (model, router) -> new RouterMetrics(router, Tags.of("model", model)).bindTo(meterRegistry),
                 (engine, reason) -> {

@@ -40,6 +40,7 @@ public final class ServiceOptions {
     Duration snapshotInterval = Duration.ofSeconds(60);
     Duration replayTimeout = Duration.ofSeconds(3);
     boolean readyWithAbsentEngines;
+    boolean inflightPrefills;
     int maxInFlight = 4096;
     int maxQueued = 1024;
     Duration queueTimeout = Duration.ofSeconds(30);
@@ -137,6 +138,16 @@ public final class ServiceOptions {
      */
     public ServiceOptions readyWithAbsentEngines(boolean allowed) {
         this.readyWithAbsentEngines = allowed;
+        return this;
+    }
+
+    /**
+     * Whether every model's router counts in-flight prefills (default false; dynamo-cost and
+     * kvprefix-ttft only, docs/SPEC.md section 6.7): a request's blocks count as cached on its engine
+     * from the decision until the engine's events cover them or the response ends.
+     */
+    public ServiceOptions inflightPrefills(boolean on) {
+        this.inflightPrefills = on;
         return this;
     }
 

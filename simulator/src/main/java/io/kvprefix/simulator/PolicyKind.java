@@ -24,6 +24,13 @@ public enum PolicyKind {
     KVPREFIX_TTFT_PREDICTED(
             "kvprefix-ttft-predicted",
             "kvprefix-ttft + the router's own decisions as predicted blocks (TTL 120 s) over the event lag"),
+    /**
+     * kvprefix-ttft counting in-flight prefills (docs/SPEC.md section 6.7): a request's blocks count
+     * as cached on its worker from the decision until the engine's events cover them or it finishes.
+     */
+    KVPREFIX_TTFT_INFLIGHT(
+            "kvprefix-ttft-inflight",
+            "kvprefix-ttft + each routed request's blocks counted on its worker until its events or its end"),
     /** Dynamo's KV router cost over an index fed with the engines' KV events (Dynamo's default mode). */
     DYNAMO_COST("dynamo-cost", "NVIDIA Dynamo: overlap x prefill + decode blocks, KV events (its default)"),
     /** Dynamo's cost without events: the router predicts cache contents from its decisions (TTL 120 s). */

@@ -23,7 +23,9 @@ class RobustnessTest {
         PolicyResult ours = Simulator.run(TRACE, HASHES, s, PolicyKind.KVPREFIX_TTFT, n -> {});
         List<String> lost = new ArrayList<>();
         for (PolicyKind k : PolicyKind.values()) {
-            if (k == PolicyKind.KVPREFIX_TTFT || k == PolicyKind.KVPREFIX_TTFT_PREDICTED) {
+            if (k == PolicyKind.KVPREFIX_TTFT
+                    || k == PolicyKind.KVPREFIX_TTFT_PREDICTED
+                    || k == PolicyKind.KVPREFIX_TTFT_INFLIGHT) {
                 continue;
             }
             PolicyResult other = Simulator.run(TRACE, HASHES, s, k, n -> {});

@@ -20,6 +20,7 @@ public class KvprefixProperties {
     private List<String> engines = new ArrayList<>();
     private final Nats nats = new Nats();
     private String policy;
+    private boolean inflightPrefills;
     private Map<String, String> tokenizers = new LinkedHashMap<>();
     private int blockSize = 16;
     private Long memoryBudget;
@@ -55,6 +56,16 @@ public class KvprefixProperties {
     /** Sets the routing policy's name. */
     public void setPolicy(String policy) {
         this.policy = policy;
+    }
+
+    /** Whether the routers count in-flight prefills (docs/SPEC.md section 6.7; default false). */
+    public boolean isInflightPrefills() {
+        return inflightPrefills;
+    }
+
+    /** Sets whether the routers count in-flight prefills. */
+    public void setInflightPrefills(boolean on) {
+        this.inflightPrefills = on;
     }
 
     /** Each model's tokenizer spec ({@code local:DIR}, {@code render:http://HOST:PORT} or {@code tokens}). */

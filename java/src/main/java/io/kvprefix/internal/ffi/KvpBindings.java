@@ -54,6 +54,9 @@ public final class KvpBindings {
     private static final FunctionDescriptor D_MATCH_TOKENS = FunctionDescriptor.of(
             JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS,
             ADDRESS, ADDRESS, ADDRESS);
+    private static final FunctionDescriptor D_MATCH_TOKENS_ALL = FunctionDescriptor.of(
+            JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS,
+            ADDRESS, ADDRESS);
     private static final FunctionDescriptor D_LAYOUT = FunctionDescriptor.of(JAVA_INT, ADDRESS);
     private static final FunctionDescriptor D_HOME = FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT);
     private static final FunctionDescriptor D_THREAD_CALLS = FunctionDescriptor.of(JAVA_LONG);
@@ -67,6 +70,7 @@ public final class KvpBindings {
         d.put("kvp_chain", D_CHAIN);
         d.put("kvp_match_hashes", D_MATCH_HASHES);
         d.put("kvp_match_tokens", D_MATCH_TOKENS);
+        d.put("kvp_match_tokens_all", D_MATCH_TOKENS_ALL);
         d.put("kvp_layout", D_LAYOUT);
         d.put("kvp_child_home", D_HOME);
         d.put("kvp_thread_calls", D_THREAD_CALLS);
@@ -92,6 +96,7 @@ public final class KvpBindings {
     private static final MethodHandle KVP_CHAIN = bind("kvp_chain", D_CHAIN, CRITICAL);
     private static final MethodHandle KVP_MATCH_HASHES = bind("kvp_match_hashes", D_MATCH_HASHES, CRITICAL);
     private static final MethodHandle KVP_MATCH_TOKENS = bind("kvp_match_tokens", D_MATCH_TOKENS, CRITICAL);
+    private static final MethodHandle KVP_MATCH_TOKENS_ALL = bind("kvp_match_tokens_all", D_MATCH_TOKENS_ALL, CRITICAL);
     private static final MethodHandle KVP_LAYOUT = bind("kvp_layout", D_LAYOUT, CRITICAL);
     private static final MethodHandle KVP_HOME = bind("kvp_child_home", D_HOME, CRITICAL);
     private static final MethodHandle KVP_THREAD_CALLS = bind("kvp_thread_calls", D_THREAD_CALLS, CRITICAL);
@@ -316,6 +321,52 @@ public final class KvpBindings {
             throw failure("kvp_match_tokens", t);
         }
         return r < 0 ? (int) checked("kvp_match_tokens", r) : r;
+    }
+
+    /**
+     * {@code kvp_match_tokens_all} on {@code tokens[0 .. nTokens)} of a Java array: matches as
+     * {@code kvp_match_tokens} and writes every full block's local hash into {@code localOut[0 ..
+     * nTokens / blockSize)} (a Java array too, each block hashed once); returns the number of (slot,
+     * depth) results written. Arrays, not segments, so the JIT can drop both wrappers (see the array
+     * overload of {@code matchHashes}).
+     */
+    public static int matchTokensAll(
+            MemorySegment children,
+            int mask,
+            MemorySegment runs,
+            int runCapacity,
+            int[] tokens,
+            int tokenOffset,
+            long nTokens,
+            int blockSize,
+            long seed,
+            long[] localOut,
+            MemorySegment index,
+            MemorySegment outSlots,
+            MemorySegment outDepths) {
+        int r;
+        MemorySegment tok = MemorySegment.ofArray(tokens);
+        if (tokenOffset != 0) {
+            tok = tok.asSlice(tokenOffset * 4L);
+        }
+        try {
+            r = (int) KVP_MATCH_TOKENS_ALL.invokeExact(
+                    children,
+                    mask,
+                    runs,
+                    runCapacity,
+                    tok,
+                    nTokens,
+                    blockSize,
+                    seed,
+                    MemorySegment.ofArray(localOut),
+                    index,
+                    outSlots,
+                    outDepths);
+        } catch (Throwable t) {
+            throw failure("kvp_match_tokens_all", t);
+        }
+        return r < 0 ? (int) checked("kvp_match_tokens_all", r) : r;
     }
 
     /** {@code kvp_layout}: the record offsets the library was built with. */

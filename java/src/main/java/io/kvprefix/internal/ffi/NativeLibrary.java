@@ -39,7 +39,7 @@ public final class NativeLibrary {
     /** The C API version this Java code is written against (see include/kvprefix.h). */
     public static final int EXPECTED_MAJOR = 2;
 
-    public static final int EXPECTED_MINOR = 0;
+    public static final int EXPECTED_MINOR = 1;
 
     private static final String LIBRARY_FILE = "libkvprefix.so";
 

@@ -35,6 +35,20 @@ final class JavaMatchKernel implements MatchKernel {
     }
 
     @Override
+    public int matchTokensAll(
+            ChildTable children,
+            RunArena.RunTable runs,
+            int[] tokens,
+            int off,
+            int len,
+            BlockHasher h,
+            long[] out,
+            ReadScratch s) {
+        int blocks = h.localHashes(tokens, off, len, out, 0);
+        return matchHashes(children, runs, out, 0, blocks, s);
+    }
+
+    @Override
     public int matchHashes(ChildTable children, RunArena.RunTable runs, long[] q, int off, int len, ReadScratch s) {
         int run = children.find(-1, q[off]);
         int pos = 0; // position of the run's block 0

@@ -27,6 +27,20 @@ interface MatchKernel {
     int matchTokens(
             ChildTable children, RunArena.RunTable runs, int[] tokens, int off, int len, BlockHasher h, ReadScratch s);
 
+    /**
+     * As {@link #matchTokens}, and every full block's local hash is left in {@code out[0 .. blocks)}
+     * (each block hashed once: the native kernel hashes the blocks its walk did not need after it).
+     */
+    int matchTokensAll(
+            ChildTable children,
+            RunArena.RunTable runs,
+            int[] tokens,
+            int off,
+            int len,
+            BlockHasher h,
+            long[] out,
+            ReadScratch s);
+
     /** True for the native kernel. */
     boolean isNative();
 

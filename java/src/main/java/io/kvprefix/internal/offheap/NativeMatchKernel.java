@@ -7,7 +7,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * The match kernel in libkvprefix: the same walk as {@link JavaMatchKernel}, one critical downcall
  * per request, hashing a token request's blocks only as far as the walk needs them
- * ({@code kvp_match_tokens}, {@code kvp_match_hashes}).
+ * ({@code kvp_match_tokens}, {@code kvp_match_hashes}), or hashing every block into the caller's
+ * array after the walk ({@code kvp_match_tokens_all}).
  *
  * <p>Locks: takes none; its caller is inside the reader gate.
  *
@@ -78,5 +79,31 @@ final class NativeMatchKernel implements MatchKernel {
                         s.indexSeg,
                         s.slotsSeg,
                         s.depthsSeg);
+    }
+
+    @Override
+    public int matchTokensAll(
+            ChildTable children,
+            RunArena.RunTable runs,
+            int[] tokens,
+            int off,
+            int len,
+            BlockHasher h,
+            long[] out,
+            ReadScratch s) {
+        return KvpBindings.matchTokensAll(
+                children.segment,
+                children.mask,
+                runs.segment(),
+                runs.capacity(),
+                tokens,
+                off,
+                len,
+                h.blockSize(),
+                h.seed(),
+                out,
+                s.indexSeg,
+                s.slotsSeg,
+                s.depthsSeg);
     }
 }

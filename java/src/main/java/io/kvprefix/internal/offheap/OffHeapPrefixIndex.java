@@ -268,6 +268,43 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
     }
 
+    @Override
+    public int match(int[] tokens, int offset, int length, BlockHasher h, MatchResult into, long[] localHashesOut) {
+        Objects.checkFromIndexSize(offset, length, tokens.length);
+        Objects.requireNonNull(into, "into");
+        hashers.checkChainSeed(h);
+        int blocks = h.blockCount(length);
+        if (localHashesOut.length < blocks) {
+            throw new IllegalArgumentException("localHashesOut has room for " + localHashesOut.length
+                    + " hashes, the request has " + blocks + " blocks");
+        }
+        checkOpen();
+        ReadScratch s = readScratch.get();
+        int token = generations.enterRead();
+        try {
+            checkOpen();
+            s.ensure(blocks, maxWorkers);
+            RESULTS.reset(into, blocks);
+            if (blocks > 0) {
+                report.report(
+                        into,
+                        s,
+                        kernel.matchTokensAll(
+                                generations.children(),
+                                arena.runTable(),
+                                tokens,
+                                offset,
+                                length,
+                                h,
+                                localHashesOut,
+                                s));
+            }
+        } finally {
+            generations.exitRead(token);
+        }
+        return blocks;
+    }
+
     private void checkOpen() {
         if (generations.closed()) {
             throw Generations.closedException();

@@ -51,6 +51,8 @@ public final class LoadTable {
     private int touchedCount;
 
     private WorkerLoad[] subset = new WorkerLoad[0];
+    /** The in-flight prefills' blocks (docs/SPEC.md section 6.7), or null when the router does not count them. */
+    private InflightBlocks inflight;
 
     /**
      * A table deciding with {@code policy}; dynamo-cost at temperature 0 decides requests at
@@ -75,6 +77,17 @@ public final class LoadTable {
         this.order = ordered != null
                 ? new LoadOrder(options.overlapWeight(), blockSize)
                 : ttft != null ? new LoadOrder() : null;
+    }
+
+    /**
+     * Counts each decision's request blocks as held by its worker until the request is released or
+     * the index covers them, at most {@code maxBlocks} (worker, block) credits at once (docs/SPEC.md
+     * section 6.7); call before the table is shared. Decisions then pass their local hashes in
+     * {@link Choice#locals}. Returns the count, which guards itself with this table's lock.
+     */
+    public InflightBlocks countInflight(long maxBlocks) {
+        inflight = new InflightBlocks(lock, maxBlocks);
+        return inflight;
     }
 
     /** Workers the load order's walks have visited so far (0 without it): for tests of what a decision visits. */
@@ -267,6 +280,9 @@ public final class LoadTable {
                 ws = subset;
             }
             Selector.Request r = begin(first, second, eventFed, isl, blockSize, blockCount);
+            if (inflight != null && out.locals != null) {
+                inflight.walk(out.locals, out.blocks, this);
+            }
             try {
                 WorkerLoad chosen = null;
                 double cost = 0;
@@ -347,6 +363,7 @@ public final class LoadTable {
             w.enqueue(p);
         }
         placeInOrder(w);
+        out.inflight = inflight != null && out.locals != null ? inflight.credit(w, out.locals, out.blocks) : null;
         out.load = w;
         out.pending = p;
         out.depth = depth;
@@ -361,27 +378,49 @@ public final class LoadTable {
         for (int i = 0, n = r.size(); i < n; i++) {
             WorkerLoad l = byWorker.get(r.worker(i));
             if (l != null) {
-                l.depth = Math.max(l.depth, r.depth(i));
-                l.anyDepth = Math.max(l.anyDepth, r.anyTierDepth(i));
-                if (!l.matched) {
-                    l.matched = true;
-                    if (touchedCount == touched.length) {
-                        touched = Arrays.copyOf(touched, touchedCount * 2);
-                    }
-                    touched[touchedCount++] = l;
-                }
+                raise(l, r.depth(i), r.anyTierDepth(i));
             }
+        }
+    }
+
+    /** Raises a registered worker's depths for the decision being made (in-flight blocks count on both). */
+    void raise(WorkerLoad l, int depth) {
+        raise(l, depth, depth);
+    }
+
+    private void raise(WorkerLoad l, int depth, int anyDepth) {
+        l.depth = Math.max(l.depth, depth);
+        l.anyDepth = Math.max(l.anyDepth, anyDepth);
+        if (!l.matched) {
+            l.matched = true;
+            if (touchedCount == touched.length) {
+                touched = Arrays.copyOf(touched, touchedCount * 2);
+            }
+            touched[touchedCount++] = l;
         }
     }
 
     /**
      * Releases load a decision charged: {@code prefill} tokens (and its pending prefill, if any), and,
      * if {@code request}, its {@code decode} blocks. {@code prefillEnded} says the prefill really ended
-     * now (the first token is out), so its duration is a sample of the worker's prefill speed.
+     * now (the first token is out), so its duration is a sample of the worker's prefill speed. The
+     * decision's in-flight credit ({@code inflightCredit}, or null) is taken back with the request and
+     * queued for the coverage check when its prefill ends.
      */
     public void release(
-            WorkerLoad load, long prefill, boolean request, long decode, PendingPrefill pending, boolean prefillEnded) {
+            WorkerLoad load,
+            long prefill,
+            boolean request,
+            long decode,
+            PendingPrefill pending,
+            boolean prefillEnded,
+            InflightPrefill inflightCredit) {
         synchronized (lock) {
+            if (inflight != null && request) {
+                inflight.release(inflightCredit);
+            } else if (inflight != null && prefillEnded) {
+                inflight.prefilled(inflightCredit);
+            }
             if (pending != null && pending.linked) {
                 load.dequeue(pending);
                 if (prefillEnded && !load.isRemoved()) {
@@ -454,6 +493,20 @@ public final class LoadTable {
         public WorkerLoad load;
         /** Its pending prefill (policies that track them), or null. */
         public PendingPrefill pending;
+        /** Input: the request's local hashes for the in-flight count, or null (none are counted or credited). */
+        public long[] locals;
+        /** Input: how many of {@link #locals} are the request's blocks. */
+        public int blocks;
+        /** Its in-flight credit (docs/SPEC.md section 6.7), or null. */
+        public InflightPrefill inflight;
+
+        /** Forgets the decision's references (its worker, credits and the request's hashes). */
+        public void clear() {
+            load = null;
+            pending = null;
+            inflight = null;
+            locals = null;
+        }
         /** Its depth in blocks. */
         public int depth;
         /** Uncached tokens charged as prefill load. */

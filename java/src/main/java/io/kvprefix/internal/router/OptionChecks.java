@@ -9,6 +9,24 @@ package io.kvprefix.internal.router;
 public final class OptionChecks {
     private OptionChecks() {}
 
+    /** The block size of {@code h}, after checking that {@code localHashes} fit in {@code inputTokens}. */
+    public static int fits(io.kvprefix.BlockHasher h, long[] localHashes, int inputTokens) {
+        int bs = h.blockSize();
+        if (inputTokens < (long) java.util.Objects.requireNonNull(localHashes, "localHashes").length * bs) {
+            throw new IllegalArgumentException(
+                    localHashes.length + " blocks of " + bs + " tokens do not fit in " + inputTokens + " input tokens");
+        }
+        return bs;
+    }
+
+    /** Checks that {@code h} has the router hasher {@code mine}'s chain seed. */
+    public static void sameChainSeed(io.kvprefix.BlockHasher mine, io.kvprefix.BlockHasher h) {
+        if (h.chainSeed() != mine.chainSeed()) {
+            throw new IllegalArgumentException("the hasher's chain seed " + Long.toUnsignedString(h.chainSeed())
+                    + " differs from the router's " + Long.toUnsignedString(mine.chainSeed()));
+        }
+    }
+
     /** {@code v} if it is finite and {@code >= 0}. */
     public static double finiteNonNegative(double v, String what) {
         if (!(v >= 0) || Double.isInfinite(v)) {

@@ -102,8 +102,9 @@ public interface Selector {
                         + "dynamo-cost policy only, not to " + policy);
             }
             if (depthOptionSet && policy != RoutingPolicy.DYNAMO_COST && policy != RoutingPolicy.KVPREFIX_TTFT) {
-                throw new IllegalStateException("the minimum match and the lower-tier credit apply to dynamo-cost "
-                        + "and kvprefix-ttft only, not to " + policy);
+                throw new IllegalStateException(
+                        "the minimum match, the lower-tier credit and in-flight prefills apply to dynamo-cost "
+                                + "and kvprefix-ttft only, not to " + policy);
             }
         }
 

@@ -170,7 +170,7 @@ class LoadOrderDifferentialTest {
         for (int t = 0; t < 2; t++) {
             LoadTable.Choice c = pair[t];
             (t == 0 ? fast : scan)
-                    .release(c.load, c.prefillTokens, whole, whole ? c.decodeBlocks : 0, c.pending, ended);
+                    .release(c.load, c.prefillTokens, whole, whole ? c.decodeBlocks : 0, c.pending, ended, null);
             c.prefillTokens = 0;
         }
         if (whole) {

@@ -59,6 +59,16 @@ public final class TimedPrefixIndex implements PrefixIndex {
     }
 
     @Override
+    public int match(int[] tokens, int offset, int length, BlockHasher hasher, MatchResult into, long[] hashesOut) {
+        long t0 = System.nanoTime();
+        try {
+            return index.match(tokens, offset, length, hasher, into, hashesOut);
+        } finally {
+            timer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
     public EventStatus apply(KvEvent event) {
         return index.apply(event);
     }

@@ -61,6 +61,7 @@ public final class EngineRegistry {
 
     private final PrefixIndex index;
     private final RoutingPolicy policy;
+    private final boolean inflightPrefills;
     private final Map<Worker, Engine> engines;
     private final ConcurrentHashMap<String, Router> routers = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, JsonNode> cards = new ConcurrentHashMap<>();
@@ -75,11 +76,13 @@ public final class EngineRegistry {
     public EngineRegistry(
             PrefixIndex index,
             RoutingPolicy policy,
+            boolean inflightPrefills,
             List<EngineSpec> specs,
             BiConsumer<String, Router> onNewRouter,
             BiConsumer<Engine, String> onDown) {
         this.index = index;
         this.policy = policy;
+        this.inflightPrefills = inflightPrefills;
         this.onNewRouter = onNewRouter;
         this.onDown = onDown;
         Map<Worker, Engine> m = new LinkedHashMap<>();
@@ -93,7 +96,8 @@ public final class EngineRegistry {
     }
 
     private Router newRouter() {
-        return Router.builder().index(index).policy(policy).build();
+        Router.Builder b = Router.builder().index(index).policy(policy);
+        return (inflightPrefills ? b.inflightPrefills(true) : b).build();
     }
 
     /** Every engine, in the order given. */

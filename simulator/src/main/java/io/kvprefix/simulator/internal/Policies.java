@@ -38,6 +38,13 @@ public final class Policies {
                                 .predictedMaxBlocks(s.predictedMaxBlocks()),
                         s,
                         blockSize);
+            case KVPREFIX_TTFT_INFLIGHT ->
+                RouterBacked.events(
+                        key,
+                        RouterBacked.builder(s, RoutingPolicy.KVPREFIX_TTFT, clock)
+                                .inflightPrefills(true),
+                        s,
+                        blockSize);
             case DYNAMO_COST -> events(key, RoutingPolicy.DYNAMO_COST, s, blockSize, clock);
             case DYNAMO_COST_GPU_ONLY ->
                 RouterBacked.gpuEventsOnly(

@@ -64,6 +64,7 @@ public final class ServiceFactory {
         if (p.getPolicy() != null) {
             o.policy(p.getPolicy());
         }
+        o.inflightPrefills(p.isInflightPrefills());
         o.blockSize(p.getBlockSize());
         if (p.getMemoryBudget() != null) {
             o.memoryBudget(p.getMemoryBudget());
