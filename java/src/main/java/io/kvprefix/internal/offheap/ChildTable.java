@@ -227,15 +227,36 @@ final class ChildTable {
         if (r < 0) {
             return (int) ~r;
         }
+        if (tookTombstone(r)) {
+            unreserve(1); // the caller's reserved record goes unused
+        }
         publish(r, run);
         return run;
+    }
+
+    /** The tag {@link #claim} sets on a record that was its key's tombstone (records are 16-byte aligned). */
+    private static final long TOMBSTONE_TAKEN = 1;
+
+    /**
+     * True if the record {@link #claim} returned was its key's own tombstone: the table holds no more
+     * records than before, so the room the caller reserved for one goes unused (a store keeps it as
+     * its thread's credit, {@link #release}, instead of giving it back to the shared count).
+     */
+    static boolean tookTombstone(long record) {
+        return (record & TOMBSTONE_TAKEN) != 0;
+    }
+
+    /** The address of the record {@link #claim} returned, without its tag. */
+    static long address(long record) {
+        return record & ~TOMBSTONE_TAKEN;
     }
 
     /**
      * Claims the record for {@code (parentBlock, local)} (the caller reserved one): its key written
      * and its run field "being written", so that a writer with the same key waits for {@link
      * #publish} and a reader skips it. Returns the record's address (a new one, or the key's own
-     * tombstone taken again), or {@code ~run} if run {@code run} already has the key (nothing claimed). A store branching without the parent's lock links
+     * tombstone taken again, tagged: {@link #tookTombstone}), or {@code ~run} if run {@code run}
+     * already has the key (nothing claimed). A store branching without the parent's lock links
      * its run between the claim and the publication (this package's {@code package-info.java},
      * the protocol of a branch).
      */
@@ -275,10 +296,9 @@ final class ChildTable {
                     claimRetries.increment();
                     continue;
                 }
-                removed.decrementAndGet();
-                used.decrementAndGet(); // the record was counted as a tombstone; the caller's reservation goes unused
+                removed.decrementAndGet(); // counted in used as a tombstone, now as live: used is unchanged
                 tombstonesReused.increment();
-                return r;
+                return r | TOMBSTONE_TAKEN;
             }
             i = (i + 1) & mask;
         }
@@ -286,7 +306,7 @@ final class ChildTable {
 
     /** Publishes {@code run} in the record {@link #claim} returned (a release store: its key is read after). */
     static void publish(long record, int run) {
-        Mem.setIntRelease(record + CHILD_RUN, run + 1);
+        Mem.setIntRelease(address(record) + CHILD_RUN, run + 1);
     }
 
     /** Removes the record of {@code run} under {@code (parentBlock, local)}, leaving a tombstone. */

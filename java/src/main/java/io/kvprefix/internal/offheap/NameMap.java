@@ -347,6 +347,9 @@ final class NameMap {
      * fall in; false if the budget does not allow it (the map's names are unchanged either way).
      */
     boolean ensureRoomFor(long[] keys, int n) {
+        if (roomWithoutCounting(keys, n)) {
+            return true;
+        }
         while (true) {
             touched.clear();
             boolean tight = false;
@@ -390,6 +393,21 @@ final class NameMap {
                 full.tight = true; // fill it past 80% instead: the budget is what it is
             }
         }
+    }
+
+    /**
+     * True if every segment the keys fall in has room for all {@code n} of them: the bound the loop of
+     * {@link #ensureRoomFor} starts from, tested without its list of touched segments (a store's usual
+     * answer, and the whole cost of a single-block store's check).
+     */
+    private boolean roomWithoutCounting(long[] keys, int n) {
+        for (int i = 0; i < n; i++) {
+            NameSegment s = segment(mix(keys[i]));
+            if (s.size + n > s.limit()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void clearTight() {

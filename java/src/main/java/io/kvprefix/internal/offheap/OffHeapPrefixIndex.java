@@ -120,11 +120,16 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             }
             ws.needChildRecords = 0;
             ws.heldDelta = 0;
-            s = d.applyTo(this);
+            BoundWriter w = ws.writer == null ? bind(ws) : (BoundWriter) ws.writer;
+            w.index = this;
+            s = d.applyTo(w); // stores and removals on ws, not looked up again
             if (s != null) {
                 state.count(s);
             }
         } finally {
+            if (ws.writer != null) {
+                ((BoundWriter) ws.writer).index = null; // the scratch outlives the index: it must not keep it reachable
+            }
             if (ws.heldDelta != 0) {
                 state.heldPairs.add(ws.heldDelta); // one add per event, not per block
             }
@@ -135,6 +140,57 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
         }
         generations.reclaimer().maybeFlush();
         return s;
+    }
+
+    private static BoundWriter bind(WriteScratch ws) {
+        BoundWriter w = new BoundWriter(ws);
+        ws.writer = w;
+        return w;
+    }
+
+    /**
+     * The facade's writes with one thread's scratch passed on (the rare kinds go to the facade as
+     * they are): {@code index} is set for the length of one event on that thread, null between.
+     */
+    private static final class BoundWriter implements IndexWriter {
+        private final WriteScratch ws;
+        OffHeapPrefixIndex index;
+
+        BoundWriter(WriteScratch ws) {
+            this.ws = ws;
+        }
+
+        @Override
+        public EventStatus store(
+                Worker worker,
+                Medium medium,
+                boolean hasParent,
+                long parentHash,
+                long[] engineHashes,
+                long[] locals,
+                int n) {
+            return index.store(ws, worker, medium, hasParent, parentHash, engineHashes, locals, n);
+        }
+
+        @Override
+        public EventStatus copy(Worker worker, Medium medium, long[] engineHashes) {
+            return index.copy(worker, medium, engineHashes);
+        }
+
+        @Override
+        public EventStatus remove(Worker worker, Medium medium, long[] engineHashes) {
+            return index.remove(ws, worker, medium, engineHashes);
+        }
+
+        @Override
+        public void clear(Worker worker) {
+            index.clear(worker);
+        }
+
+        @Override
+        public void removeWorker(long workerId) {
+            index.removeWorker(workerId);
+        }
     }
 
     /**
@@ -150,14 +206,32 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
             long[] blockHashes,
             long[] locals,
             int n) {
-        WriteScratch ws = writeScratch.get();
+        return store(writeScratch.get(), worker, medium, hasParent, parentHash, blockHashes, locals, n);
+    }
+
+    /** {@link #store(Worker, Medium, boolean, long, long[], long[], int)} on the calling thread's {@code ws}. */
+    EventStatus store(
+            WriteScratch ws,
+            Worker worker,
+            Medium medium,
+            boolean hasParent,
+            long parentHash,
+            long[] blockHashes,
+            long[] locals,
+            int n) {
         WorkerHoldings h = state.workers.get(worker);
         if (medium != Medium.GPU) {
             return tiers.storeLower(h, worker, medium, hasParent, parentHash, blockHashes, locals, n, ws);
         }
         EventStatus s = stores.store(h, worker, hasParent, parentHash, blockHashes, locals, n, ws);
-        if (s == EventStatus.OK && (h = state.workers.get(worker)).anyTier != null) {
-            return tiers.mirrorStore(h, hasParent, parentHash, blockHashes, locals, n, ws);
+        if (s == EventStatus.OK) {
+            if (h == null) { // a first store made the worker's holdings (the worker's own thread: no one replaces
+                // them meanwhile)
+                h = state.workers.get(worker);
+            }
+            if (h.anyTier != null) {
+                return tiers.mirrorStore(h, hasParent, parentHash, blockHashes, locals, n, ws);
+            }
         }
         return s;
     }
@@ -169,8 +243,12 @@ public final class OffHeapPrefixIndex implements PrefixIndex, IndexWriter {
 
     @Override
     public EventStatus remove(Worker worker, Medium medium, long[] hashes) {
+        return remove(writeScratch.get(), worker, medium, hashes);
+    }
+
+    /** {@link #remove(Worker, Medium, long[])} on the calling thread's {@code ws}. */
+    EventStatus remove(WriteScratch ws, Worker worker, Medium medium, long[] hashes) {
         WorkerHoldings h = state.workers.get(worker);
-        WriteScratch ws = writeScratch.get();
         if (medium != Medium.GPU) {
             return tiers.removeLower(h, medium, hashes, ws);
         }

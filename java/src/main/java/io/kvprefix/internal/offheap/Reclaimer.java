@@ -125,14 +125,8 @@ final class Reclaimer {
             for (int i = 0; i < spareBlocks.size(); i++) {
                 spareBlocks.get(i).free();
             }
-            for (int i = 0; i < spareRuns.size(); i += 2) {
-                arena.recycleRun((int) spareRuns.getLong(i), spareRuns.getLong(i + 1));
-            }
-            for (int i = 0; i < spareChunks.size(); i++) {
-                arena.recycleChunk(spareChunks.getLong(i));
-            }
-            for (int i = 0; i < spareRecords.size(); i++) {
-                arena.recycleRecord(spareRecords.getLong(i));
+            if (!spareRuns.isEmpty() || !spareChunks.isEmpty() || !spareRecords.isEmpty()) {
+                arena.recycleAll(spareRuns, spareChunks, spareRecords); // one monitor for the batch, not one per item
             }
         } finally {
             spareBlocks = spareBlocks.size() > KEEP ? new ArrayList<>() : spareBlocks;

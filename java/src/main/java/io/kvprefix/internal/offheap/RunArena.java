@@ -238,10 +238,14 @@ final class RunArena {
 
     /** Takes back a record a run moved out of (every reader that could see it has left). */
     synchronized void recycleRecord(long address) {
+        takeBackRecord(address);
+        noteRoom();
+    }
+
+    private void takeBackRecord(long address) {
         int capacity = Mem.getInt(address + ChainLayout.RUN_CAPACITY);
         freeRuns[classOf(ChainLayout.RUN_CAPACITIES, capacity)].add(address);
         freeBytes += ChainLayout.runBytes(capacity);
-        noteRoom();
     }
 
     /** A new zeroed entry chunk of {@code capacity} positions (capacity field set), or 0 if the budget does not allow it. */
@@ -256,6 +260,11 @@ final class RunArena {
 
     /** Takes back a run's record and id (every reader that could see it has left). */
     synchronized void recycleRun(int run, long address) {
+        takeBackRun(run, address);
+        noteRoom();
+    }
+
+    private void takeBackRun(int run, long address) {
         int capacity = Mem.getInt(address + ChainLayout.RUN_CAPACITY);
         Mem.setLong(table.block().address + 8L * run, 0L);
         freeRuns[classOf(ChainLayout.RUN_CAPACITIES, capacity)].add(address);
@@ -263,15 +272,36 @@ final class RunArena {
         freeIds.add(run);
         links.reset(run);
         liveRuns--;
+    }
+
+    /**
+     * A reclaimer's batch under one acquisition of the monitor: {@code runs} as pairs (run id, then
+     * its record's address), entry chunks, and records runs moved out of (every reader that could
+     * see them has left).
+     */
+    synchronized void recycleAll(LongArrayList runs, LongArrayList chunks, LongArrayList records) {
+        for (int i = 0; i < runs.size(); i += 2) {
+            takeBackRun((int) runs.getLong(i), runs.getLong(i + 1));
+        }
+        for (int i = 0; i < chunks.size(); i++) {
+            takeBackChunk(chunks.getLong(i));
+        }
+        for (int i = 0; i < records.size(); i++) {
+            takeBackRecord(records.getLong(i));
+        }
         noteRoom();
     }
 
     /** Takes back an entry chunk (every reader that could see it has left). */
     synchronized void recycleChunk(long address) {
+        takeBackChunk(address);
+        noteRoom();
+    }
+
+    private void takeBackChunk(long address) {
         int capacity = Mem.getInt(address + ChainLayout.CHUNK_CAPACITY);
         freeChunks[classOf(ChainLayout.CHUNK_CAPACITIES, capacity)].add(address);
         freeBytes += ChainLayout.chunkBytes(capacity);
-        noteRoom();
     }
 
     /**

@@ -280,7 +280,9 @@ final class Stores {
             arena.links().link(runOf(parent), fresh, j - 1);
         }
         ChildTable.publish(record, fresh);
-        s.childRecords++;
+        if (!ChildTable.tookTombstone(record)) {
+            s.childRecords++; // a key's tombstone taken again leaves the store's reservation unused
+        }
         return fresh;
     }
 

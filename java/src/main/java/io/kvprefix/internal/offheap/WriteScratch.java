@@ -1,6 +1,7 @@
 package io.kvprefix.internal.offheap;
 
 import io.kvprefix.internal.event.DecodedEvent;
+import io.kvprefix.internal.event.IndexWriter;
 import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.ArrayList;
@@ -51,6 +52,12 @@ final class WriteScratch {
     int childCredit;
     /** The generation {@link #childCredit} was reserved in; a credit in an older one is void. */
     ChildTable creditTable;
+
+    /**
+     * The facade's writer bound to this scratch (made by the facade on the thread's first event): an
+     * event's stores and removals run on this scratch without a second thread-local lookup.
+     */
+    IndexWriter writer;
 
     int[] slots(int n) {
         if (slots.length < n) {

@@ -1,6 +1,8 @@
 package io.kvprefix.internal.offheap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kvprefix.EventStatus;
 import io.kvprefix.IndexConfig;
@@ -35,7 +37,10 @@ class ChildTableTest {
         assertEquals(1, t.tombstones());
         assertEquals(-1, t.find(7, 1234L));
         long again = t.claim(7, 1234L);
-        assertEquals(first, again, "the key's tombstone is not taken again");
+        assertEquals(first, ChildTable.address(again), "the key's tombstone is not taken again");
+        assertTrue(ChildTable.tookTombstone(again), "a tombstone taken again is not tagged");
+        assertFalse(ChildTable.tookTombstone(first));
+        t.unreserve(1); // the reservation the record taken again left unused, as a store gives it back
         ChildTable.publish(again, 5);
         assertEquals(5, t.find(7, 1234L));
         assertEquals(2, t.find(8, 1234L));
@@ -96,6 +101,9 @@ class ChildTableTest {
                         long r = t.claim(3, 99L);
                         if (r >= 0) {
                             takers.incrementAndGet();
+                            if (ChildTable.tookTombstone(r)) {
+                                t.unreserve(1); // its reservation went unused, as a store's does
+                            }
                             ChildTable.publish(r, run);
                             seen[me] = run;
                         } else {
