@@ -167,15 +167,19 @@ class BenchmarkSetupTest {
                     // O(workers^2) (each miss on an idle fleet ties every idle worker): once per policy
                     boolean busyToo = impl.equals("offheap-java");
                     for (String fleet : busyToo ? new String[] {"idle", "busy"} : new String[] {"idle"}) {
-                        RouterBenchmark b = new RouterBenchmark();
-                        b.impl = impl;
-                        b.tokens = 8192;
-                        b.workers = workers;
-                        b.policy = policy;
-                        b.fleet = fleet;
-                        b.setup(); // checks the decision, on the busy fleet too
-                        b.routeAndFinish();
-                        b.tearDown();
+                        // in-flight counting changes the decision's path, not the fleet: at 16 workers only
+                        for (String inflight : workers == 16 ? new String[] {"off", "on"} : new String[] {"off"}) {
+                            RouterBenchmark b = new RouterBenchmark();
+                            b.impl = impl;
+                            b.tokens = 8192;
+                            b.workers = workers;
+                            b.policy = policy;
+                            b.fleet = fleet;
+                            b.inflight = inflight;
+                            b.setup(); // checks the decision, on the busy fleet too
+                            b.routeAndFinish();
+                            b.tearDown();
+                        }
                     }
                 }
             }
