@@ -58,6 +58,14 @@ class CacheRoutingTest {
                 assertEquals(blocks * 16, cached, "the engine's own count agrees with the router's: " + usage);
                 reportedTotal += cached;
             }
+            // the service counts a response's usage when the stream ends on its side, which may be just
+            // after the client has read the last byte: wait for the last one to be counted
+            long total = reportedTotal;
+            Serve.await(
+                    "the engine-reported cached tokens counted: " + total,
+                    30,
+                    () -> sum(serve.service.scrape(), "kvprefix_service_cached_tokens_total{source=\"engine\"")
+                            >= total);
             String metrics = serve.service.scrape();
             long engineSide = sum(metrics, "kvprefix_service_cached_tokens_total{source=\"engine\"");
             long indexSide = sum(metrics, "kvprefix_service_cached_tokens_total{source=\"index\"");
