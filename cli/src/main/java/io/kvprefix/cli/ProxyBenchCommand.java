@@ -92,13 +92,13 @@ final class ProxyBenchCommand implements Callable<Integer> {
         Check.atLeast("--wrk-seconds", wrkSeconds, 1);
         policy = BenchFlags.policy(policy);
         List<Integer> levels = BenchFlags.concurrency(concurrency);
+        Check.outputDir("--out", out); // every option checked before the machine's tools
         for (Path tool : List.of(NginxProcess.BINARY, Wrk.BINARY)) {
             if (!Files.isExecutable(tool)) {
                 throw new IllegalArgumentException(tool + " is missing: install Debian's " + tool.getFileName()
                         + " (apt-get install " + tool.getFileName() + ")");
             }
         }
-        Check.outputDir("--out", out);
         Files.createDirectories(out);
         ProxyBench.Options o = new ProxyBench.Options(
                 engines,
