@@ -223,13 +223,7 @@ final class ListenCommand implements Callable<Integer> {
     String memoryBudget;
 
     @Mixin
-    RunFlags run = new RunFlags();
-
-    @Mixin
-    AbsentEnginesFlag absent = new AbsentEnginesFlag();
-
-    @Mixin
-    MetricsHostFlag metricsHost = new MetricsHostFlag();
+    WatchFlags watch = new WatchFlags();
 
     /** What {@code listen} was asked for, checked. */
     private record Plan(
@@ -253,8 +247,9 @@ final class ListenCommand implements Callable<Integer> {
             return NatsListen.run(this);
         }
         Plan plan = validate();
-        try (Lifecycle life = Lifecycle.start("listen", Duration.ofSeconds(snapshot == null ? 15 : 120), run.quiet)) {
-            ListenMetrics m = life.metrics(metricsHost.metricsHost, run.metricsPort);
+        try (Lifecycle life =
+                Lifecycle.start("listen", Duration.ofSeconds(snapshot == null ? 15 : 120), watch.run.quiet)) {
+            ListenMetrics m = life.metrics(watch.host.metricsHost, watch.run.metricsPort);
             if (m != null && snapshot != null) {
                 m.watchSnapshots();
             }
@@ -277,7 +272,7 @@ final class ListenCommand implements Callable<Integer> {
         if (specs.isEmpty() && trtllmEvents == null && engineUrls.isEmpty() && enginesFile == null) {
             throw new IllegalArgumentException("give at least one --engine or --trtllm-events, or --nats");
         }
-        Duration runFor = run.runFor();
+        Duration runFor = watch.run.runFor();
         Duration every = Check.seconds("--stats-interval", statsInterval);
         Duration replayWait = Check.seconds("--replay-timeout", replayTimeout);
         IndexConfig config = indexConfig();
@@ -320,14 +315,14 @@ final class ListenCommand implements Callable<Integer> {
         try {
             watched = subscribe(sub, plan);
             if (m != null) {
-                m.watch(sub, absent.readyWithAbsentEngines);
+                m.watch(sub, watch.absent.readyWithAbsentEngines);
             }
             if (trtllmEvents != null) {
                 trtllm = new TrtllmFeed(trtllmEvents, index);
                 feed = startFeed(trtllm, plan.specs(), index);
             }
             life.status("subscribed to " + sub.engines().size() + " engine(s) ("
-                    + (plan.runFor() == null ? "until Ctrl-C" : "for " + run.duration + " s") + ")");
+                    + (plan.runFor() == null ? "until Ctrl-C" : "for " + watch.run.duration + " s") + ")");
             boolean feedOnly = plan.specs().isEmpty() && engineUrls.isEmpty() && enginesFile == null;
             runUntilStopped(sub, plan, feedOnly ? feed : null, life, m);
             if (snapshot != null) {
@@ -350,7 +345,7 @@ final class ListenCommand implements Callable<Integer> {
         String stats = finalStats.toJson();
         life.result(
                 finalStats.summary(), trtllm == null ? new String[] {stats} : new String[] {trtllm.toJson(), stats});
-        if (!run.quiet) {
+        if (!watch.run.quiet) {
             IndexStats is = index.stats();
             life.log(String.format(
                     "the index holds %d blocks of %d workers in %.1f MiB (budget: %s)",
@@ -423,7 +418,7 @@ final class ListenCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         try {
             PrefixIndex index = Implementations.restore(indexOptions.impl, snapshot, config);
-            if (!run.quiet) {
+            if (!watch.run.quiet) {
                 life.log(String.format(
                         Locale.ROOT,
                         "restored %s: %d workers, %d blocks held (%.1f ms)",

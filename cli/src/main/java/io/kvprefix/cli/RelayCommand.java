@@ -86,13 +86,7 @@ final class RelayCommand implements Callable<Integer> {
     double replayTimeout;
 
     @Mixin
-    RunFlags runFlags = new RunFlags();
-
-    @Mixin
-    AbsentEnginesFlag absent = new AbsentEnginesFlag();
-
-    @Mixin
-    MetricsHostFlag metricsHost = new MetricsHostFlag();
+    WatchFlags watch = new WatchFlags();
 
     @Override
     public Integer call() throws Exception {
@@ -104,12 +98,12 @@ final class RelayCommand implements Callable<Integer> {
             }
         }
         FleetStream fleet = FleetStream.named(stream).withMaxAge(Check.seconds("--retention", retention));
-        Duration runFor = runFlags.runFor();
+        Duration runFor = watch.run.runFor();
         Duration every = Check.seconds("--stats-interval", statsInterval);
         Duration replayWait = Check.seconds("--replay-timeout", replayTimeout);
         // the drain: let the relay put what it received in the stream and print its stats
-        try (Lifecycle life = Lifecycle.start("relay", Duration.ofSeconds(20), runFlags.quiet)) {
-            ListenMetrics metrics = life.metrics(metricsHost.metricsHost, runFlags.metricsPort);
+        try (Lifecycle life = Lifecycle.start("relay", Duration.ofSeconds(20), watch.run.quiet)) {
+            ListenMetrics metrics = life.metrics(watch.host.metricsHost, watch.run.metricsPort);
             Connection connection = FleetConnection.open(nats, "kvprefix-relay");
             try {
                 RelayStats s = relay(connection, fleet, specs, new Run(replayWait, runFor, every), life, metrics);
@@ -133,7 +127,7 @@ final class RelayCommand implements Callable<Integer> {
             Lifecycle life,
             ListenMetrics metrics)
             throws Exception {
-        Duration runFor = runFlags.runFor();
+        Duration runFor = run.runFor();
         EventRelay relay = EventRelay.builder(connection, fleet)
                 .replayTimeout(run.replayWait())
                 .build();
@@ -142,10 +136,10 @@ final class RelayCommand implements Callable<Integer> {
                 relay.addEngine(e);
             }
             if (metrics != null) {
-                metrics.watch(relay, absent.readyWithAbsentEngines);
+                metrics.watch(relay, watch.absent.readyWithAbsentEngines);
             }
             life.status(specs.size() + " engine(s) to stream " + fleet.name() + " at " + nats + " ("
-                    + (runFor == null ? "until Ctrl-C" : "for " + runFlags.duration + " s") + ")");
+                    + (runFor == null ? "until Ctrl-C" : "for " + watch.run.duration + " s") + ")");
             life.runUntilStopped(
                     runFor,
                     null,
