@@ -6,6 +6,7 @@ import io.kvprefix.internal.router.Observers;
 import io.kvprefix.internal.router.OptionChecks;
 import io.kvprefix.internal.router.PredictedBlocks;
 import io.kvprefix.internal.router.RouteExplainer;
+import io.kvprefix.internal.router.RouteMatch;
 import io.kvprefix.internal.router.RouteScratch;
 import io.kvprefix.internal.router.Selector;
 import io.kvprefix.internal.router.WorkerLoad;
@@ -114,26 +115,31 @@ public final class Router implements AutoCloseable {
      * @throws IllegalStateException if no registered worker is accepted, or as the other form
      */
     public RoutingDecision route(int[] tokens, int offset, int length, BlockHasher hasher, Predicate<Worker> among) {
+        return route(tokens, offset, length, hasher, among, null);
+    }
+
+    /**
+     * As {@link #route(int[], int, int, BlockHasher, Predicate)}, and hands back the request's local hashes
+     * (every full block's) into {@code localHashesOut[0 .. hasher.blockCount(length))} from the same
+     * hash-and-match ({@link PrefixIndex#match(int[], int, int, BlockHasher, MatchResult, long[])}), so a
+     * caller that needs them too is not hashing the request a second time; null hands back nothing.
+     *
+     * @throws IllegalArgumentException if {@code localHashesOut} has room for fewer hashes, or as the other form
+     */
+    public RoutingDecision route(
+            int[] tokens, int offset, int length, BlockHasher hasher, Predicate<Worker> among, long[] localHashesOut) {
         Objects.checkFromIndexSize(offset, length, tokens.length);
         Objects.requireNonNull(hasher, "hasher");
         checkOpen();
         RouteScratch s = scratch.get();
         int bs = hasher.blockSize();
         if (predicted == null) {
-            if (checkCovered(s)) { // the one call hands back the request's hashes for its credit
-                s.ensure(hasher.blockCount(length));
-                s.choice.blocks = events.match(tokens, offset, length, hasher, s.first, s.locals);
-                s.choice.locals = s.locals;
-            } else {
-                events.match(tokens, offset, length, hasher, s.first);
-            }
+            RouteMatch.tokens(events, checkCovered(s), s, tokens, offset, length, hasher, localHashesOut);
             table.decide(s.first, null, true, length, bs, blockCount, among, s.choice);
             return decision(s, length, bs);
         }
         OptionChecks.sameChainSeed(this.hasher, hasher);
-        int blocks = hasher.blockCount(length);
-        s.ensure(blocks);
-        hasher.hashBlocks(tokens, offset, length, s.locals, s.chains);
+        int blocks = RouteMatch.hashBoth(s, tokens, offset, length, hasher, localHashesOut);
         return routePredicted(s, blocks, length, bs, among);
     }
 
@@ -160,17 +166,11 @@ public final class Router implements AutoCloseable {
         checkOpen();
         RouteScratch s = scratch.get();
         if (predicted == null) {
-            if (checkCovered(s)) {
-                s.choice.locals = localHashes;
-                s.choice.blocks = n;
-            }
-            events.match(localHashes, 0, n, s.first);
+            RouteMatch.hashes(events, checkCovered(s), s, localHashes, n);
             table.decide(s.first, null, true, inputTokens, bs, blockCount, among, s.choice);
             return decision(s, inputTokens, bs);
         }
-        s.ensure(n);
-        System.arraycopy(localHashes, 0, s.locals, 0, n);
-        hasher.chainHashes(localHashes, 0, n, false, 0L, s.chains, 0);
+        RouteMatch.chains(s, hasher, localHashes, n);
         return routePredicted(s, n, inputTokens, bs, among);
     }
 

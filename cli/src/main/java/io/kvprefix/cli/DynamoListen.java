@@ -31,8 +31,8 @@ final class DynamoListen {
 
     static int run(ListenCommand c) throws Exception {
         Plan plan = validate(c);
-        try (Lifecycle life = Lifecycle.start("listen", Duration.ofSeconds(15), c.quiet)) {
-            ListenMetrics metrics = life.metrics(c.metricsHost, c.metricsPort);
+        try (Lifecycle life = Lifecycle.start("listen", Duration.ofSeconds(15), c.watch.run.quiet)) {
+            ListenMetrics metrics = life.metrics(c.watch.host.metricsHost, c.watch.run.metricsPort);
             Connection connection = FleetConnection.open(c.dynamo, "kvprefix-listen-dynamo");
             PrefixIndex created = Implementations.create(c.indexOptions.impl, plan.config());
             try (PrefixIndex index = metrics == null ? created : metrics.instrument(created)) {
@@ -47,7 +47,7 @@ final class DynamoListen {
                         metrics.watch(new DynamoMeters(source, target(connection, source)));
                     }
                     life.status("reading Dynamo " + c.dynamoMode + " " + source.source() + " from " + c.dynamo + " ("
-                            + (plan.runFor() == null ? "until Ctrl-C" : "for " + c.duration + " s") + ")");
+                            + (plan.runFor() == null ? "until Ctrl-C" : "for " + c.watch.run.duration + " s") + ")");
                     life.runUntilStopped(
                             plan.runFor(),
                             null,
@@ -112,7 +112,7 @@ final class DynamoListen {
         }
         return new Plan(
                 mode,
-                Check.secondsOrNull("--duration", c.duration),
+                c.watch.run.runFor(),
                 Check.seconds("--stats-interval", c.statsInterval),
                 c.indexConfig(),
                 Check.inputFileOrNull("--queries", c.queries));

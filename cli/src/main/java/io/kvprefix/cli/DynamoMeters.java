@@ -3,9 +3,8 @@ package io.kvprefix.cli;
 import io.kvprefix.EventStatus;
 import io.kvprefix.nats.DynamoSource;
 import io.kvprefix.nats.DynamoStats;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import java.util.Set;
 
 /**
@@ -18,65 +17,52 @@ import java.util.Set;
  * <p>Thread-safety: {@link #refresh} and {@link #notReady} may be called from any thread; the meters
  * read the stats the last refresh took.
  */
-final class DynamoMeters {
+final class DynamoMeters extends StatsMeters<DynamoStats> {
     /** Not counters: the durable stream's sequences, served as gauges. */
     private static final Set<String> GAUGES = Set.of("stream_seq", "first_stream_seq");
 
-    private final DynamoSource source;
-    private final long target;
-    private volatile DynamoStats last;
-    private volatile boolean caughtUp;
+    private final String tag;
 
     /** Meters of {@code source}; {@code target} is the durable stream's last sequence when it started (0: none). */
     DynamoMeters(DynamoSource source, long target) {
-        this.source = source;
-        this.target = target;
-        this.last = source.stats();
+        super(source::stats, source.stats(), target);
+        this.tag = source.source();
     }
 
+    @Override
     void bindTo(MeterRegistry r) {
-        String tag = source.source();
+        Tags t = Tags.of("source", tag);
         for (String name : DynamoStats.counterNames()) {
             String meter = "kvprefix.dynamo." + name.replace('_', '.');
             if (GAUGES.contains(name)) {
-                Gauge.builder(meter, this, m -> m.last.counter(name))
-                        .description("durable mode: " + name.replace('_', ' ') + " applied (0: none)")
-                        .tag("source", tag)
-                        .register(r);
+                gauge(
+                        r,
+                        meter,
+                        "durable mode: " + name.replace('_', ' ') + " applied (0: none)",
+                        t,
+                        s -> s.counter(name));
             } else {
-                FunctionCounter.builder(meter, this, m -> m.last.counter(name))
-                        .description(name.replace('_', ' ') + " (docs/ENGINES.md section 4.4)")
-                        .tag("source", tag)
-                        .register(r);
+                counter(r, meter, name.replace('_', ' ') + " (docs/ENGINES.md section 4.4)", t, s -> s.counter(name));
             }
         }
         for (EventStatus st : EventStatus.values()) {
-            FunctionCounter.builder("kvprefix.dynamo.applied", this, m -> m.last.applied(st))
-                    .description("events the index answered, by status")
-                    .tag("source", tag)
-                    .tag("status", st.wireName())
-                    .register(r);
+            counter(
+                    r,
+                    "kvprefix.dynamo.applied",
+                    "events the index answered, by status",
+                    t.and("status", st.wireName()),
+                    s -> s.applied(st));
         }
-        Gauge.builder("kvprefix.dynamo.publishers", this, m -> m.last.publishers())
-                .description("event-plane publishers heard from (0 in durable mode)")
-                .tag("source", tag)
-                .register(r);
+        gauge(
+                r,
+                "kvprefix.dynamo.publishers",
+                "event-plane publishers heard from (0 in durable mode)",
+                t,
+                s -> s.publishers());
     }
 
-    /** Takes the source's stats once for a scrape. */
-    void refresh() {
-        last = source.stats();
-    }
-
-    /** Null when ready, else why (docs/METRICS.md section 2). */
-    String notReady() {
-        DynamoStats s = source.stats();
-        last = s;
-        if (!caughtUp && s.counter("stream_seq") < target) {
-            return "applied stream sequence " + s.counter("stream_seq") + " of " + target
-                    + " (the stream's last when it started)";
-        }
-        caughtUp = true;
-        return null;
+    @Override
+    long appliedSequence(DynamoStats s) {
+        return s.counter("stream_seq");
     }
 }

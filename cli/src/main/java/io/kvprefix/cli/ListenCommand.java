@@ -165,12 +165,6 @@ final class ListenCommand implements Callable<Integer> {
     String dynamoMode;
 
     @Option(
-            names = "--duration",
-            paramLabel = "SECONDS",
-            description = "stop after this many seconds (default: run until Ctrl-C)")
-    Double duration;
-
-    @Option(
             names = "--queries",
             paramLabel = "FILE",
             description =
@@ -228,36 +222,8 @@ final class ListenCommand implements Callable<Integer> {
             })
     String memoryBudget;
 
-    @Option(
-            names = "--metrics-port",
-            paramLabel = "PORT",
-            description = {
-                "serve /metrics (Prometheus text), /health/live and /health/ready on this",
-                "port while listening (0: any free port, printed on standard error);",
-                "ready once every engine has synced (docs/METRICS.md section 2)"
-            })
-    Integer metricsPort;
-
-    @Option(
-            names = "--ready-with-absent-engines",
-            description = {
-                "let /health/ready say ready while an engine is declared absent (nothing applied and",
-                "its start-up replay given up); without it such an engine keeps the process not ready",
-                "(docs/METRICS.md section 2)"
-            })
-    boolean readyWithAbsentEngines;
-
-    @Option(
-            names = "--metrics-host",
-            paramLabel = "HOST",
-            defaultValue = "0.0.0.0",
-            description = "address the metrics endpoint binds (default: ${DEFAULT-VALUE}, every interface)")
-    String metricsHost;
-
-    @Option(
-            names = {"-q", "--quiet"},
-            description = "no periodic stats lines on standard error")
-    boolean quiet;
+    @Mixin
+    WatchFlags watch = new WatchFlags();
 
     /** What {@code listen} was asked for, checked. */
     private record Plan(
@@ -281,8 +247,9 @@ final class ListenCommand implements Callable<Integer> {
             return NatsListen.run(this);
         }
         Plan plan = validate();
-        try (Lifecycle life = Lifecycle.start("listen", Duration.ofSeconds(snapshot == null ? 15 : 120), quiet)) {
-            ListenMetrics m = life.metrics(metricsHost, metricsPort);
+        try (Lifecycle life =
+                Lifecycle.start("listen", Duration.ofSeconds(snapshot == null ? 15 : 120), watch.run.quiet)) {
+            ListenMetrics m = life.metrics(watch.host.metricsHost, watch.run.metricsPort);
             if (m != null && snapshot != null) {
                 m.watchSnapshots();
             }
@@ -305,7 +272,7 @@ final class ListenCommand implements Callable<Integer> {
         if (specs.isEmpty() && trtllmEvents == null && engineUrls.isEmpty() && enginesFile == null) {
             throw new IllegalArgumentException("give at least one --engine or --trtllm-events, or --nats");
         }
-        Duration runFor = Check.secondsOrNull("--duration", duration);
+        Duration runFor = watch.run.runFor();
         Duration every = Check.seconds("--stats-interval", statsInterval);
         Duration replayWait = Check.seconds("--replay-timeout", replayTimeout);
         IndexConfig config = indexConfig();
@@ -348,14 +315,14 @@ final class ListenCommand implements Callable<Integer> {
         try {
             watched = subscribe(sub, plan);
             if (m != null) {
-                m.watch(sub, readyWithAbsentEngines);
+                m.watch(sub, watch.absent.readyWithAbsentEngines);
             }
             if (trtllmEvents != null) {
                 trtllm = new TrtllmFeed(trtllmEvents, index);
                 feed = startFeed(trtllm, plan.specs(), index);
             }
             life.status("subscribed to " + sub.engines().size() + " engine(s) ("
-                    + (plan.runFor() == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
+                    + (plan.runFor() == null ? "until Ctrl-C" : "for " + watch.run.duration + " s") + ")");
             boolean feedOnly = plan.specs().isEmpty() && engineUrls.isEmpty() && enginesFile == null;
             runUntilStopped(sub, plan, feedOnly ? feed : null, life, m);
             if (snapshot != null) {
@@ -378,7 +345,7 @@ final class ListenCommand implements Callable<Integer> {
         String stats = finalStats.toJson();
         life.result(
                 finalStats.summary(), trtllm == null ? new String[] {stats} : new String[] {trtllm.toJson(), stats});
-        if (!quiet) {
+        if (!watch.run.quiet) {
             IndexStats is = index.stats();
             life.log(String.format(
                     "the index holds %d blocks of %d workers in %.1f MiB (budget: %s)",
@@ -451,7 +418,7 @@ final class ListenCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         try {
             PrefixIndex index = Implementations.restore(indexOptions.impl, snapshot, config);
-            if (!quiet) {
+            if (!watch.run.quiet) {
                 life.log(String.format(
                         Locale.ROOT,
                         "restored %s: %d workers, %d blocks held (%.1f ms)",

@@ -27,8 +27,9 @@ final class ListenMetrics implements AutoCloseable {
     private final List<Runnable> refresh = new CopyOnWriteArrayList<>();
     private final MetricsServer server;
     private volatile java.util.function.Supplier<io.kvprefix.zmq.SubscriberStats> subscriber;
-    private volatile ReplicaMeters replica;
-    private volatile DynamoMeters dynamo;
+    /** A replica's or a Dynamo source's meters, whose readiness then rules; null with a subscriber. */
+    private volatile StatsMeters<?> stream;
+
     private volatile String notReady = "starting";
     private volatile boolean absentIsReady;
     private io.micrometer.core.instrument.Counter savesOk;
@@ -136,18 +137,18 @@ final class ListenMetrics implements AutoCloseable {
 
     /** Binds a fleet replica's meters; readiness follows it from now on (docs/METRICS.md section 2). */
     void watch(io.kvprefix.nats.StreamReplica replica) {
-        ReplicaMeters m = new ReplicaMeters(replica, replica.stats());
-        m.bindTo(registry);
-        refresh.add(m::refresh);
-        this.replica = m;
-        notReady = null;
+        watchStream(new ReplicaMeters(replica, replica.stats()));
     }
 
     /** Binds a Dynamo source's meters; readiness follows it from now on (docs/METRICS.md section 2). */
     void watch(DynamoMeters m) {
+        watchStream(m);
+    }
+
+    private void watchStream(StatsMeters<?> m) {
         m.bindTo(registry);
         refresh.add(m::refresh);
-        this.dynamo = m;
+        this.stream = m;
         notReady = null;
     }
 
@@ -161,11 +162,8 @@ final class ListenMetrics implements AutoCloseable {
         if (why != null) {
             return why;
         }
-        ReplicaMeters r = replica;
-        DynamoMeters d = dynamo;
-        return r != null
-                ? r.notReady()
-                : d != null ? d.notReady() : subscriber.get().notReady(absentIsReady);
+        StatsMeters<?> m = stream;
+        return m != null ? m.notReady() : subscriber.get().notReady(absentIsReady);
     }
 
     @Override

@@ -2,18 +2,13 @@ package io.kvprefix.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
+import io.kvprefix.standin.ChildProcess;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * A {@code kvprefix} command run as a child process by the demo's live leg and the proxy benchmark
@@ -29,32 +24,28 @@ final class LiveProcess implements AutoCloseable {
     private static final long READY_SECONDS = 120;
 
     private final String name;
-    private final Process process;
+    private final ChildProcess process;
+    private final String readyLine;
     private final JsonNode ready;
     private final Path log;
     private final Thread hook;
 
-    private LiveProcess(String name, Process process, JsonNode ready, Path log) {
+    private LiveProcess(String name, ChildProcess process, String readyLine, Path log) throws IOException {
         this.name = name;
         this.process = process;
-        this.ready = ready;
+        this.readyLine = readyLine;
+        this.ready = JSON.readTree(readyLine.substring("READY ".length()));
         this.log = log;
         this.hook = new Thread(this::stop, "kvprefix-live-stop-" + name);
         Runtime.getRuntime().addShutdownHook(hook);
     }
 
-    /** The command line that runs {@code kvprefix ARGS} in a JVM like this one with a heap of {@code heap}. */
+    /**
+     * The command line that runs {@code kvprefix ARGS} in a JVM like this one with a heap of {@code heap}
+     * (null: the JVM's default).
+     */
     static List<String> command(String heap, List<String> args) {
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow",
-                "-Xmx" + heap,
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName()));
-        cmd.addAll(args);
-        return cmd;
+        return ChildProcess.javaCommand(heap, Main.class.getName(), args);
     }
 
     /**
@@ -64,49 +55,27 @@ final class LiveProcess implements AutoCloseable {
      */
     static LiveProcess start(String name, String heap, List<String> args, Path log) throws IOException {
         Files.createDirectories(log.toAbsolutePath().getParent());
-        Process p = new ProcessBuilder(command(heap, args))
-                .redirectError(log.toFile())
-                .start();
-        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> readyLine(p));
+        ChildProcess p = ChildProcess.start(name, new ProcessBuilder(command(heap, args)).redirectError(log.toFile()));
+        String l;
         try {
-            String l = line.get(READY_SECONDS, TimeUnit.SECONDS);
-            if (l == null) {
-                throw new IOException(name + " ended without its READY line: " + tail(log));
-            }
-            return new LiveProcess(name, p, JSON.readTree(l.substring("READY ".length())), log);
+            l = p.awaitReady(Duration.ofSeconds(READY_SECONDS));
         } catch (InterruptedException e) {
-            p.destroyForcibly();
+            p.stop(Duration.ZERO);
             Thread.currentThread().interrupt();
             throw new IOException(name + ": interrupted while starting", e);
-        } catch (ExecutionException | TimeoutException | IOException | RuntimeException e) {
-            p.destroyForcibly();
-            throw e instanceof IOException io ? io : new IOException(name + " did not start: " + tail(log), e);
-        }
-    }
-
-    private static String readyLine(Process p) {
-        try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-            for (String l = out.readLine(); l != null; l = out.readLine()) {
-                if (l.startsWith("READY {")) {
-                    // keep draining standard output so the child never blocks on a full pipe
-                    Thread.ofVirtual().start(() -> drain(out));
-                    return l;
-                }
-            }
-            return null;
         } catch (IOException e) {
-            return null;
+            p.stop(Duration.ZERO);
+            throw new IOException(name + " did not start: " + tail(log), e);
         }
-    }
-
-    private static void drain(BufferedReader out) {
+        if (l == null) {
+            p.stop(Duration.ZERO);
+            throw new IOException(name + " ended without its READY line: " + tail(log));
+        }
         try {
-            while (out.readLine() != null) {
-                // discarded: the child's later lines are its summary, which the log has too
-            }
-        } catch (IOException ignored) {
-            // the child ended
+            return new LiveProcess(name, p, l, log);
+        } catch (IOException | RuntimeException e) {
+            p.stop(Duration.ZERO);
+            throw e;
         }
     }
 
@@ -125,6 +94,16 @@ final class LiveProcess implements AutoCloseable {
         return ready;
     }
 
+    /** Its READY line, whole. */
+    String readyLine() {
+        return readyLine;
+    }
+
+    /** The lines it printed on standard output before its READY line. */
+    List<String> linesBeforeReady() {
+        return process.linesBeforeReady();
+    }
+
     /** Its process id. */
     long pid() {
         return process.pid();
@@ -132,7 +111,7 @@ final class LiveProcess implements AutoCloseable {
 
     /** Whether it is still running. */
     boolean alive() {
-        return process.isAlive();
+        return process.alive();
     }
 
     /** Where its standard error goes. */
@@ -140,17 +119,13 @@ final class LiveProcess implements AutoCloseable {
         return log;
     }
 
+    /** SIGTERM by its pid, up to {@code grace} to end, then SIGKILL; its exit status or {@link ChildProcess#KILLED}. */
+    int stop(Duration grace) {
+        return process.stop(grace);
+    }
+
     private void stop() {
-        process.destroy();
-        try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                process.waitFor(30, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        process.stop(Duration.ofSeconds(30));
     }
 
     @Override
@@ -165,6 +140,6 @@ final class LiveProcess implements AutoCloseable {
 
     @Override
     public String toString() {
-        return name + " (pid " + process.pid() + ")";
+        return process.toString();
     }
 }

@@ -40,13 +40,13 @@ final class NatsListen {
         Duration snapshotEvery = Check.secondsOrNull("--snapshot-interval", c.snapshotInterval);
         FleetStream fleet = FleetStream.named(
                 c.stream == null ? FleetStream.DEFAULT_NAME : c.stream); // IllegalArgumentException names a bad name
-        Duration runFor = Check.secondsOrNull("--duration", c.duration);
+        Duration runFor = c.watch.run.runFor();
         Duration every = Check.seconds("--stats-interval", c.statsInterval);
         IndexConfig config = c.indexConfig(); // --impl, --max-workers and --memory-budget, as without --nats
         Path queryFile = Check.inputFileOrNull("--queries", c.queries);
         // the drain: let the results and stats be printed first
-        try (Lifecycle life = Lifecycle.start("listen", Duration.ofSeconds(15), c.quiet)) {
-            ListenMetrics metrics = life.metrics(c.metricsHost, c.metricsPort);
+        try (Lifecycle life = Lifecycle.start("listen", Duration.ofSeconds(15), c.watch.run.quiet)) {
+            ListenMetrics metrics = life.metrics(c.watch.host.metricsHost, c.watch.run.metricsPort);
             Connection connection = FleetConnection.open(c.nats, "kvprefix-listen");
             try (PrefixIndex fresh = Implementations.create(c.indexOptions.impl, config)) {
                 requireStream(connection, fleet, c.nats);
@@ -83,7 +83,7 @@ final class NatsListen {
             throws InterruptedException {
         try {
             life.status("applying stream " + fleet.name() + " from " + c.nats + " ("
-                    + (runFor == null ? "until Ctrl-C" : "for " + c.duration + " s") + ")");
+                    + (runFor == null ? "until Ctrl-C" : "for " + c.watch.run.duration + " s") + ")");
             life.runUntilStopped(
                     runFor,
                     null,

@@ -1,5 +1,6 @@
 package io.kvprefix.cli;
 
+import io.kvprefix.standin.ChildProcess;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -23,11 +24,11 @@ import java.util.concurrent.TimeUnit;
 final class NginxProcess implements AutoCloseable {
     static final Path BINARY = Path.of("/usr/sbin/nginx");
 
-    private final Process process;
+    private final ChildProcess process;
     private final int port;
     private final Path dir;
 
-    private NginxProcess(Process process, int port, Path dir) {
+    private NginxProcess(ChildProcess process, int port, Path dir) {
         this.process = process;
         this.port = port;
         this.dir = dir;
@@ -59,20 +60,21 @@ final class NginxProcess implements AutoCloseable {
         int port = freePort();
         Path conf = dir.resolve("nginx.conf");
         Files.writeString(conf, config(dir, port, upstreams), StandardCharsets.UTF_8);
-        Process p = new ProcessBuilder(
-                        BINARY.toString(),
-                        "-p",
-                        dir.toAbsolutePath().toString(),
-                        "-c",
-                        conf.toAbsolutePath().toString(),
-                        "-g",
-                        "daemon off;")
-                .redirectErrorStream(true)
-                .redirectOutput(dir.resolve("nginx.out").toFile())
-                .start();
+        ChildProcess p = ChildProcess.start(
+                "nginx",
+                new ProcessBuilder(
+                                BINARY.toString(),
+                                "-p",
+                                dir.toAbsolutePath().toString(),
+                                "-c",
+                                conf.toAbsolutePath().toString(),
+                                "-g",
+                                "daemon off;")
+                        .redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("nginx.out").toFile()));
         NginxProcess n = new NginxProcess(p, port, dir);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline && p.isAlive()) {
+        while (System.nanoTime() < deadline && p.alive()) {
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
                 return n;
@@ -98,7 +100,9 @@ final class NginxProcess implements AutoCloseable {
 
     /** The pids of the master and its workers. */
     List<Long> pids() {
-        return java.util.stream.Stream.concat(java.util.stream.Stream.of(process.toHandle()), process.descendants())
+        return java.util.stream.Stream.concat(
+                        java.util.stream.Stream.of(process.process().toHandle()),
+                        process.process().descendants())
                 .map(ProcessHandle::pid)
                 .toList();
     }
@@ -107,17 +111,9 @@ final class NginxProcess implements AutoCloseable {
         return dir;
     }
 
+    /** SIGTERM by its pid, then SIGKILL if it has not ended within 30 s ({@link ChildProcess#close}). */
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                process.waitFor(30, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        process.close();
     }
 }

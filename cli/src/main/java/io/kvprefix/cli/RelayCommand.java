@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -71,12 +72,6 @@ final class RelayCommand implements Callable<Integer> {
     double retention;
 
     @Option(
-            names = "--duration",
-            paramLabel = "SECONDS",
-            description = "stop after this many seconds (default: run until Ctrl-C)")
-    Double duration;
-
-    @Option(
             names = "--stats-interval",
             paramLabel = "SECONDS",
             defaultValue = "5",
@@ -90,35 +85,8 @@ final class RelayCommand implements Callable<Integer> {
             description = "give up a replay that has not answered for this long (default: ${DEFAULT-VALUE})")
     double replayTimeout;
 
-    @Option(
-            names = "--metrics-port",
-            paramLabel = "PORT",
-            description = {
-                "serve /metrics (Prometheus text), /health/live and /health/ready on this",
-                "port (0: any free port, printed on standard error), as listen does;",
-                "ready once every engine has synced (docs/METRICS.md section 2)"
-            })
-    Integer metricsPort;
-
-    @Option(
-            names = "--ready-with-absent-engines",
-            description = {
-                "let /health/ready say ready while an engine is declared absent (nothing received and",
-                "its start-up replay given up); without it such an engine keeps the relay not ready"
-            })
-    boolean readyWithAbsentEngines;
-
-    @Option(
-            names = "--metrics-host",
-            paramLabel = "HOST",
-            defaultValue = "0.0.0.0",
-            description = "address the metrics endpoint binds (default: ${DEFAULT-VALUE}, every interface)")
-    String metricsHost;
-
-    @Option(
-            names = {"-q", "--quiet"},
-            description = "no periodic stats lines on standard error")
-    boolean quiet;
+    @Mixin
+    WatchFlags watch = new WatchFlags();
 
     @Override
     public Integer call() throws Exception {
@@ -130,12 +98,12 @@ final class RelayCommand implements Callable<Integer> {
             }
         }
         FleetStream fleet = FleetStream.named(stream).withMaxAge(Check.seconds("--retention", retention));
-        Duration runFor = Check.secondsOrNull("--duration", duration);
+        Duration runFor = watch.run.runFor();
         Duration every = Check.seconds("--stats-interval", statsInterval);
         Duration replayWait = Check.seconds("--replay-timeout", replayTimeout);
         // the drain: let the relay put what it received in the stream and print its stats
-        try (Lifecycle life = Lifecycle.start("relay", Duration.ofSeconds(20), quiet)) {
-            ListenMetrics metrics = life.metrics(metricsHost, metricsPort);
+        try (Lifecycle life = Lifecycle.start("relay", Duration.ofSeconds(20), watch.run.quiet)) {
+            ListenMetrics metrics = life.metrics(watch.host.metricsHost, watch.run.metricsPort);
             Connection connection = FleetConnection.open(nats, "kvprefix-relay");
             try {
                 RelayStats s = relay(connection, fleet, specs, new Run(replayWait, runFor, every), life, metrics);
@@ -168,10 +136,10 @@ final class RelayCommand implements Callable<Integer> {
                 relay.addEngine(e);
             }
             if (metrics != null) {
-                metrics.watch(relay, readyWithAbsentEngines);
+                metrics.watch(relay, watch.absent.readyWithAbsentEngines);
             }
             life.status(specs.size() + " engine(s) to stream " + fleet.name() + " at " + nats + " ("
-                    + (runFor == null ? "until Ctrl-C" : "for " + duration + " s") + ")");
+                    + (runFor == null ? "until Ctrl-C" : "for " + watch.run.duration + " s") + ")");
             life.runUntilStopped(
                     runFor,
                     null,

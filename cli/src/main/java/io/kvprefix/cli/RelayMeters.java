@@ -3,8 +3,6 @@ package io.kvprefix.cli;
 import io.kvprefix.nats.EventRelay;
 import io.kvprefix.nats.RelayStats;
 import io.kvprefix.nats.RelayStats.EngineStats;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.util.function.ToDoubleFunction;
@@ -17,24 +15,25 @@ import java.util.function.ToDoubleFunction;
  * is the subscriber's meters, bound beside these by {@link ListenMetrics#watch(EventRelay, boolean)}.
  *
  * <p>Thread-safety: {@link #refresh} may be called from any thread; the meters read the stats the
- * last refresh took. The relay's engines are fixed when it starts.
+ * last refresh took. The relay's engines are fixed when it starts. Its readiness is the subscriber's
+ * ({@link ListenMetrics}), not {@link #notReady}.
  */
-final class RelayMeters {
-    private final EventRelay relay;
-    private volatile RelayStats last;
-
+final class RelayMeters extends StatsMeters<RelayStats> {
     RelayMeters(EventRelay relay) {
-        this.relay = relay;
-        this.last = relay.stats();
+        super(relay::stats, relay.stats(), 0);
     }
 
+    @Override
     void bindTo(MeterRegistry r) {
-        FunctionCounter.builder("kvprefix.relay.stream.resets", this, m -> m.last.streamResets())
-                .description("the stream was found gone or made anew, re-created and re-filled")
-                .tag("stream", last.stream())
-                .register(r);
-        for (int i = 0; i < last.engines().size(); i++) {
-            EngineStats e = last.engines().get(i);
+        RelayStats first = last();
+        counter(
+                r,
+                "kvprefix.relay.stream.resets",
+                "the stream was found gone or made anew, re-created and re-filled",
+                Tags.of("stream", first.stream()),
+                s -> s.streamResets());
+        for (int i = 0; i < first.engines().size(); i++) {
+            EngineStats e = first.engines().get(i);
             Tags t = Tags.of(
                     "engine",
                     e.engine().endpoint(),
@@ -59,20 +58,18 @@ final class RelayMeters {
                     t,
                     at,
                     EngineStats::oversized);
-            Gauge.builder(
-                            "kvprefix.relay.queued",
-                            this,
-                            m -> m.last.engines().get(at).queued())
-                    .description("records received and not acknowledged yet")
-                    .tags(t)
-                    .register(r);
-            Gauge.builder(
-                            "kvprefix.relay.publish.failing",
-                            this,
-                            m -> failing(m.last.engines().get(at)))
-                    .description("1 while the last publish failed and no frame has landed since")
-                    .tags(t)
-                    .register(r);
+            gauge(
+                    r,
+                    "kvprefix.relay.queued",
+                    "records received and not acknowledged yet",
+                    t,
+                    s -> s.engines().get(at).queued());
+            gauge(
+                    r,
+                    "kvprefix.relay.publish.failing",
+                    "1 while the last publish failed and no frame has landed since",
+                    t,
+                    s -> failing(s.engines().get(at)));
         }
     }
 
@@ -81,15 +78,6 @@ final class RelayMeters {
     }
 
     private void counter(MeterRegistry r, String name, String help, Tags t, int at, ToDoubleFunction<EngineStats> f) {
-        FunctionCounter.builder(
-                        name, this, m -> f.applyAsDouble(m.last.engines().get(at)))
-                .description(help)
-                .tags(t)
-                .register(r);
-    }
-
-    /** Takes the relay's stats once for a scrape. */
-    void refresh() {
-        last = relay.stats();
+        counter(r, name, help, t, s -> f.applyAsDouble(s.engines().get(at)));
     }
 }

@@ -2,9 +2,8 @@ package io.kvprefix.cli;
 
 import io.kvprefix.nats.ReplicaStats;
 import io.kvprefix.nats.StreamReplica;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -17,19 +16,13 @@ import java.util.function.ToDoubleFunction;
  * <p>Thread-safety: {@link #refresh} and {@link #notReady} may be called from any thread; the meters
  * read the stats the last refresh took.
  */
-final class ReplicaMeters {
-    private final StreamReplica replica;
-    private final long target;
-    private volatile ReplicaStats last;
-    private volatile boolean caughtUp;
-
-    /** Meters of {@code replica}; {@code target} is the stream's last sequence when it started. */
+final class ReplicaMeters extends StatsMeters<ReplicaStats> {
+    /** Meters of {@code replica}; readiness waits for the stream's last sequence when it started. */
     ReplicaMeters(StreamReplica replica, ReplicaStats atStart) {
-        this.replica = replica;
-        this.last = atStart;
-        this.target = Math.max(0, atStart.streamLastSeq());
+        super(replica::stats, atStart, Math.max(0, atStart.streamLastSeq()));
     }
 
+    @Override
     void bindTo(MeterRegistry r) {
         gauge(
                 r,
@@ -77,36 +70,20 @@ final class ReplicaMeters {
     }
 
     private void gauge(MeterRegistry r, String name, String help, ToDoubleFunction<ReplicaStats> f) {
-        Gauge.builder(name, this, m -> f.applyAsDouble(m.last))
-                .description(help)
-                .tag("stream", last.stream())
-                .register(r);
+        gauge(r, name, help, Tags.of("stream", last().stream()), f);
     }
 
     private void counter(MeterRegistry r, String name, String help, ToDoubleFunction<ReplicaStats> f) {
-        FunctionCounter.builder(name, this, m -> f.applyAsDouble(m.last))
-                .description(help)
-                .tag("stream", last.stream())
-                .register(r);
+        counter(r, name, help, Tags.of("stream", last().stream()), f);
     }
 
-    /** Takes the replica's stats once for a scrape. */
-    void refresh() {
-        last = replica.stats();
+    @Override
+    long appliedSequence(ReplicaStats s) {
+        return s.appliedSeq();
     }
 
-    /** Null when ready, else why (docs/METRICS.md section 2). */
-    String notReady() {
-        ReplicaStats s = replica.stats();
-        last = s;
-        if (s.streamGone()) {
-            return "stream " + s.stream() + " is gone: the index is stale";
-        }
-        if (!caughtUp && s.appliedSeq() < target) {
-            return "applied stream sequence " + s.appliedSeq() + " of " + target
-                    + " (the stream's last when it started)";
-        }
-        caughtUp = true;
-        return null;
+    @Override
+    String stale(ReplicaStats s) {
+        return s.streamGone() ? "stream " + s.stream() + " is gone: the index is stale" : null;
     }
 }

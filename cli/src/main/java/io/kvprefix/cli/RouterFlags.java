@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -48,8 +49,8 @@ final class RouterFlags {
     @Option(
             names = "--nats",
             paramLabel = "URL",
-            description =
-                    "read the engines' KV events from a fleet stream (kvprefix relay fills it) instead of their publishers")
+            description = "read the engines' KV events from a fleet stream (kvprefix relay fills it) instead of their"
+                    + " publishers")
     String nats;
 
     @Option(
@@ -87,8 +88,8 @@ final class RouterFlags {
     @Option(
             names = "--snapshot",
             paramLabel = "FILE",
-            description =
-                    "restore the index from FILE at start and save it every --snapshot-interval and at the end (docs/SNAPSHOT.md)")
+            description = "restore the index from FILE at start and save it every --snapshot-interval and at the end"
+                    + " (docs/SNAPSHOT.md)")
     Path snapshot;
 
     @Option(
@@ -155,13 +156,8 @@ final class RouterFlags {
                     "how long a route-API decision holds its load without its done call (default: ${DEFAULT-VALUE})")
     double decisionTtl;
 
-    @Option(
-            names = "--ready-with-absent-engines",
-            description = {
-                "be ready while an engine's event feed is declared absent (nothing applied and its",
-                "start-up replay given up); without it such an engine keeps the process not ready"
-            })
-    boolean readyWithAbsentEngines;
+    @Mixin
+    AbsentEnginesFlag absent = new AbsentEnginesFlag();
 
     @Option(
             names = "--inflight-prefills",
@@ -209,7 +205,7 @@ final class RouterFlags {
         o.healthInterval(Check.seconds("--health-interval", healthInterval));
         o.healthTimeout(Check.seconds("--health-timeout", healthTimeout));
         o.decisionTtl(Check.seconds("--decision-ttl", decisionTtl));
-        o.readyWithAbsentEngines(readyWithAbsentEngines);
+        o.readyWithAbsentEngines(absent.readyWithAbsentEngines);
         if (inflightPrefills
                 && !policy.strip().equalsIgnoreCase("dynamo-cost")
                 && !policy.strip().equalsIgnoreCase("kvprefix-ttft")) {

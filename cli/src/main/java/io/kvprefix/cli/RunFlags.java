@@ -11,9 +11,10 @@ import java.util.List;
 import picocli.CommandLine.Option;
 
 /**
- * The options that end the front doors' option lists ({@code serve}, {@code epp}): the metrics port,
- * how long to run, quiet; and the run they share once the front door is up: the {@code READY} line,
- * then until Ctrl-C, SIGTERM or {@code --duration} (docs/OPERATING.md sections 9 and 11).
+ * The options of every command that runs until it is stopped ({@code serve}, {@code epp},
+ * {@code listen}, {@code relay}), declared here once: the metrics port, how long to run, quiet; and
+ * the run the front doors share once they are up: the {@code READY} line, then until Ctrl-C, SIGTERM
+ * or {@code --duration} (docs/OPERATING.md sections 9 and 11).
  *
  * <p>Thread-safety: a picocli mixin, used once by one thread.
  */
@@ -21,7 +22,10 @@ final class RunFlags {
     @Option(
             names = "--metrics-port",
             paramLabel = "PORT",
-            description = "also serve /metrics, /health/live and /health/ready on this port (0: any free port)")
+            description = {
+                "also serve /metrics (Prometheus text), /health/live and /health/ready on this port",
+                "(0: any free port, which it prints; readiness: docs/METRICS.md section 2)"
+            })
     Integer metricsPort;
 
     @Option(
@@ -32,7 +36,7 @@ final class RunFlags {
 
     @Option(
             names = {"-q", "--quiet"},
-            description = "no log lines on standard error")
+            description = "no progress or stats lines on standard error (what fails is still said)")
     boolean quiet;
 
     /** Checks {@code --metrics-port} (0..65535). */

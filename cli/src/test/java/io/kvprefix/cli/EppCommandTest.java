@@ -10,15 +10,14 @@ import io.grpc.health.v1.HealthGrpc;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.kvprefix.standin.Standin;
 import io.kvprefix.standin.StandinSettings;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code kvprefix epp} as a child process, as a container runs it: one {@code READY} line with both
@@ -26,19 +25,18 @@ import org.junit.jupiter.api.Test;
  * engine named as the gateway knows it, and a clean stop on SIGTERM.
  */
 class EppCommandTest {
+    @TempDir
+    Path dir;
+
     @Test
     void aChildProcessPrintsReadyPicksAndStopsOnSigterm() throws Exception {
         try (Standin engines =
                 Standin.start(StandinSettings.builder().timeScale(0.05).build())) {
             Standin.BoundEngine e = engines.engines().get(0);
-            Process p = new ProcessBuilder(List.of(
-                            Path.of(System.getProperty("java.home"), "bin", "java")
-                                    .toString(),
-                            "--enable-native-access=ALL-UNNAMED",
-                            "--sun-misc-unsafe-memory-access=allow",
-                            "-cp",
-                            System.getProperty("java.class.path"),
-                            Main.class.getName(),
+            try (LiveProcess p = LiveProcess.start(
+                    "epp",
+                    null,
+                    List.of(
                             "epp",
                             "--port",
                             "0",
@@ -48,17 +46,14 @@ class EppCommandTest {
                             "127.0.0.1",
                             "--engine",
                             e.worker() + "=127.0.0.1:" + e.http() + ",events=tcp://127.0.0.1:" + e.events()
-                                    + ",replay=tcp://127.0.0.1:" + e.replay()))
-                    .redirectError(ProcessBuilder.Redirect.INHERIT)
-                    .start();
-            try {
-                BufferedReader out =
-                        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-                String ready = out.readLine();
+                                    + ",replay=tcp://127.0.0.1:" + e.replay()),
+                    dir.resolve("epp.log"))) {
+                assertEquals(List.of(), p.linesBeforeReady(), "the READY line is the first of standard output");
                 Matcher m = Pattern.compile(
-                                "^READY \\{\"port\":(\\d+),\"health_port\":(\\d+),\"metrics_port\":null,\"engines\":1,\"engines_up\":1}$")
-                        .matcher(String.valueOf(ready));
-                assertTrue(m.matches(), ready);
+                                "^READY"
+                                    + " \\{\"port\":(\\d+),\"health_port\":(\\d+),\"metrics_port\":null,\"engines\":1,\"engines_up\":1}$")
+                        .matcher(p.readyLine());
+                assertTrue(m.matches(), p.readyLine());
                 ManagedChannel health = NettyChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(m.group(2)))
                         .usePlaintext()
                         .build();
@@ -82,11 +77,10 @@ class EppCommandTest {
                     assertEquals(
                             "127.0.0.1:" + e.http(), client.request(body, 10).destination());
                 }
-                p.destroy(); // SIGTERM
-                assertTrue(p.waitFor(60, TimeUnit.SECONDS), "epp stops on SIGTERM");
-                assertEquals(143, p.exitValue(), "the JVM's status after SIGTERM, its shutdown hook done");
-            } finally {
-                p.destroyForcibly();
+                assertEquals(
+                        143,
+                        p.stop(Duration.ofSeconds(60)),
+                        "epp stops on SIGTERM, the JVM's status after its shutdown hook: " + LiveProcess.tail(p.log()));
             }
         }
     }

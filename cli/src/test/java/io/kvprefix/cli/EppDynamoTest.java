@@ -10,8 +10,6 @@ import io.kvprefix.nats.testing.NatsServer;
 import io.kvprefix.standin.Standin;
 import io.kvprefix.standin.StandinSettings;
 import io.nats.client.Connection;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
@@ -56,12 +55,6 @@ class EppDynamoTest {
                 c.close();
             }
             List<String> args = new java.util.ArrayList<>(List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "--enable-native-access=ALL-UNNAMED",
-                    "--sun-misc-unsafe-memory-access=allow",
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    Main.class.getName(),
                     "epp",
                     "--port",
                     "0",
@@ -82,17 +75,11 @@ class EppDynamoTest {
             for (Standin.BoundEngine e : engines.engines()) {
                 args.addAll(List.of("--engine", e.worker() + "=127.0.0.1:" + e.http()));
             }
-            Process p = new ProcessBuilder(args)
-                    .redirectError(ProcessBuilder.Redirect.INHERIT)
-                    .start();
-            try {
-                BufferedReader out =
-                        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-                String ready = out.readLine();
-                Matcher m = Pattern.compile(
-                                "^READY \\{\"port\":(\\d+),\"health_port\":\\d+,\"metrics_port\":(\\d+),\"engines\":2,.*")
-                        .matcher(String.valueOf(ready));
-                assertTrue(m.matches(), ready);
+            try (LiveProcess p = LiveProcess.start("epp", null, args, dir.resolve("epp.log"))) {
+                Matcher m = Pattern.compile("^READY"
+                                + " \\{\"port\":(\\d+),\"health_port\":\\d+,\"metrics_port\":(\\d+),\"engines\":2,.*")
+                        .matcher(p.readyLine());
+                assertTrue(m.matches(), p.readyLine());
                 awaitIndexBlocks(Integer.parseInt(m.group(2)), 4);
                 String body = "{\"model\":\"kvprefix-standin\",\"max_tokens\":1,\"prompt\":["
                         + IntStream.of(tokens).mapToObj(Integer::toString).collect(Collectors.joining(","))
@@ -105,10 +92,9 @@ class EppDynamoTest {
                             String.valueOf(destination).split(",")[0],
                             destination);
                 }
-                p.destroy(); // SIGTERM
-                assertTrue(p.waitFor(60, TimeUnit.SECONDS), "epp stops on SIGTERM");
-            } finally {
-                p.destroyForcibly();
+                assertTrue(
+                        p.stop(Duration.ofSeconds(60)) != io.kvprefix.standin.ChildProcess.KILLED,
+                        "epp stops on SIGTERM: " + LiveProcess.tail(p.log()));
             }
         }
     }

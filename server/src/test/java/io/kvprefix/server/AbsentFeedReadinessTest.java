@@ -10,6 +10,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
 
 /**
  * {@code serve}'s readiness by the rule {@code listen}'s has (docs/METRICS.md section 2): an engine
@@ -53,6 +56,44 @@ class AbsentFeedReadinessTest {
                         assertTrue(r.body().contains("\"reason\":\"" + absent + "\""), r.body());
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * The stand-in engine publishes its events, but its replay endpoint is a ROUTER socket that takes
+     * the requests and never answers. {@code serve} follows {@code listen}'s one rule (docs/METRICS.md
+     * section 2): not ready, naming the engine {@code replaying} as {@code listen} does, while its
+     * start-up replay is outstanding (before, serve said only "a replay is outstanding"), never ok
+     * before it is declared absent, and then not ready for that either without the flag.
+     */
+    @Test
+    void aReplayThatNeverAnswersKeepsServeNotReadyByListensRule() throws Exception {
+        try (ZContext ctx = new ZContext();
+                StandinProcess s = StandinProcess.start("--worker-id", "1", "--time-scale", "0.05")) {
+            ZMQ.Socket silent = ctx.createSocket(SocketType.ROUTER);
+            int replay = silent.bindToRandomPort("tcp://127.0.0.1"); // takes requests, never answers
+            String engine = "tcp://127.0.0.1:" + s.engine(0).events();
+            EngineSpec spec = EngineSpec.parse(
+                    "1=" + s.engine(0).url() + ",events=" + engine + ",replay=tcp://127.0.0.1:" + replay);
+            try (Serve serve = Serve.start(List.of(spec), o -> o.replayTimeout(Duration.ofSeconds(1)))) {
+                List<String> reasons = new java.util.ArrayList<>();
+                Serve.await("the engine is declared absent", 60, () -> {
+                    try {
+                        var h = Serve.json(serve.get("/health").body());
+                        assertEquals("unavailable", h.get("status").asText(), "ready before it synced: " + h);
+                        String why = h.get("reason").asText();
+                        if (reasons.isEmpty() || !reasons.getLast().equals(why)) {
+                            reasons.add(why);
+                        }
+                        return why.equals("engine " + engine + " absent");
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    }
+                });
+                assertTrue(
+                        reasons.contains("engine " + engine + " replaying"),
+                        "listen's words while the replay is outstanding: " + reasons);
             }
         }
     }

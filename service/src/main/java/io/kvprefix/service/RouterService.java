@@ -291,10 +291,13 @@ public final class RouterService implements AutoCloseable {
             throws ServiceException {
         Plan p = plan(r);
         RoutingDecision d;
+        // the bound's hashes come from the routing call's one hash-and-match (docs/METRICS.md section 4)
+        long[] locals =
+                retried || p.tokens() == null ? null : new long[p.hasher().blockCount(p.tokens().length)];
         long t0 = System.nanoTime();
         try {
             d = p.tokens() != null
-                    ? p.router().route(p.tokens(), 0, p.tokens().length, p.hasher(), among)
+                    ? p.router().route(p.tokens(), 0, p.tokens().length, p.hasher(), among, locals)
                     : p.router().route(new long[0], r.estimatedTokens(), among);
         } catch (IllegalStateException e) {
             throw error(noEngineUp(p.model(), retried ? retryReason : null));
@@ -303,18 +306,19 @@ public final class RouterService implements AutoCloseable {
         EngineRegistry.Engine engine = registry.engine(d.worker());
         engine.inFlight().incrementAndGet();
         meters.routed(d.worker(), p.reason() == null, p.reason());
-        long boundTokens = retried || p.tokens() == null ? -1 : boundTokens(p.tokens(), p.hasher());
+        long boundTokens = locals == null ? -1 : boundTokens(locals, p.hasher());
         return new RoutedRequest(
                 this, r, engine, p.router(), d, p.hasher(), p.tokens(), p.reason(), slot, among, retried, boundTokens);
     }
 
     /**
-     * The tokens of {@code tokens}' full blocks that one shared never-evicting cache would hold after
-     * every request routed before it (the sketch's estimate), then counts the request in: this hashes
-     * the request a second time.
+     * The tokens of a request's full blocks, given as the local hashes its routing call handed back,
+     * that one shared never-evicting cache would hold after every request routed before it (the
+     * sketch's estimate), then counts the request in: its chain hashes are made from those local
+     * hashes, and its tokens are not hashed again.
      */
-    private long boundTokens(int[] tokens, BlockHasher h) {
-        long[] chains = h.chainHashes(h.localHashes(tokens));
+    private long boundTokens(long[] locals, BlockHasher h) {
+        long[] chains = h.chainHashes(locals);
         return Math.round(bound.observe(chains, chains.length) * h.blockSize());
     }
 

@@ -152,6 +152,42 @@ class RouterServiceTest {
         assertEquals(5.0, service.infiniteCacheBound().hitBlocks());
     }
 
+    /**
+     * The infinite-cache bound counts each request by the hashes its routing call made (the adapter's
+     * salt included), with in-flight prefills counted or not: an adapter's prompt and the same tokens
+     * for the base model are different chains, so the second finds nothing; each seen again finds all.
+     * A bound made from other hashes (unsalted, or none handed back) would count the second as a hit.
+     */
+    @Test
+    void theBoundCountsTheHashesOfTheRoutingCall() throws Exception {
+        for (boolean inflight : new boolean[] {false, true}) {
+            if (inflight) {
+                service.close();
+                service = RouterService.builder()
+                        .index(index)
+                        .engine(EngineSpec.of(1, "http://127.0.0.1:1"))
+                        .engine(EngineSpec.of(2, "http://127.0.0.1:1/two"))
+                        .policy("kvprefix-ttft")
+                        .inflightPrefills(true)
+                        .healthInterval(Duration.ofHours(1))
+                        .build();
+                up(1, Map.of("m", card("m", null)));
+                up(2, Map.of("m", card("m", null), "lora-a", card("lora-a", "m")));
+            }
+            InfiniteCacheSketch bound = service.infiniteCacheBound();
+            route(completion("lora-a", tokens(16))).completed();
+            assertEquals(0.0, bound.hitBlocks(), "the first request: nothing seen before");
+            route(completion("m", tokens(16))).completed();
+            assertEquals(8, bound.blocks());
+            assertEquals(
+                    0.0, bound.hitBlocks(), "inflight " + inflight + ": the base model's chains are not the adapter's");
+            route(completion("lora-a", tokens(16))).completed();
+            route(completion("m", tokens(22))).completed(); // 5 full blocks, the first 4 seen
+            assertEquals(17, bound.blocks());
+            assertEquals(8.0, bound.hitBlocks(), "inflight " + inflight + ": each prompt seen again");
+        }
+    }
+
     @Test
     void aLoraAdapterSaltsTheHashesAsItsStoresAre() throws Exception {
         store(2, tokens(16), "lora-a");

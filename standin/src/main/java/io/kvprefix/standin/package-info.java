@@ -4,7 +4,9 @@
  * socket, over the simulator's engine model ({@code io.kvprefix.simulator.Engine}) run in real time
  * on one thread per engine. Not a library: {@link io.kvprefix.standin.Standin} (start, the READY line,
  * {@code run} until SIGTERM or the end of standard input) and {@link io.kvprefix.standin.StandinSettings}
- * are what the command line and other modules' tests use.
+ * are what the command line and other modules' tests use. {@link io.kvprefix.standin.ChildProcess}
+ * is how a parent starts such a child and stops it (by its process id), the one home of that for the
+ * stand-in's test-jar ({@code StandinProcess}), the command line's live leg and its benchmarks.
  *
  * <p>Built from vLLM's own source ({@code vllm-project/vllm}), each file at the commit named:
  * {@code vllm/entrypoints/openai/completion/serving.py} @ {@code 030ea52e} and {@code protocol.py} @

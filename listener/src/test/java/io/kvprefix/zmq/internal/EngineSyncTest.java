@@ -17,8 +17,7 @@ class EngineSyncTest {
     private static final long STALL = 100 * MS;
 
     /** Records what the state machine asked for, as a readable script. */
-    static final class ScriptPort implements EngineSync.Port {
-        final List<String> actions = new ArrayList<>();
+    static final class ScriptPort extends ScriptedPort implements EngineSync.Port {
         final List<Long> applied = new ArrayList<>();
         boolean replaySendWorks = true;
 
@@ -38,14 +37,6 @@ class EngineSyncTest {
         public void abandonReplay() {
             actions.add("abandon");
         }
-
-        @Override
-        public void clearWorkers() {
-            actions.add("clear");
-        }
-
-        @Override
-        public void log(boolean warning, String message) {}
     }
 
     final ScriptPort port = new ScriptPort();

@@ -15,8 +15,7 @@ import org.junit.jupiter.api.Test;
 /** The provisional snapshot protocol's rules ({@link SnapshotSync}, {@link SnapshotReply}), driven without sockets. */
 class SnapshotSyncTest {
     /** Records what the state machine asked for, as a readable script; a payload "bad" fails to apply. */
-    static final class ScriptPort implements SnapshotSync.Port {
-        final List<String> actions = new ArrayList<>();
+    static final class ScriptPort extends ScriptedPort implements SnapshotSync.Port {
         boolean sendWorks = true;
 
         @Override
@@ -33,14 +32,6 @@ class SnapshotSyncTest {
             actions.add("request");
             return sendWorks;
         }
-
-        @Override
-        public void clearWorkers() {
-            actions.add("clear");
-        }
-
-        @Override
-        public void log(boolean warning, String message) {}
     }
 
     final ScriptPort port = new ScriptPort();

@@ -206,18 +206,16 @@ public final class EventFeed implements AutoCloseable {
     }
 
     /**
-     * Null when the feed has caught up, else why not: a replay outstanding, each engine declared absent
-     * (unless {@code absentIsReady}), or a replica behind its start (docs/METRICS.md section 4).
+     * Null when the feed has caught up, else why not: by {@code listen}'s one rule
+     * ({@link SubscriberStats#notReady(boolean)}, docs/METRICS.md section 2), each engine not synced
+     * (its start-up replay not answered, a replay outstanding, a snapshot awaited or refused) or declared
+     * absent (unless {@code absentIsReady}); or a replica behind its start (docs/METRICS.md section 4).
      */
     public String notReady(boolean absentIsReady) {
         if (subscriber != null) {
-            SubscriberStats st = subscriber.stats();
-            if (!st.caughtUp()) {
-                return "a replay is outstanding";
-            }
-            String absent = absentIsReady ? null : absent(st);
-            if (absent != null) {
-                return absent;
+            String why = subscriber.stats().notReady(absentIsReady);
+            if (why != null) {
+                return why;
             }
         }
         if (replica != null && replica.appliedSequence() < streamLastAtStart) {
@@ -225,24 +223,6 @@ public final class EventFeed implements AutoCloseable {
                     + " messages";
         }
         return null;
-    }
-
-    /**
-     * Each engine declared absent (its start-up replay given up with nothing applied), or null. An
-     * engine still {@code waiting} is not held against readiness here: an idle engine publishes
-     * nothing, and serve must take traffic for it to (docs/METRICS.md section 4).
-     */
-    private static String absent(SubscriberStats st) {
-        StringBuilder why = new StringBuilder();
-        for (SubscriberStats.EngineStats e : st.engines()) {
-            if (e.state().equals("absent")) {
-                why.append(why.isEmpty() ? "" : "; ")
-                        .append("engine ")
-                        .append(e.engine().endpoint())
-                        .append(" absent");
-            }
-        }
-        return why.isEmpty() ? null : why.toString();
     }
 
     /** Metadata of the snapshot the index was restored from (empty if none). */

@@ -3,16 +3,14 @@ package io.kvprefix.standin.testing;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvprefix.service.EngineSpec;
+import io.kvprefix.standin.ChildProcess;
 import io.kvprefix.standin.Standin;
 import io.kvprefix.standin.StandinSettings;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +23,8 @@ import java.util.function.ToDoubleFunction;
  * A stand-in engine process ({@link Main}, {@code kvprefix standin}'s lifecycle) started by a test: its
  * engines' worker ids and ports from its {@code READY} line, their {@code --engine} specs for a router,
  * and a way to kill it (SIGKILL) the way an engine dies. Lines after {@code READY} are read and dropped,
- * so the pipe never fills. Closed, it is stopped and waited for; it is never left running. The one home
+ * so the pipe never fills. Closed, it is stopped and waited for; it is never left running
+ * ({@link ChildProcess} starts and stops it). The one home
  * of this helper for the server, epp and spring tests (the standin module's test-jar).
  *
  * <p>Thread-safety: not thread-safe; one test uses one process.
@@ -65,11 +64,11 @@ public final class StandinProcess implements AutoCloseable {
         }
     }
 
-    private final Process process;
+    private final ChildProcess process;
     private final List<Engine> engines;
     private final List<String> args;
 
-    private StandinProcess(Process process, List<Engine> engines, List<String> args) {
+    private StandinProcess(ChildProcess process, List<Engine> engines, List<String> args) {
         this.process = process;
         this.engines = engines;
         this.args = args;
@@ -77,18 +76,13 @@ public final class StandinProcess implements AutoCloseable {
 
     /** Starts a stand-in process with {@code args} (the options {@link Main} takes) and waits for its READY line. */
     public static StandinProcess start(String... args) throws IOException {
-        Process p = new ProcessBuilder(command(args))
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
+        ChildProcess p = ChildProcess.start(
+                "the stand-in", new ProcessBuilder(command(args)).redirectError(ProcessBuilder.Redirect.INHERIT));
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-            String line = out.readLine();
             // a test class path with Spring's logback logs the tokenizer library's start to standard output
-            for (int skipped = 0; line != null && !line.startsWith("READY {") && skipped < 1000; skipped++) {
-                line = out.readLine();
-            }
-            if (line == null || !line.startsWith("READY {")) {
-                throw new IOException("the stand-in did not start: its first line is " + line);
+            String line = p.awaitReady(Duration.ofSeconds(120));
+            if (line == null) {
+                throw new IOException("the stand-in did not start: its output was " + p.linesBeforeReady());
             }
             List<Engine> engines = new ArrayList<>();
             for (JsonNode e : JSON.readTree(line.substring("READY ".length())).get("engines")) {
@@ -98,42 +92,20 @@ public final class StandinProcess implements AutoCloseable {
                         e.get("events").asInt(),
                         e.get("replay").asInt()));
             }
-            drain(out);
             return new StandinProcess(p, List.copyOf(engines), List.of(args));
+        } catch (InterruptedException e) {
+            p.stop(Duration.ZERO);
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while the stand-in started", e);
         } catch (IOException | RuntimeException e) {
-            p.destroyForcibly();
+            p.stop(Duration.ZERO);
             throw e;
         }
     }
 
     /** The command line of a stand-in process on this JVM's class path: {@link Main} with {@code args}. */
     public static List<String> command(String... args) {
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow",
-                "-Xmx256m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName()));
-        cmd.addAll(List.of(args));
-        return cmd;
-    }
-
-    private static void drain(BufferedReader out) {
-        Thread drain = new Thread(
-                () -> {
-                    try {
-                        while (out.readLine() != null) {
-                            // log lines after READY: read so that the pipe never fills and blocks the stand-in
-                        }
-                    } catch (IOException ignored) {
-                        // the process ended
-                    }
-                },
-                "standin-stdout");
-        drain.setDaemon(true);
-        drain.start();
+        return ChildProcess.javaCommand("256m", Main.class.getName(), List.of(args));
     }
 
     /** A new process with the same options, on the ports this one had (after {@link #kill()}). */
@@ -215,26 +187,17 @@ public final class StandinProcess implements AutoCloseable {
 
     /** SIGKILL, as an engine that dies; waits until the process is gone. */
     public void kill() throws InterruptedException {
-        process.destroyForcibly();
-        process.waitFor(60, TimeUnit.SECONDS);
+        process.kill();
     }
 
     public boolean alive() {
-        return process.isAlive();
+        return process.alive();
     }
 
+    /** SIGTERM by its process id, then SIGKILL if it has not ended within 30 s ({@link ChildProcess#close}). */
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                process.waitFor(30, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        process.close();
     }
 
     /**
