@@ -51,7 +51,7 @@ class EppCommandTest {
                 assertEquals(List.of(), p.linesBeforeReady(), "the READY line is the first of standard output");
                 Matcher m = Pattern.compile(
                                 "^READY"
-                                    + " \\{\"port\":(\\d+),\"health_port\":(\\d+),\"metrics_port\":null,\"engines\":1,\"engines_up\":1}$")
+                                        + " \\{\"port\":(\\d+),\"health_port\":(\\d+),\"metrics_port\":null,\"engines\":1,\"engines_up\":1}$")
                         .matcher(p.readyLine());
                 assertTrue(m.matches(), p.readyLine());
                 ManagedChannel health = NettyChannelBuilder.forAddress("127.0.0.1", Integer.parseInt(m.group(2)))

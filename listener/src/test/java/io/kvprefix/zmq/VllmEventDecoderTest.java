@@ -686,4 +686,29 @@ class VllmEventDecoderTest {
             }
         }
     }
+
+    /**
+     * The payload the fuzz loop above found (seed 104551855353388543): an extra_keys entry whose array
+     * header (0xdd) claims 1.6 billion elements in a 97-byte payload. It sized an array from the claim
+     * and ran out of heap; the header is now held to the bytes left, so the batch is refused.
+     */
+    @Test
+    void aLyingExtraKeysHeaderIsRefusedBeforeItSizesAnArray() {
+        byte[] p = bytes(
+                -109, -53, 65, -39, 84, -4, 64, 0, 0, 0, -109, -101, -85, 66, 108, 111, 99, 107, 83, 116, 111, 114, 101,
+                100, -110, 11, -12, 10, -108, 1, 2, 3, 4, 2, -64, -93, 71, 80, 85, -87, 97, -110, -64, -64, 0, -82, 102,
+                117, 108, -35, 95, 97, 116, 116, 101, 110, 116, 105, 111, 110, -108, -84, 66, 108, 111, 99, 107, 82,
+                101, 109, 111, 118, 101, 100, -111, 11, -64, 1, -111, -80, 65, 108, 108, 66, 108, 111, 99, 107, 115, 67,
+                108, 101, 97, 114, 101, 100, 2);
+        BatchDecodeException e = assertThrows(BatchDecodeException.class, () -> new VllmEventDecoder(ENGINE).decode(p));
+        assertTrue(e.getMessage().contains("elements with"), e.getMessage());
+    }
+
+    private static byte[] bytes(int... values) {
+        byte[] b = new byte[values.length];
+        for (int i = 0; i < values.length; i++) {
+            b[i] = (byte) values[i];
+        }
+        return b;
+    }
 }

@@ -36,8 +36,12 @@ public record ExtraKeys(long[][] perEntry, String namespace, java.util.List<Stri
         return false;
     }
 
-    /** Reads the value at the unpacker (nil, or an array of entries); null for nil. */
-    static ExtraKeys read(MessageUnpacker u, String loraName) throws IOException {
+    /**
+     * Reads the value at the unpacker (nil, or an array of entries); null for nil. Every array header
+     * is held to the {@code size} bytes of the payload, so a lying count is refused before it sizes
+     * an array.
+     */
+    static ExtraKeys read(MessageUnpacker u, String loraName, int size) throws IOException, FieldException {
         if (u.tryUnpackNil()) {
             return null;
         }
@@ -45,7 +49,7 @@ public record ExtraKeys(long[][] perEntry, String namespace, java.util.List<Stri
             u.skipValue();
             return new ExtraKeys(new long[0][], null, java.util.List.of("?"));
         }
-        int n = u.unpackArrayHeader();
+        int n = WireReader.arrayHeaderInEvent(u, size);
         long[][] out = new long[n][];
         String ns = null;
         java.util.List<String> unknown = new java.util.ArrayList<>(0);
@@ -58,7 +62,7 @@ public record ExtraKeys(long[][] perEntry, String namespace, java.util.List<Stri
                 unknown.add("?");
                 continue;
             }
-            int k = u.unpackArrayHeader();
+            int k = WireReader.arrayHeaderInEvent(u, size);
             long[] items = new long[k];
             int m = 0;
             for (int j = 0; j < k; j++) {
@@ -75,7 +79,7 @@ public record ExtraKeys(long[][] perEntry, String namespace, java.util.List<Stri
                         unknown.add(s);
                     }
                 } else if (t == ValueType.ARRAY) {
-                    m = pair(u, items, m);
+                    m = pair(u, items, m, size);
                 } else {
                     u.skipValue();
                 }
@@ -86,8 +90,8 @@ public record ExtraKeys(long[][] perEntry, String namespace, java.util.List<Stri
     }
 
     /** {@code [identifier, offset]}: adds the identifier's mm_hash to {@code items[m]}; anything else is skipped. */
-    private static int pair(MessageUnpacker u, long[] items, int m) throws IOException {
-        int k = u.unpackArrayHeader();
+    private static int pair(MessageUnpacker u, long[] items, int m, int size) throws IOException, FieldException {
+        int k = WireReader.arrayHeaderInEvent(u, size);
         if (k == 2 && u.getNextFormat().getValueType() == ValueType.STRING) {
             String id = u.unpackString();
             MessageFormat f = u.getNextFormat();

@@ -199,7 +199,7 @@ public final class WireReader {
             case 5 -> f.loraId = optionalLong(u, "lora_id");
             case 6 -> f.medium = optionalString(u, "medium");
             case 7 -> positionSeven(u, f);
-            case 8 -> f.extraKeys = ExtraKeys.read(u, f.loraName);
+            case 8 -> f.extraKeys = ExtraKeys.read(u, f.loraName, size);
             case 9, 10 -> trailing(u, f);
             default -> u.skipValue();
         }
@@ -289,7 +289,7 @@ public final class WireReader {
                     case "lora_id" -> f.loraId = optionalLong(u, "lora_id");
                     case "medium" -> f.medium = optionalString(u, "medium");
                     case "lora_name" -> f.loraName = optionalString(u, "lora_name");
-                    case "extra_keys" -> f.extraKeys = extraKeysInMap(u, f);
+                    case "extra_keys" -> f.extraKeys = extraKeysInMap(u, f, size);
                     case "group_idx" -> f.groupIdx = groupIdx(u);
                     case "kv_cache_spec_kind" -> f.specKind = optionalString(u, "kv_cache_spec_kind");
                     case "component_type" -> f.specKind = componentKind(optionalString(u, "component_type"));
@@ -456,8 +456,9 @@ public final class WireReader {
      * extra_keys in a map event, whose key order is free: read with the LoRA name known so far; the
      * decoder drops unrecognised strings equal to a LoRA name that came later.
      */
-    private static ExtraKeys extraKeysInMap(MessageUnpacker u, WireFields f) throws IOException {
-        return ExtraKeys.read(u, f.loraName);
+    private static ExtraKeys extraKeysInMap(MessageUnpacker u, WireFields f, int size)
+            throws IOException, FieldException {
+        return ExtraKeys.read(u, f.loraName, size);
     }
 
     static FieldException wrongType(MessageUnpacker u, String what, String expected) throws IOException {
