@@ -3,6 +3,7 @@ package io.kvprefix;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.kvprefix.testing.ThreadAllocation;
 import org.junit.jupiter.api.Test;
 
 /**

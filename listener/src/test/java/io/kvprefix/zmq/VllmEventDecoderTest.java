@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kvprefix.BlockHasher;
 import io.kvprefix.IndexConfig;
@@ -14,6 +15,7 @@ import io.kvprefix.MatchResult;
 import io.kvprefix.PrefixIndex;
 import io.kvprefix.Worker;
 import io.kvprefix.testing.TestScale;
+import io.kvprefix.testing.ThreadAllocation;
 import io.kvprefix.zmq.internal.ExtraKeys;
 import java.io.IOException;
 import java.math.BigInteger;
@@ -702,6 +704,28 @@ class VllmEventDecoderTest {
                 108, 101, 97, 114, 101, 100, 2);
         BatchDecodeException e = assertThrows(BatchDecodeException.class, () -> new VllmEventDecoder(ENGINE).decode(p));
         assertTrue(e.getMessage().contains("elements with"), e.getMessage());
+    }
+
+    /**
+     * A byte-string block hash whose header claims 2 GiB in a payload of a few dozen bytes: refused as a
+     * bad batch without allocating what the header claims (the decoder reads only a hash's last 8
+     * bytes), so a listener with a small heap is not run out of it by one forged batch.
+     */
+    @Test
+    void aLyingBinaryHashHeaderIsRefusedWithoutAllocatingItsClaim() throws Exception {
+        ThreadAllocation allocation = ThreadAllocation.counter();
+        assumeTrue(allocation != null, "this JVM has no per-thread allocation counter");
+        MessageBufferPacker p = MessagePack.newDefaultBufferPacker();
+        p.packArrayHeader(3).packDouble(1.7e9).packArrayHeader(1).packArrayHeader(11);
+        p.packString("BlockStored").packArrayHeader(1).packBinaryHeader(Integer.MAX_VALUE);
+        byte[] head = p.toByteArray();
+        byte[] payload = Arrays.copyOf(head, head.length + 3);
+        VllmEventDecoder decoder = new VllmEventDecoder(ENGINE);
+        assertThrows(BatchDecodeException.class, () -> decoder.decode(payload)); // warm, and the answer
+        long before = allocation.bytes();
+        assertThrows(BatchDecodeException.class, () -> decoder.decode(payload));
+        long allocated = allocation.bytes() - before;
+        assertTrue(allocated < 1 << 20, allocated + " bytes allocated decoding a " + payload.length + "-byte batch");
     }
 
     private static byte[] bytes(int... values) {

@@ -193,7 +193,7 @@ public final class WireReader {
             throws IOException, FieldException {
         switch (i) {
             case 1 -> f.blockHashes = hashes(u, size, "block_hashes");
-            case 2 -> parent(u, f);
+            case 2 -> parent(u, f, size);
             case 3 -> tokens(u, f, size);
             case 4 -> f.blockSize = blockSize(u);
             case 5 -> f.loraId = optionalLong(u, "lora_id");
@@ -276,7 +276,7 @@ public final class WireReader {
                 switch (key) {
                     case "type" -> f.type = string(u, "type");
                     case "block_hashes" -> f.blockHashes = hashes(u, size, "block_hashes");
-                    case "parent_block_hash" -> parent(u, f);
+                    case "parent_block_hash" -> parent(u, f, size);
                     case "metadata" -> {
                         if (u.getNextFormat().getValueType() == ValueType.MAP) {
                             positionSeven(u, f);
@@ -359,24 +359,29 @@ public final class WireReader {
         return (int) b;
     }
 
-    private static void parent(MessageUnpacker u, WireFields f) throws IOException, FieldException {
+    private static void parent(MessageUnpacker u, WireFields f, int size) throws IOException, FieldException {
         if (u.tryUnpackNil()) {
             f.hasParent = false;
             return;
         }
-        f.parent = hash(u, "parent_block_hash");
+        f.parent = hash(u, "parent_block_hash", size);
         f.hasParent = true;
     }
 
     /** One engine hash: a signed or unsigned 64-bit integer, or bytes (their last 8, big-endian). */
-    private static long hash(MessageUnpacker u, String what) throws IOException, FieldException {
+    private static long hash(MessageUnpacker u, String what, int size) throws IOException, FieldException {
         MessageFormat f = u.getNextFormat();
         switch (f.getValueType()) {
             case INTEGER -> {
                 return f == MessageFormat.UINT64 ? u.unpackBigInteger().longValue() : u.unpackLong();
             }
             case BINARY -> {
-                byte[] b = u.readPayload(u.unpackBinaryHeader());
+                int len = u.unpackBinaryHeader();
+                long left = size - u.getTotalReadBytes();
+                if (len > left) { // refused before it sizes an array: the batch is garbage
+                    throw new Corrupt("a byte string claims " + len + " bytes with " + left + " bytes left");
+                }
+                byte[] b = u.readPayload(len);
                 long v = 0;
                 for (int i = Math.max(0, b.length - 8); i < b.length; i++) {
                     v = (v << 8) | (b[i] & 0xFF);
@@ -395,7 +400,7 @@ public final class WireReader {
         long[] out = new long[n];
         for (int i = 0; i < n; i++) {
             try {
-                out[i] = hash(u, what + "[" + i + "]");
+                out[i] = hash(u, what + "[" + i + "]", size);
             } catch (FieldException e) {
                 u.skipValue(n - i - 1);
                 throw e;

@@ -1,14 +1,14 @@
-package io.kvprefix;
+package io.kvprefix.testing;
 
 import java.lang.reflect.Method;
 
 /**
  * HotSpot's per-thread allocation counter, reached reflectively: the tests are compiled inside the
- * {@code io.kvprefix} module, which does not read {@code jdk.management}.
+ * modules, which do not read {@code jdk.management}; every module's allocation tests share it.
  *
  * <p>Thread-safety: immutable; {@link #bytes} counts the calling thread.
  */
-final class ThreadAllocation {
+public final class ThreadAllocation {
     private final Object bean;
     private final Method counter;
 
@@ -18,7 +18,7 @@ final class ThreadAllocation {
     }
 
     /** The counter, or null where this JVM has none. */
-    static ThreadAllocation counter() {
+    public static ThreadAllocation counter() {
         try {
             Object bean = Class.forName("java.lang.management.ManagementFactory")
                     .getMethod("getThreadMXBean")
@@ -32,7 +32,7 @@ final class ThreadAllocation {
     }
 
     /** Bytes the calling thread has allocated so far. */
-    long bytes() throws ReflectiveOperationException {
+    public long bytes() throws ReflectiveOperationException {
         return (long) counter.invoke(bean, Thread.currentThread().threadId());
     }
 }
