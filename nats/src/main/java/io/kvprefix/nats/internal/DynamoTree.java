@@ -89,7 +89,7 @@ public final class DynamoTree {
             if (!u.hasNext()) {
                 throw new IOException("empty MessagePack message");
             }
-            Object v = packValue(u, 0);
+            Object v = packValue(u, 0, bytes.length);
             if (u.hasNext()) {
                 throw new IOException("trailing data after the MessagePack value");
             }
@@ -99,7 +99,7 @@ public final class DynamoTree {
         }
     }
 
-    private static Object packValue(MessageUnpacker u, int depth) throws IOException {
+    private static Object packValue(MessageUnpacker u, int depth, int size) throws IOException {
         if (depth > MAX_DEPTH) {
             throw new IOException("MessagePack nested deeper than " + MAX_DEPTH);
         }
@@ -122,13 +122,17 @@ public final class DynamoTree {
                 return u.unpackString();
             }
             case BINARY -> {
-                return u.readPayload(u.unpackBinaryHeader());
+                int n = u.unpackBinaryHeader();
+                if (n > size - u.getTotalReadBytes()) { // refused before msgpack allocates what it claims
+                    throw new IOException("a byte string claims " + n + " bytes of a " + size + "-byte message");
+                }
+                return u.readPayload(n);
             }
             case ARRAY -> {
                 int n = u.unpackArrayHeader();
                 List<Object> l = new ArrayList<>(Math.min(n, 1024));
                 for (int i = 0; i < n; i++) {
-                    l.add(packValue(u, depth + 1));
+                    l.add(packValue(u, depth + 1, size));
                 }
                 return l;
             }
@@ -136,8 +140,8 @@ public final class DynamoTree {
                 int n = u.unpackMapHeader();
                 Map<String, Object> m = new LinkedHashMap<>();
                 for (int i = 0; i < n; i++) {
-                    Object k = packValue(u, depth + 1);
-                    m.put(String.valueOf(k), packValue(u, depth + 1));
+                    Object k = packValue(u, depth + 1, size);
+                    m.put(String.valueOf(k), packValue(u, depth + 1, size));
                 }
                 return m;
             }
