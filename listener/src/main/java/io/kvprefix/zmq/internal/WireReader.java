@@ -376,12 +376,7 @@ public final class WireReader {
                 return f == MessageFormat.UINT64 ? u.unpackBigInteger().longValue() : u.unpackLong();
             }
             case BINARY -> {
-                int len = u.unpackBinaryHeader();
-                long left = size - u.getTotalReadBytes();
-                if (len > left) { // refused before it sizes an array: the batch is garbage
-                    throw new Corrupt("a byte string claims " + len + " bytes with " + left + " bytes left");
-                }
-                byte[] b = u.readPayload(len);
+                byte[] b = u.readPayload(binaryHeaderInEvent(u, size));
                 long v = 0;
                 for (int i = Math.max(0, b.length - 8); i < b.length; i++) {
                     v = (v << 8) | (b[i] & 0xFF);
@@ -495,6 +490,16 @@ public final class WireReader {
             // the stream cannot be resynchronized after a lying header: the batch is garbage
             throw new Corrupt(
                     "an array header claims " + Integer.toUnsignedString(n) + " elements with " + left + " bytes left");
+        }
+        return n;
+    }
+
+    /** A byte string's header whose length fits in the bytes left, as {@link #arrayHeaderInEvent} holds counts. */
+    private static int binaryHeaderInEvent(MessageUnpacker u, int size) throws IOException {
+        int n = u.unpackBinaryHeader();
+        long left = size - u.getTotalReadBytes();
+        if (n > left) { // refused before msgpack sizes an array from it: the batch is garbage
+            throw new Corrupt("a byte string claims " + n + " bytes with " + left + " bytes left");
         }
         return n;
     }
